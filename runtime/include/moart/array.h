@@ -1,0 +1,90 @@
+/* moart/array.h - the array descriptor: element type, shape, layout, storage.
+ *
+ * An array is logically row-major (γ offsets, see MOA-PRIMER.md). Its storage
+ * is either row-major too, or *lifted*: the leading axis x of extent n is split
+ * by a block B and logical [x, y...] lives at physical [x / B, y..., x % B] of
+ * a buffer shaped [ceil(n/B), y..., B] - the coalescing transform T of the
+ * paper. Padding elements (x >= n) are zero. */
+#ifndef MOART_ARRAY_H
+#define MOART_ARRAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "moart/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MOART_MAX_RANK 8
+#define MOART_ALIGNMENT 64
+
+typedef enum moart_dtype {
+  MOART_F32 = 1, /* IEEE-754 binary32 */
+  MOART_F64 = 2, /* IEEE-754 binary64 */
+  MOART_I64 = 3  /* two's complement 64-bit integer */
+} moart_dtype;
+
+typedef enum moart_layout_kind {
+  MOART_LAYOUT_ROW_MAJOR = 0,
+  MOART_LAYOUT_LIFTED = 1 /* leading axis split by layout.block, see above */
+} moart_layout_kind;
+
+typedef struct moart_layout {
+  moart_layout_kind kind;
+  int64_t block; /* B for MOART_LAYOUT_LIFTED (>= 1); 0 for row-major */
+} moart_layout;
+
+typedef struct moart_array {
+  moart_dtype dtype;
+  int rank;                      /* 0..MOART_MAX_RANK; rank 0 is a scalar */
+  int64_t shape[MOART_MAX_RANK]; /* logical extents; entries >= rank are 0 */
+  moart_layout layout;
+  void *data;    /* MOART_ALIGNMENT-aligned storage */
+  int64_t count; /* logical element count, product of shape */
+} moart_array;
+
+/* Bytes per element: 4, 8, 8; 0 for an unknown dtype. */
+size_t moart_dtype_size(moart_dtype dtype);
+/* "f32", "f64", "i64"; "?" for an unknown dtype. */
+const char *moart_dtype_name(moart_dtype dtype);
+
+/* Product of the extents into *count (1 for rank 0). MOART_ERR_RANK,
+ * MOART_ERR_ARG for a negative extent, MOART_ERR_OVERFLOW if the product or its
+ * byte size (for elem_size > 0) exceeds INT64_MAX or SIZE_MAX. */
+moart_status moart_shape_count(int rank, const int64_t *shape, size_t elem_size,
+                               int64_t *count);
+
+/* MOART_ALIGNMENT-aligned, zero-filled memory; NULL on failure. bytes == 0
+ * still returns a unique pointer. Release with moart_free_aligned. */
+void *moart_alloc_aligned(size_t bytes);
+void moart_free_aligned(void *ptr);
+
+/* Allocate a zero-filled row-major array. On failure *out is all zero. */
+moart_status moart_array_create(moart_array *out, moart_dtype dtype, int rank,
+                                const int64_t *shape);
+/* Allocate a zero-filled lifted array (rank >= 1, block >= 1). */
+moart_status moart_array_create_lifted(moart_array *out, moart_dtype dtype,
+                                       int rank, const int64_t *shape,
+                                       int64_t block);
+/* Free the storage and zero the descriptor; NULL and zeroed arrays are fine. */
+void moart_array_free(moart_array *array);
+
+/* Elements actually stored: count for row-major, ceil(n/B)*B*rest for
+ * lifted. */
+int64_t moart_array_storage_count(const moart_array *array);
+/* Bytes of storage: storage count times element size. */
+size_t moart_array_bytes(const moart_array *array);
+/* Storage offset (in elements) of the element at logical row-major offset i. */
+int64_t moart_array_offset(const moart_array *array, int64_t i);
+
+/* Copy src into dst, converting between layouts. Both must exist with equal
+ * dtype and shape (MOART_ERR_DTYPE / MOART_ERR_SHAPE otherwise). */
+moart_status moart_array_relayout(const moart_array *src, moart_array *dst);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOART_ARRAY_H */

@@ -1,0 +1,267 @@
+/* io.c - read and write .moarr array files (format: docs/runtime.md).
+ *
+ * Reading trusts nothing in the file: the header is checked field by field,
+ * the element count is overflow-checked, and the file size is compared with
+ * the header's promise before any allocation, so a corrupt or hostile file
+ * gives a status and a message, never a crash or a huge allocation. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "moart/io.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/types.h>
+
+#define HEADER_FIXED 16 /* magic, u32 dtype, u32 rank */
+#define CHUNK 4096 /* elements byte-swapped at a time on big-endian hosts */
+
+int moart_internal_little_endian(void) {
+  const uint16_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  return first == 1;
+}
+
+static void put_le(unsigned char *out, uint64_t value, int bytes) {
+  int k;
+  for (k = 0; k < bytes; ++k)
+    out[k] = (unsigned char)(value >> (8 * k));
+}
+
+static uint64_t get_le(const unsigned char *in, int bytes) {
+  uint64_t value = 0;
+  int k;
+  for (k = bytes - 1; k >= 0; --k)
+    value = (value << 8) | in[k];
+  return value;
+}
+
+static void swap_elements(unsigned char *data, size_t count, size_t elem) {
+  size_t i, k;
+  for (i = 0; i < count; ++i, data += elem)
+    for (k = 0; k < elem / 2; ++k) {
+      unsigned char t = data[k];
+      data[k] = data[elem - 1 - k];
+      data[elem - 1 - k] = t;
+    }
+}
+
+/* Write elements little-endian, swapping a copy on big-endian hosts. */
+static int write_elements(FILE *f, const unsigned char *data, size_t count,
+                          size_t elem) {
+  unsigned char buf[CHUNK * 8];
+  if (moart_internal_little_endian())
+    return fwrite(data, elem, count, f) == count;
+  while (count > 0) {
+    size_t n = count < CHUNK ? count : CHUNK;
+    memcpy(buf, data, n * elem);
+    swap_elements(buf, n, elem);
+    if (fwrite(buf, elem, n, f) != n)
+      return 0;
+    data += n * elem;
+    count -= n;
+  }
+  return 1;
+}
+
+static moart_status write_file(const char *path, const moart_array *a) {
+  unsigned char header[HEADER_FIXED + 8 * MOART_MAX_RANK];
+  size_t header_size = HEADER_FIXED + 8 * (size_t)a->rank;
+  int k, ok;
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return MOART_ERR_IO;
+  memcpy(header, MOART_FILE_MAGIC, MOART_FILE_MAGIC_SIZE);
+  put_le(header + 8, (uint64_t)a->dtype, 4);
+  put_le(header + 12, (uint64_t)a->rank, 4);
+  for (k = 0; k < a->rank; ++k)
+    put_le(header + HEADER_FIXED + 8 * k, (uint64_t)a->shape[k], 8);
+  ok = fwrite(header, 1, header_size, f) == header_size &&
+       write_elements(f, (const unsigned char *)a->data, (size_t)a->count,
+                      moart_dtype_size(a->dtype));
+  if (fclose(f) != 0 || !ok) {
+    remove(path);
+    return MOART_ERR_IO;
+  }
+  return MOART_OK;
+}
+
+moart_status moart_write_array(const char *path, const moart_array *array) {
+  moart_array copy;
+  moart_status status;
+  if (!path || !array || (!array->data && array->count))
+    return MOART_ERR_ARG;
+  if (moart_dtype_size(array->dtype) == 0)
+    return MOART_ERR_DTYPE;
+  if (array->rank < 0 || array->rank > MOART_MAX_RANK)
+    return MOART_ERR_RANK;
+  if (moart_array_storage_count(array) < 0)
+    return MOART_ERR_LAYOUT;
+  if (array->layout.kind == MOART_LAYOUT_ROW_MAJOR)
+    return write_file(path, array);
+  status = moart_array_create(&copy, array->dtype, array->rank, array->shape);
+  if (status == MOART_OK)
+    status = moart_array_relayout(array, &copy);
+  if (status == MOART_OK)
+    status = write_file(path, &copy);
+  moart_array_free(&copy);
+  return status;
+}
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define PRINTF_LIKE(fmt, args)
+#endif
+
+/* Record a failure: "path: message" into err, then pass the status through. */
+static moart_status fail(moart_status status, char *err, size_t errlen,
+                         const char *path, const char *fmt, ...)
+    PRINTF_LIKE(5, 6);
+static moart_status fail(moart_status status, char *err, size_t errlen,
+                         const char *path, const char *fmt, ...) {
+  va_list args;
+  int used;
+  if (!err || errlen == 0)
+    return status;
+  used = snprintf(err, errlen, "%s: ", path ? path : "(null)");
+  if (used >= 0 && (size_t)used < errlen) {
+    va_start(args, fmt);
+    vsnprintf(err + used, errlen - (size_t)used, fmt, args);
+    va_end(args);
+  }
+  return status;
+}
+
+/* File size in bytes, or -1 when the stream cannot seek (a pipe). */
+static long long file_size(FILE *f) {
+  off_t size;
+  if (fseeko(f, 0, SEEK_END) != 0)
+    return -1;
+  size = ftello(f);
+  if (fseeko(f, 0, SEEK_SET) != 0)
+    return -1;
+  return (long long)size;
+}
+
+/* Check the 16 fixed header bytes and the extents; fill in the descriptor
+ * (without storage) of the array the file holds. */
+static moart_status read_header(FILE *f, const char *path, moart_array *a,
+                                char *err, size_t errlen) {
+  unsigned char header[HEADER_FIXED], extents[8 * MOART_MAX_RANK];
+  size_t got = fread(header, 1, HEADER_FIXED, f), k;
+  size_t magic = got < MOART_FILE_MAGIC_SIZE ? got : MOART_FILE_MAGIC_SIZE;
+  uint64_t dtype, rank;
+  if (got < HEADER_FIXED && ferror(f))
+    return fail(MOART_ERR_IO, err, errlen, path, "read error: %s",
+                strerror(errno));
+  for (k = 0; k < magic; ++k)
+    if (header[k] != (unsigned char)MOART_FILE_MAGIC[k])
+      break;
+  if (k < magic && k < 5)
+    return fail(MOART_ERR_MAGIC, err, errlen, path,
+                "not a .moarr file (bad magic)");
+  if (k < magic)
+    return fail(
+        MOART_ERR_VERSION, err, errlen, path,
+        "unsupported .moarr version (bytes 5-7 are %u %u %u, expected 1 0 0)",
+        header[5], magic > 6 ? header[6] : 0u, magic > 7 ? header[7] : 0u);
+  if (got < HEADER_FIXED)
+    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                "truncated header: %zu of %d bytes", got, HEADER_FIXED);
+  dtype = get_le(header + 8, 4);
+  rank = get_le(header + 12, 4);
+  if (dtype != MOART_F32 && dtype != MOART_F64 && dtype != MOART_I64)
+    return fail(MOART_ERR_DTYPE, err, errlen, path,
+                "unknown dtype code %u (expected 1 f32, 2 f64 or 3 i64)",
+                (unsigned)dtype);
+  if (rank > MOART_MAX_RANK)
+    return fail(MOART_ERR_RANK, err, errlen, path,
+                "rank %u exceeds the maximum of %d", (unsigned)rank,
+                MOART_MAX_RANK);
+  got = fread(extents, 8, (size_t)rank, f);
+  if (got < rank)
+    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                "truncated header: %zu of %u extents", got, (unsigned)rank);
+  a->dtype = (moart_dtype)dtype;
+  a->rank = (int)rank;
+  for (k = 0; k < rank; ++k) {
+    uint64_t extent = get_le(extents + 8 * k, 8);
+    if (extent > (uint64_t)INT64_MAX)
+      return fail(MOART_ERR_OVERFLOW, err, errlen, path,
+                  "extents overflow: extent %zu is %llu", k,
+                  (unsigned long long)extent);
+    a->shape[k] = (int64_t)extent;
+  }
+  if (moart_shape_count(a->rank, a->shape, moart_dtype_size(a->dtype),
+                        &a->count) != MOART_OK)
+    return fail(
+        MOART_ERR_OVERFLOW, err, errlen, path,
+        "extents overflow: the byte size of the elements exceeds int64");
+  return MOART_OK;
+}
+
+static moart_status read_file(FILE *f, const char *path, moart_array *out,
+                              char *err, size_t errlen) {
+  long long size = file_size(f), header_size, data_size;
+  moart_array head;
+  moart_status status;
+  size_t elem, got;
+  memset(&head, 0, sizeof head);
+  status = read_header(f, path, &head, err, errlen);
+  if (status != MOART_OK)
+    return status;
+  elem = moart_dtype_size(head.dtype);
+  header_size = HEADER_FIXED + 8LL * head.rank;
+  data_size = (long long)head.count * (long long)elem;
+  if (size >= 0 && size - header_size < data_size)
+    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                "truncated data: %lld bytes of elements expected, %lld present",
+                data_size, size - header_size);
+  if (size >= 0 && size - header_size > data_size)
+    return fail(MOART_ERR_TRAILING, err, errlen, path,
+                "%lld trailing bytes after the %lld bytes of elements",
+                size - header_size - data_size, data_size);
+  status = moart_array_create(out, head.dtype, head.rank, head.shape);
+  if (status != MOART_OK)
+    return fail(status, err, errlen, path, "cannot allocate %lld bytes",
+                data_size);
+  got = fread(out->data, elem, (size_t)out->count, f);
+  if (got < (size_t)out->count && ferror(f))
+    return fail(MOART_ERR_IO, err, errlen, path, "read error: %s",
+                strerror(errno));
+  if (got < (size_t)out->count)
+    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                "truncated data: %zu of %lld elements present", got,
+                (long long)out->count);
+  if (fgetc(f) != EOF)
+    return fail(MOART_ERR_TRAILING, err, errlen, path,
+                "trailing bytes after the data");
+  if (!moart_internal_little_endian())
+    swap_elements((unsigned char *)out->data, (size_t)out->count, elem);
+  return MOART_OK;
+}
+
+moart_status moart_read_array(const char *path, moart_array *out, char *err,
+                              size_t errlen) {
+  moart_status status;
+  FILE *f;
+  if (err && errlen > 0)
+    err[0] = '\0';
+  if (!out)
+    return fail(MOART_ERR_ARG, err, errlen, path, "no output array given");
+  memset(out, 0, sizeof *out);
+  if (!path)
+    return fail(MOART_ERR_ARG, err, errlen, path, "no path given");
+  f = fopen(path, "rb");
+  if (!f)
+    return fail(MOART_ERR_IO, err, errlen, path, "cannot open: %s",
+                strerror(errno));
+  status = read_file(f, path, out, err, errlen);
+  fclose(f);
+  if (status != MOART_OK)
+    moart_array_free(out);
+  return status;
+}
