@@ -1,0 +1,133 @@
+#include "Diagnostics.h"
+
+#include <cstdlib>
+#include <unistd.h>
+
+namespace moac {
+
+static const DiagInfo diagTable[] = {
+#define DIAG(Name, Sev, Text) {Severity::Sev, Text},
+#include "Diagnostics.def"
+#undef DIAG
+};
+
+const DiagInfo &diagInfo(Diag kind) { return diagTable[size_t(kind)]; }
+
+DiagnosticEngine::DiagnosticEngine(const SourceManager &sources, std::FILE *out)
+    : sources(sources), out(out) {
+  setColor(ColorMode::Auto);
+}
+
+void DiagnosticEngine::setColor(ColorMode mode) {
+  switch (mode) {
+  case ColorMode::Always:
+    color = true;
+    break;
+  case ColorMode::Never:
+    color = false;
+    break;
+  case ColorMode::Auto: {
+    const char *noColor = std::getenv("NO_COLOR");
+    color = isatty(fileno(out)) && !(noColor && *noColor);
+    break;
+  }
+  }
+}
+
+void DiagnosticEngine::write(const std::string &text) {
+  if (capture)
+    *capture += text;
+  else
+    std::fputs(text.c_str(), out);
+}
+
+// The length of the valid UTF-8 character starting at `at`, or 0 for a malformed sequence.
+static uint32_t utf8Length(std::string_view s, uint32_t at) {
+  unsigned char c = (unsigned char)s[at];
+  if (c < 0x80)
+    return 1;
+  uint32_t need = c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+  if (need == 0 || at + need > s.size())
+    return 0;
+  for (uint32_t k = 1; k < need; ++k)
+    if (((unsigned char)s[at + k] & 0xC0) != 0x80)
+      return 0;
+  unsigned char d = (unsigned char)s[at + 1]; // overlong forms and UTF-16 surrogates
+  if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) || (c == 0xF4 && d >= 0x90))
+    return 0;
+  return need;
+}
+
+// Very long lines (a 1 MB line is a test case) are shown as a window around the column.
+static constexpr uint32_t maxShownLine = 160;
+
+void DiagnosticEngine::emit(Diag kind, SourceLoc loc, uint32_t length, const std::string &message) {
+  const DiagInfo &info = diagInfo(kind);
+  if (info.severity == Severity::Error) {
+    if (errors >= errorLimit) {
+      if (!suppressed) {
+        suppressed = true;
+        write(fmt::format("{}error: {}{}\n", color ? "\033[1;31m" : "",
+                          diagInfo(Diag::TooManyErrors).format, color ? "\033[0m" : ""));
+      }
+      return;
+    }
+    ++errors;
+  } else if (suppressed) {
+    return;
+  }
+  const char *label = info.severity == Severity::Error     ? "error"
+                      : info.severity == Severity::Warning ? "warning"
+                                                           : "note";
+  const char *labelColor = info.severity == Severity::Error     ? "\033[1;31m"
+                           : info.severity == Severity::Warning ? "\033[1;35m"
+                                                                : "\033[1;36m";
+  std::string text;
+  if (loc.valid()) {
+    const SourceFile &file = sources.file(loc.file);
+    text += fmt::format("{}{}:{}:{}: {}", color ? "\033[1m" : "", file.name, loc.line, loc.col,
+                        color ? "\033[0m" : "");
+  }
+  text += fmt::format("{}{}:{} {}{}{}\n", color ? labelColor : "", label, color ? "\033[0m" : "",
+                      color ? "\033[1m" : "", message, color ? "\033[0m" : "");
+  if (loc.valid()) {
+    std::string_view line = sources.file(loc.file).lineText(loc.line);
+    uint32_t col = loc.col - 1;
+    uint32_t begin = 0;
+    std::string prefix, suffix;
+    if (line.size() > maxShownLine) {
+      begin = col > maxShownLine / 2 ? col - maxShownLine / 2 : 0;
+      if (begin > 0)
+        prefix = "...";
+      if (line.size() - begin > maxShownLine)
+        suffix = "...";
+      line = line.substr(begin, maxShownLine);
+    }
+    // A UTF-8 character takes one column on screen; a control character or a byte that starts no
+    // valid character is shown as '?', so that the diagnostic itself is valid UTF-8.
+    std::string shown = prefix;
+    std::string caret(prefix.size(), ' ');
+    for (uint32_t i = 0; i < line.size();) {
+      unsigned char c = (unsigned char)line[i];
+      uint32_t len = utf8Length(line, i);
+      bool printable = c == '\t' || (c >= 0x20 && c != 0x7f);
+      if (len == 0 || !printable) {
+        shown += '?';
+        len = 1;
+      } else {
+        shown += line.substr(i, len);
+      }
+      if (begin + i < col)
+        caret += c == '\t' ? '\t' : ' ';
+      i += len;
+    }
+    std::string marks = "^";
+    if (length > 1)
+      marks += std::string(std::min<uint32_t>(length, maxShownLine) - 1, '~');
+    text += fmt::format("  {}{}\n  {}{}{}{}\n", shown, suffix, caret, color ? "\033[1;32m" : "",
+                        marks, color ? "\033[0m" : "");
+  }
+  write(text);
+}
+
+} // namespace moac

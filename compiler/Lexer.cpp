@@ -1,0 +1,380 @@
+#include "Lexer.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+namespace moac {
+
+const char *tokName(Tok kind) {
+  switch (kind) {
+  case Tok::End: return "end of file";
+  case Tok::Newline: return "end of line";
+  case Tok::Ident: return "a name";
+  case Tok::Int: return "an integer";
+  case Tok::Float: return "a number";
+  case Tok::KwDim: return "'dim'";
+  case Tok::KwIn: return "'in'";
+  case Tok::KwOut: return "'out'";
+  case Tok::KwInout: return "'inout'";
+  case Tok::KwFn: return "'fn'";
+  case Tok::KwPsi: return "'psi'";
+  case Tok::KwRho: return "'rho'";
+  case Tok::KwIota: return "'iota'";
+  case Tok::KwTran: return "'tran'";
+  case Tok::KwTake: return "'take'";
+  case Tok::KwDrop: return "'drop'";
+  case Tok::KwCat: return "'cat'";
+  case Tok::KwReshape: return "'reshape'";
+  case Tok::KwRav: return "'rav'";
+  case Tok::KwDiv: return "'div'";
+  case Tok::KwMod: return "'mod'";
+  case Tok::KwMax: return "'max'";
+  case Tok::KwMin: return "'min'";
+  case Tok::KwNeg: return "'neg'";
+  case Tok::KwExp: return "'exp'";
+  case Tok::KwLog: return "'log'";
+  case Tok::KwSqrt: return "'sqrt'";
+  case Tok::KwAbs: return "'abs'";
+  case Tok::Plus: return "'+'";
+  case Tok::Minus: return "'-'";
+  case Tok::Star: return "'*'";
+  case Tok::Slash: return "'/'";
+  case Tok::Assign: return "'='";
+  case Tok::Comma: return "','";
+  case Tok::Colon: return "':'";
+  case Tok::Semicolon: return "';'";
+  case Tok::LParen: return "'('";
+  case Tok::RParen: return "')'";
+  case Tok::LBracket: return "'['";
+  case Tok::RBracket: return "']'";
+  case Tok::LBrace: return "'{'";
+  case Tok::RBrace: return "'}'";
+  case Tok::Less: return "'<'";
+  case Tok::Greater: return "'>'";
+  case Tok::Reduce: return "a reduction";
+  case Tok::Inner: return "an inner product";
+  case Tok::Outer: return "an outer product";
+  case Tok::Invalid: return "an invalid character";
+  }
+  return "a token";
+}
+
+std::string describe(const Token &tok) {
+  switch (tok.kind) {
+  case Tok::End:
+  case Tok::Newline:
+    return tokName(tok.kind);
+  default: {
+    std::string text = tok.text.size() > 40 ? tok.text.substr(0, 40) + "..." : tok.text;
+    return "'" + text + "'";
+  }
+  }
+}
+
+namespace {
+
+const std::unordered_map<std::string_view, Tok> keywords = {
+    {"dim", Tok::KwDim},       {"in", Tok::KwIn},     {"out", Tok::KwOut},   {"inout", Tok::KwInout},
+    {"fn", Tok::KwFn},         {"psi", Tok::KwPsi},   {"rho", Tok::KwRho},   {"iota", Tok::KwIota},
+    {"tran", Tok::KwTran},     {"take", Tok::KwTake}, {"drop", Tok::KwDrop}, {"cat", Tok::KwCat},
+    {"reshape", Tok::KwReshape}, {"rav", Tok::KwRav}, {"div", Tok::KwDiv},   {"mod", Tok::KwMod},
+    {"max", Tok::KwMax},       {"min", Tok::KwMin},   {"neg", Tok::KwNeg},   {"exp", Tok::KwExp},
+    {"log", Tok::KwLog},       {"sqrt", Tok::KwSqrt}, {"abs", Tok::KwAbs},
+};
+
+// Unicode aliases: code point -> the ASCII token it stands for.
+struct Alias {
+  char32_t cp;
+  Tok kind;
+};
+const Alias unicodeAliases[] = {
+    {U'ψ', Tok::KwPsi},  {U'ρ', Tok::KwRho},  {U'ι', Tok::KwIota}, {U'⍉', Tok::KwTran},
+    {U'↑', Tok::KwTake}, {U'↓', Tok::KwDrop}, {U'⟨', Tok::Less},   {U'⟩', Tok::Greater},
+    {U'×', Tok::Star},   {U'÷', Tok::Slash},  {U'⧺', Tok::KwCat},  {U'√', Tok::KwSqrt},
+};
+
+class Lexer {
+public:
+  Lexer(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags)
+      : sources(sources), file(file), text(sources.file(file).text), diags(diags) {}
+
+  std::vector<Token> run();
+
+private:
+  // Decodes the UTF-8 code point at pos; returns 0 and sets len = 1 on a malformed sequence.
+  char32_t decode(size_t at, size_t &len) const;
+  // A scalar operator spelled at pos (+ - * / × ÷ max min), for `op/` and `f.g` forms.
+  bool scalarOp(size_t at, BinOp &op, size_t &len) const;
+  bool tryOperatorForm(Token &tok);
+  void lexNumber(Token &tok);
+  SourceLoc loc(size_t at) const { return sources.locate(file, uint32_t(at)); }
+
+  const SourceManager &sources;
+  uint32_t file;
+  const std::string &text;
+  DiagnosticEngine &diags;
+  size_t pos = 0;
+};
+
+char32_t Lexer::decode(size_t at, size_t &len) const {
+  unsigned char c = (unsigned char)text[at];
+  len = 1;
+  if (c < 0x80)
+    return c;
+  size_t need = c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (need == 0 || at + need > text.size())
+    return 0;
+  char32_t cp = c & (need == 2 ? 0x1F : need == 3 ? 0x0F : 0x07);
+  for (size_t i = 1; i < need; ++i) {
+    unsigned char cc = (unsigned char)text[at + i];
+    if ((cc & 0xC0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  len = need;
+  return cp;
+}
+
+bool Lexer::scalarOp(size_t at, BinOp &op, size_t &len) const {
+  if (at >= text.size())
+    return false;
+  switch (text[at]) {
+  case '+': op = BinOp::Add; len = 1; return true;
+  case '-': op = BinOp::Sub; len = 1; return true;
+  case '*': op = BinOp::Mul; len = 1; return true;
+  case '/': op = BinOp::Div; len = 1; return true;
+  default: break;
+  }
+  auto word = [&](const char *w) {
+    size_t n = std::strlen(w);
+    if (text.compare(at, n, w) != 0)
+      return false;
+    size_t after = at + n;
+    return after >= text.size() || !(std::isalnum((unsigned char)text[after]) || text[after] == '_');
+  };
+  if (word("max")) { op = BinOp::Max; len = 3; return true; }
+  if (word("min")) { op = BinOp::Min; len = 3; return true; }
+  size_t cpLen;
+  char32_t cp = decode(at, cpLen);
+  if (cp == U'×') { op = BinOp::Mul; len = cpLen; return true; }
+  if (cp == U'÷') { op = BinOp::Div; len = cpLen; return true; }
+  return false;
+}
+
+// The APL-style operator forms, written without spaces: `op/` (reduce), `f.g` (inner product) and
+// `o.g` / `∘.g` (outer product). A lone operator falls through to ordinary punctuation.
+bool Lexer::tryOperatorForm(Token &tok) {
+  size_t len;
+  BinOp f;
+  // outer product: `o.g` or `∘.g`
+  size_t cpLen;
+  char32_t cp = decode(pos, cpLen);
+  bool isO = text[pos] == 'o' && !(pos + 1 < text.size() && (std::isalnum((unsigned char)text[pos + 1]) || text[pos + 1] == '_'));
+  if ((isO || cp == U'∘') && pos + (isO ? 1 : cpLen) < text.size() && text[pos + (isO ? 1 : cpLen)] == '.') {
+    size_t at = pos + (isO ? 1 : cpLen) + 1;
+    BinOp g;
+    if (scalarOp(at, g, len)) {
+      tok.kind = Tok::Outer;
+      tok.op2 = g;
+      pos = at + len;
+      return true;
+    }
+  }
+  if (!scalarOp(pos, f, len))
+    return false;
+  size_t at = pos + len;
+  if (at < text.size() && text[at] == '/' && isReducer(f) && !(at + 1 < text.size() && text[at + 1] == '/')) {
+    tok.kind = Tok::Reduce;
+    tok.op = f;
+    pos = at + 1;
+    return true;
+  }
+  size_t gLen;
+  BinOp g;
+  if (at < text.size() && text[at] == '.' && scalarOp(at + 1, g, gLen)) {
+    tok.kind = Tok::Inner;
+    tok.op = f;
+    tok.op2 = g;
+    pos = at + 1 + gLen;
+    return true;
+  }
+  return false;
+}
+
+void Lexer::lexNumber(Token &tok) {
+  size_t start = pos;
+  while (pos < text.size() && std::isdigit((unsigned char)text[pos]))
+    ++pos;
+  bool isFloat = false;
+  if (pos + 1 < text.size() && text[pos] == '.' && std::isdigit((unsigned char)text[pos + 1])) {
+    isFloat = true;
+    ++pos;
+    while (pos < text.size() && std::isdigit((unsigned char)text[pos]))
+      ++pos;
+  }
+  if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
+    size_t at = pos + 1;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-'))
+      ++at;
+    if (at < text.size() && std::isdigit((unsigned char)text[at])) {
+      isFloat = true;
+      pos = at;
+      while (pos < text.size() && std::isdigit((unsigned char)text[pos]))
+        ++pos;
+    }
+  }
+  // A number running straight into a name (`3x`) is one malformed token, not two.
+  size_t end = pos;
+  while (end < text.size() && (std::isalnum((unsigned char)text[end]) || text[end] == '_'))
+    ++end;
+  tok.text = text.substr(start, end - start);
+  if (end != pos) {
+    diags.reportSpan(Diag::BadNumber, tok.loc, uint32_t(end - start), tok.text);
+    pos = end;
+    tok.kind = Tok::Int;
+    return;
+  }
+  if (isFloat) {
+    tok.kind = Tok::Float;
+    tok.floatValue = std::strtod(tok.text.c_str(), nullptr);
+    return;
+  }
+  tok.kind = Tok::Int;
+  errno = 0;
+  char *endp = nullptr;
+  long long v = std::strtoll(tok.text.c_str(), &endp, 10);
+  if (errno == ERANGE) {
+    diags.reportSpan(Diag::NumberTooLarge, tok.loc, uint32_t(tok.text.size()), tok.text);
+    v = 0;
+  }
+  tok.intValue = v;
+}
+
+std::vector<Token> Lexer::run() {
+  std::vector<Token> tokens;
+  auto push = [&](Token tok, size_t start) {
+    tok.length = uint32_t(pos - start);
+    if (tok.text.empty())
+      tok.text = text.substr(start, pos - start);
+    tokens.push_back(std::move(tok));
+  };
+  while (pos < text.size() && !diags.tooMany()) {
+    unsigned char c = (unsigned char)text[pos];
+    size_t start = pos;
+    Token tok;
+    tok.loc = loc(pos);
+    if (c == '\n') {
+      ++pos;
+      if (!tokens.empty() && tokens.back().kind != Tok::Newline)
+        push(tok, start), tokens.back().kind = Tok::Newline, tokens.back().text = "\\n";
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++pos;
+      continue;
+    }
+    if (c == '#') { // comment to end of line
+      while (pos < text.size() && text[pos] != '\n')
+        ++pos;
+      continue;
+    }
+    if (c == 0) {
+      diags.report(Diag::NulByte, tok.loc);
+      ++pos;
+      tok.kind = Tok::Invalid;
+      push(tok, start);
+      continue;
+    }
+    if (std::isdigit(c)) {
+      lexNumber(tok);
+      push(tok, start);
+      continue;
+    }
+    if (tryOperatorForm(tok)) {
+      push(tok, start);
+      continue;
+    }
+    if (std::isalpha(c) || c == '_') {
+      while (pos < text.size() && (std::isalnum((unsigned char)text[pos]) || text[pos] == '_'))
+        ++pos;
+      std::string_view word(text.data() + start, pos - start);
+      auto kw = keywords.find(word);
+      tok.kind = kw != keywords.end() ? kw->second : Tok::Ident;
+      push(tok, start);
+      continue;
+    }
+    static const std::pair<char, Tok> punct[] = {
+        {'+', Tok::Plus},     {'-', Tok::Minus},    {'*', Tok::Star},     {'/', Tok::Slash},
+        {'=', Tok::Assign},   {',', Tok::Comma},    {':', Tok::Colon},    {';', Tok::Semicolon},
+        {'(', Tok::LParen},   {')', Tok::RParen},   {'[', Tok::LBracket}, {']', Tok::RBracket},
+        {'{', Tok::LBrace},   {'}', Tok::RBrace},   {'<', Tok::Less},     {'>', Tok::Greater},
+    };
+    bool matched = false;
+    for (auto [ch, kind] : punct)
+      if (c == (unsigned char)ch) {
+        tok.kind = kind;
+        ++pos;
+        matched = true;
+        break;
+      }
+    if (matched) {
+      // `++` is catenation (the paper's #, which in .moa starts a comment)
+      if (tok.kind == Tok::Plus && pos < text.size() && text[pos] == '+') {
+        tok.kind = Tok::KwCat;
+        ++pos;
+      }
+      push(tok, start);
+      continue;
+    }
+    size_t len;
+    char32_t cp = decode(pos, len);
+    if (cp == 0) {
+      diags.report(Diag::BadUtf8, tok.loc, c);
+      ++pos;
+      tok.kind = Tok::Invalid;
+      push(tok, start);
+      continue;
+    }
+    pos += len;
+    bool aliased = false;
+    for (auto alias : unicodeAliases)
+      if (alias.cp == cp) {
+        tok.kind = alias.kind;
+        aliased = true;
+        break;
+      }
+    if (aliased) {
+      push(tok, start);
+      continue;
+    }
+    std::string shown = cp < 0x20 || cp == 0x7f ? fmt::format("\\x{:02x}", uint32_t(cp))
+                                                : text.substr(start, len);
+    diags.report(Diag::BadCharacter, tok.loc, shown);
+    tok.kind = Tok::Invalid;
+    push(tok, start);
+  }
+  Token end;
+  end.kind = Tok::End;
+  end.loc = loc(text.size());
+  if (!tokens.empty() && tokens.back().kind != Tok::Newline) {
+    Token nl = end;
+    nl.kind = Tok::Newline;
+    nl.text = "\\n";
+    tokens.push_back(nl);
+  }
+  tokens.push_back(end);
+  return tokens;
+}
+
+} // namespace
+
+std::vector<Token> lex(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {
+  return Lexer(sources, file, diags).run();
+}
+
+} // namespace moac

@@ -1,0 +1,80 @@
+#include "Ops.h"
+
+#include <cmath>
+#include <limits>
+
+namespace moac {
+
+std::string_view spell(BinOp op) {
+  switch (op) {
+  case BinOp::Add: return "+";
+  case BinOp::Sub: return "-";
+  case BinOp::Mul: return "*";
+  case BinOp::Div: return "/";
+  case BinOp::Max: return "max";
+  case BinOp::Min: return "min";
+  case BinOp::IntDiv: return "div";
+  case BinOp::Mod: return "mod";
+  }
+  return "?";
+}
+
+std::string_view spellUnicode(BinOp op) {
+  switch (op) {
+  case BinOp::Sub: return "−";
+  case BinOp::Mul: return "×";
+  case BinOp::Div: return "÷";
+  default: return spell(op);
+  }
+}
+
+std::string_view spell(UnOp op) {
+  switch (op) {
+  case UnOp::Neg: return "neg";
+  case UnOp::Exp: return "exp";
+  case UnOp::Log: return "log";
+  case UnOp::Sqrt: return "sqrt";
+  case UnOp::Abs: return "abs";
+  }
+  return "?";
+}
+
+bool isReducer(BinOp op) {
+  return op == BinOp::Add || op == BinOp::Mul || op == BinOp::Max || op == BinOp::Min;
+}
+
+double identity(BinOp op) {
+  switch (op) {
+  case BinOp::Mul: return 1.0;
+  case BinOp::Max: return -std::numeric_limits<double>::infinity();
+  case BinOp::Min: return std::numeric_limits<double>::infinity();
+  default: return 0.0;
+  }
+}
+
+double apply(BinOp op, double a, double b) {
+  switch (op) {
+  case BinOp::Add: return a + b;
+  case BinOp::Sub: return a - b;
+  case BinOp::Mul: return a * b;
+  case BinOp::Div: return a / b;
+  case BinOp::Max: return a > b ? a : b;
+  case BinOp::Min: return a < b ? a : b;
+  case BinOp::IntDiv: return std::floor(a / b);
+  case BinOp::Mod: return a - std::floor(a / b) * b;
+  }
+  return 0;
+}
+
+double apply(UnOp op, double a) {
+  switch (op) {
+  case UnOp::Neg: return -a;
+  case UnOp::Exp: return std::exp(a);
+  case UnOp::Log: return std::log(a);
+  case UnOp::Sqrt: return std::sqrt(a);
+  case UnOp::Abs: return std::fabs(a);
+  }
+  return 0;
+}
+
+} // namespace moac

@@ -1,0 +1,24 @@
+// Scalar operators shared by every stage from the AST to the emitters: enums, never strings.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace moac {
+
+// Binary scalar operators; applied elementwise with scalar extension.
+enum class BinOp { Add, Sub, Mul, Div, Max, Min, IntDiv, Mod };
+// Unary scalar functions.
+enum class UnOp { Neg, Exp, Log, Sqrt, Abs };
+
+std::string_view spell(BinOp op);        // + - * / max min div mod
+std::string_view spellUnicode(BinOp op); // + - × ÷ max min div mod
+std::string_view spell(UnOp op);         // neg exp log sqrt abs
+// Operators that may reduce (`op/`) or be the f of an inner product f.g: associative and commutative.
+bool isReducer(BinOp op);
+// Identity element of a reducer (0, 1, -inf, +inf) as a double.
+double identity(BinOp op);
+double apply(BinOp op, double a, double b);
+double apply(UnOp op, double a);
+
+} // namespace moac

@@ -1,0 +1,678 @@
+#include "Parser.h"
+
+namespace moac {
+
+namespace {
+
+// Thrown after a diagnostic has been reported; caught at statement level to resynchronise.
+struct ParseError {};
+
+constexpr unsigned maxNesting = 200;
+
+class Parser {
+public:
+  Parser(const std::vector<Token> &tokens, DiagnosticEngine &diags) : toks(tokens), diags(diags) {}
+
+  Program run(const std::string &fileName);
+
+private:
+  // ---- token stream; newlines are invisible inside ( [ < brackets ----
+  const Token &peek() {
+    skipInvisibleNewlines();
+    return toks[pos];
+  }
+  const Token &peekAhead(size_t n) {
+    skipInvisibleNewlines();
+    size_t at = pos;
+    for (size_t seen = 0; at < toks.size() - 1; ++at) {
+      if (toks[at].kind == Tok::Newline && bracketDepth > 0)
+        continue;
+      if (seen++ == n)
+        break;
+    }
+    return toks[std::min(at, toks.size() - 1)];
+  }
+  void skipInvisibleNewlines() {
+    while (bracketDepth > 0 && toks[pos].kind == Tok::Newline)
+      ++pos;
+  }
+  const Token &advance() {
+    const Token &t = peek();
+    if (t.kind != Tok::End)
+      ++pos;
+    return t;
+  }
+  bool at(Tok kind) { return peek().kind == kind; }
+  bool accept(Tok kind) {
+    if (!at(kind))
+      return false;
+    advance();
+    return true;
+  }
+  const Token &expect(Tok kind, const char *what) {
+    if (!at(kind))
+      fail(Diag::Expected, what, describe(peek()));
+    return advance();
+  }
+  // Where a complaint about the next token points. Something missing at the end of a line (the next
+  // token is a newline, the end of the file, or on a later line inside brackets) is reported just past
+  // the last token written, not at the start of the next statement or on a blank last line.
+  std::pair<SourceLoc, uint32_t> foundAt(bool lineEnded = false) {
+    const Token &t = peek();
+    lineEnded |= t.kind == Tok::End || t.kind == Tok::Newline ||
+                     (bracketDepth > 0 && pos > 0 && toks[pos - 1].kind == Tok::Newline);
+    size_t last = pos;
+    while (last > 0 && toks[last - 1].kind == Tok::Newline)
+      --last;
+    if (!lineEnded || last == 0)
+      return {t.loc, std::max<uint32_t>(t.length, 1)};
+    SourceLoc after = toks[last - 1].loc;
+    after.col += toks[last - 1].length;
+    after.offset += toks[last - 1].length;
+    return {after, 1};
+  }
+  // A lexical error has been reported for an Invalid token: the statement is abandoned silently.
+  template <typename... Args> [[noreturn]] void fail(Diag kind, const Args &...args) {
+    if (peek().kind != Tok::Invalid) {
+      auto [loc, length] = foundAt();
+      diags.reportSpan(kind, loc, length, args...);
+    }
+    throw ParseError{};
+  }
+  // Closes a bracket opened at `open`, with a note pointing at it when the closer is missing.
+  void close(Tok kind, const char *closer, const char *opener, SourceLoc open) {
+    if (at(kind)) {
+      advance();
+      return;
+    }
+    if (peek().kind != Tok::Invalid) {
+      auto [loc, length] = foundAt();
+      diags.reportSpan(Diag::Unbalanced, loc, length, closer, opener);
+      diags.report(Diag::OpenedHere, open, opener);
+    }
+    throw ParseError{};
+  }
+  void endOfStatement() {
+    if (at(Tok::Newline) || at(Tok::Semicolon)) {
+      advance();
+      return;
+    }
+    if (at(Tok::End) || at(Tok::RBrace))
+      return;
+    fail(Diag::Expected, "end of line", describe(peek()));
+  }
+  void recover();
+  // A `-` with a space before it and a number right after it: a negative literal in a spaced vector.
+  bool negativeLiteralAhead() {
+    const Token &minus = peek();
+    const Token &num = toks[pos + 1];
+    bool spaceBefore = pos > 0 && toks[pos - 1].loc.offset + toks[pos - 1].length < minus.loc.offset;
+    return minus.kind == Tok::Minus && spaceBefore && (num.kind == Tok::Int || num.kind == Tok::Float) &&
+           num.loc.offset == minus.loc.offset + 1;
+  }
+
+  // ---- grammar ----
+  void item(Program &program);
+  void dimDecl(Program &program);
+  ArrayDecl arrayDecl();
+  FnDecl fnDecl();
+  Binding binding(bool isOutput);
+  ExprPtr expr();
+  ExprPtr catExpr();
+  ExprPtr addExpr();
+  ExprPtr mulExpr();
+  ExprPtr prefixExpr();
+  ExprPtr structural();
+  ExprPtr primary();
+  ExprPtr vector();
+  ExprPtr comprehension();
+  std::vector<ExprPtr> callArgs(SourceLoc open);
+  std::string identifier(const char *what, SourceLoc &loc);
+
+  struct Nest {
+    Parser &p;
+    explicit Nest(Parser &p) : p(p) {
+      if (++p.nesting > maxNesting) {
+        --p.nesting; // unwinding skips the destructor of a Nest whose constructor throws
+        p.fail(Diag::NestingTooDeep, maxNesting);
+      }
+    }
+    ~Nest() { --p.nesting; }
+  };
+  // A left-associative chain `a + b + c` nests its tree one level per operator, so its links count
+  // against the same limit as brackets (later stages recurse over the tree).
+  struct Chain {
+    Parser &p;
+    unsigned links = 0;
+    explicit Chain(Parser &p) : p(p) {}
+    void link() {
+      if (p.nesting >= maxNesting)
+        p.fail(Diag::NestingTooDeep, maxNesting);
+      ++p.nesting;
+      ++links;
+    }
+    ~Chain() { p.nesting -= links; }
+  };
+  struct Bracket {
+    Parser &p;
+    explicit Bracket(Parser &p) : p(p) { ++p.bracketDepth; }
+    ~Bracket() { --p.bracketDepth; }
+  };
+
+  const std::vector<Token> &toks;
+  DiagnosticEngine &diags;
+  size_t pos = 0;
+  unsigned bracketDepth = 0;
+  unsigned nesting = 0;
+  bool spacedVector = false; // inside <…> separated by spaces: ` -1` starts a new element
+};
+
+static ExprPtr node(ExprKind kind, const Token &at) {
+  return std::make_unique<Expr>(kind, at.loc, std::max<uint32_t>(at.length, 1));
+}
+
+static ExprPtr unary(ExprKind kind, const Token &at, ExprPtr operand) {
+  ExprPtr e = node(kind, at);
+  e->args.push_back(std::move(operand));
+  return e;
+}
+
+static ExprPtr binary(ExprKind kind, const Token &at, ExprPtr lhs, ExprPtr rhs) {
+  ExprPtr e = node(kind, at);
+  e->args.push_back(std::move(lhs));
+  e->args.push_back(std::move(rhs));
+  return e;
+}
+
+// Skips to the start of the next statement after an error.
+void Parser::recover() {
+  bracketDepth = 0;
+  while (!at(Tok::End) && !at(Tok::Newline) && !at(Tok::Semicolon))
+    advance();
+  advance();
+}
+
+Program Parser::run(const std::string &fileName) {
+  Program program;
+  program.fileName = fileName;
+  while (!at(Tok::End) && !diags.tooMany()) {
+    try {
+      item(program);
+    } catch (ParseError &) {
+      recover();
+    }
+  }
+  return program;
+}
+
+std::string Parser::identifier(const char *what, SourceLoc &loc) {
+  if (!at(Tok::Ident)) {
+    const Token &t = peek();
+    bool keyword = t.kind >= Tok::KwDim && t.kind <= Tok::KwAbs;
+    if (keyword)
+      fail(Diag::ReservedName, t.text, what);
+    fail(Diag::Expected, what, describe(t));
+  }
+  const Token &t = advance();
+  loc = t.loc;
+  return t.text;
+}
+
+// item = NEWLINE | ";" | dimDecl | arrayDecl | fnDecl | ["out"] binding
+void Parser::item(Program &program) {
+  switch (peek().kind) {
+  case Tok::Newline:
+  case Tok::Semicolon:
+    advance();
+    return;
+  case Tok::KwDim:
+    dimDecl(program);
+    return;
+  case Tok::KwIn:
+  case Tok::KwInout:
+    program.items.push_back(arrayDecl());
+    return;
+  case Tok::KwFn:
+    program.items.push_back(fnDecl());
+    return;
+  case Tok::KwOut:
+    advance();
+    program.items.push_back(binding(true));
+    return;
+  case Tok::Ident:
+    if (peekAhead(1).kind == Tok::Assign) {
+      program.items.push_back(binding(false));
+      return;
+    }
+    break;
+  default:
+    break;
+  }
+  // An expression on its own line is the commonest slip: say so rather than "expected a name".
+  const Token &start = peek();
+  bool startsExpr = start.kind == Tok::Ident || start.kind == Tok::Int || start.kind == Tok::Float ||
+                    start.kind == Tok::LParen || start.kind == Tok::Less || start.kind == Tok::LBracket ||
+                    start.kind == Tok::Minus || start.kind == Tok::Reduce ||
+                    (start.kind >= Tok::KwPsi && start.kind <= Tok::KwAbs);
+  if (startsExpr) {
+    size_t before = pos;
+    bool parsed = true;
+    try {
+      expr();
+    } catch (ParseError &) {
+      parsed = false;
+    }
+    if (parsed && !at(Tok::Invalid)) {
+      diags.report(Diag::NotAStatement, toks[before].loc);
+      throw ParseError{};
+    }
+    throw ParseError{};
+  }
+  fail(Diag::Expected, "a declaration or 'NAME = expr'", describe(start));
+}
+
+// dimDecl = "dim" dimItem { "," dimItem } ;  dimItem = IDENT [ "=" addExpr ]
+void Parser::dimDecl(Program &program) {
+  advance();
+  do {
+    DimDecl dim;
+    dim.name = identifier("a dim name", dim.loc);
+    if (accept(Tok::Assign))
+      dim.value = addExpr();
+    program.items.push_back(std::move(dim));
+  } while (accept(Tok::Comma));
+  endOfStatement();
+}
+
+// arrayDecl = ("in" | "inout") IDENT ":" TYPE [ "[" [ addExpr { "," addExpr } ] "]" ]
+ArrayDecl Parser::arrayDecl() {
+  ArrayDecl decl;
+  decl.role = advance().kind == Tok::KwInout ? ArrayRole::InOut : ArrayRole::In;
+  decl.name = identifier("an array name", decl.loc);
+  expect(Tok::Colon, "':' and an element type");
+  const Token &type = peek();
+  if (type.kind != Tok::Ident)
+    fail(Diag::Expected, "an element type (f32 or f64)", describe(type));
+  if (type.text == "f32")
+    decl.elem = ElemType::F32;
+  else if (type.text == "f64")
+    decl.elem = ElemType::F64;
+  else
+    fail(Diag::UnknownType, type.text);
+  advance();
+  if (at(Tok::LBracket)) {
+    SourceLoc open = advance().loc;
+    Bracket b(*this);
+    if (!at(Tok::RBracket)) {
+      do
+        decl.extents.push_back(addExpr());
+      while (accept(Tok::Comma));
+    }
+    close(Tok::RBracket, "]", "[", open);
+  }
+  endOfStatement();
+  return decl;
+}
+
+// fnDecl = "fn" IDENT "(" [ IDENT { "," IDENT } ] ")"
+//          ( "=" expr | "{" { binding } expr "}" )
+FnDecl Parser::fnDecl() {
+  FnDecl fn;
+  advance();
+  fn.name = identifier("a function name", fn.loc);
+  SourceLoc open = peek().loc;
+  expect(Tok::LParen, "'(' and the parameter list");
+  {
+    Bracket b(*this);
+    if (!at(Tok::RParen)) {
+      do {
+        SourceLoc loc;
+        fn.params.push_back(identifier("a parameter name", loc));
+        fn.paramLocs.push_back(loc);
+      } while (accept(Tok::Comma));
+    }
+    close(Tok::RParen, ")", "(", open);
+  }
+  if (accept(Tok::Assign)) {
+    fn.result = expr();
+    endOfStatement();
+    return fn;
+  }
+  SourceLoc brace = peek().loc;
+  expect(Tok::LBrace, "'=' or '{' to start the body");
+  unsigned savedDepth = bracketDepth;
+  bracketDepth = 0;
+  SourceLoc resultLoc;
+  bool broken = false;
+  while (true) {
+    while (accept(Tok::Newline) || accept(Tok::Semicolon)) {
+    }
+    // A declaration keyword can only start a top-level item: the body's '}' is missing.
+    Tok next = peek().kind;
+    if (next == Tok::RBrace || next == Tok::End || next == Tok::KwDim || next == Tok::KwIn ||
+        next == Tok::KwInout || next == Tok::KwOut || next == Tok::KwFn)
+      break;
+    if (fn.result) { // an expression was followed by another statement: that expression is unused
+      diags.report(Diag::NotAStatement, resultLoc);
+      fn.result.reset();
+      broken = true;
+    }
+    try {
+      if (at(Tok::Ident) && peekAhead(1).kind == Tok::Assign)
+        fn.locals.push_back(binding(false));
+      else {
+        resultLoc = peek().loc;
+        fn.result = expr();
+        endOfStatement();
+      }
+    } catch (ParseError &) {
+      // Resynchronise at the body's next statement (or its '}'), not at the top level.
+      broken = true;
+      bracketDepth = 0;
+      while (!at(Tok::End) && !at(Tok::Newline) && !at(Tok::Semicolon) && !at(Tok::RBrace))
+        advance();
+    }
+  }
+  bracketDepth = savedDepth;
+  if (!at(Tok::RBrace)) {
+    // Parsing goes on with the item that follows, so one missing '}' is one error.
+    auto [loc, length] = foundAt(true);
+    diags.reportSpan(Diag::Unbalanced, loc, length, "}", "{");
+    diags.report(Diag::OpenedHere, brace, "{");
+    return fn;
+  }
+  SourceLoc closeLoc = advance().loc;
+  if (!fn.result && !broken)
+    diags.report(Diag::EmptyFunction, closeLoc, fn.name);
+  endOfStatement();
+  return fn;
+}
+
+// binding = IDENT "=" expr
+Binding Parser::binding(bool isOutput) {
+  Binding b;
+  b.isOutput = isOutput;
+  b.name = identifier(isOutput ? "an output name" : "a name", b.loc);
+  expect(Tok::Assign, "'='");
+  b.value = expr();
+  endOfStatement();
+  return b;
+}
+
+// expr = catExpr   (nesting is counted in prefixExpr, which every level of brackets passes through)
+ExprPtr Parser::expr() { return catExpr(); }
+
+// catExpr = addExpr { "cat" addExpr }
+ExprPtr Parser::catExpr() {
+  ExprPtr lhs = addExpr();
+  Chain chain(*this);
+  while (at(Tok::KwCat)) {
+    chain.link();
+    const Token &op = advance();
+    ExprPtr rhs = addExpr();
+    lhs = binary(ExprKind::Cat, op, std::move(lhs), std::move(rhs));
+  }
+  return lhs;
+}
+
+// addExpr = mulExpr { ("+" | "-") mulExpr }
+ExprPtr Parser::addExpr() {
+  ExprPtr lhs = mulExpr();
+  Chain chain(*this);
+  while (at(Tok::Plus) || at(Tok::Minus)) {
+    if (spacedVector && negativeLiteralAhead())
+      break; // <0 -1> is two elements
+    chain.link();
+    const Token &op = advance();
+    ExprPtr rhs = mulExpr();
+    ExprPtr e = binary(ExprKind::Binary, op, std::move(lhs), std::move(rhs));
+    e->op = op.kind == Tok::Plus ? BinOp::Add : BinOp::Sub;
+    lhs = std::move(e);
+  }
+  return lhs;
+}
+
+// mulExpr = prefixExpr { ("*" | "/" | "div" | "mod" | "max" | "min" | INNER | OUTER) prefixExpr }
+ExprPtr Parser::mulExpr() {
+  ExprPtr lhs = prefixExpr();
+  Chain chain(*this);
+  while (true) {
+    const Token &op = peek();
+    ExprKind kind = ExprKind::Binary;
+    BinOp bin;
+    switch (op.kind) {
+    case Tok::Star: bin = BinOp::Mul; break;
+    case Tok::Slash: bin = BinOp::Div; break;
+    case Tok::KwDiv: bin = BinOp::IntDiv; break;
+    case Tok::KwMod: bin = BinOp::Mod; break;
+    case Tok::KwMax: bin = BinOp::Max; break;
+    case Tok::KwMin: bin = BinOp::Min; break;
+    case Tok::Inner: kind = ExprKind::Inner; bin = op.op; break;
+    case Tok::Outer: kind = ExprKind::Outer; bin = op.op2; break;
+    default: return lhs;
+    }
+    chain.link();
+    const Token &opTok = advance();
+    ExprPtr rhs = prefixExpr();
+    ExprPtr e = binary(kind, opTok, std::move(lhs), std::move(rhs));
+    e->op = bin;
+    e->op2 = opTok.op2;
+    lhs = std::move(e);
+  }
+}
+
+// prefixExpr = ("-" | "neg" | "exp" | "log" | "sqrt" | "abs" | "tran" | "rav" | "rho" | "iota" | REDUCE)
+//              prefixExpr
+//            | structural
+ExprPtr Parser::prefixExpr() {
+  Nest n(*this);
+  const Token &t = peek();
+  // The operator token is consumed before its operand is parsed (argument order is unspecified).
+  auto structuralPrefix = [&](ExprKind kind) {
+    const Token &opTok = advance();
+    ExprPtr operand = prefixExpr();
+    return unary(kind, opTok, std::move(operand));
+  };
+  auto unaryOp = [&](UnOp op) {
+    const Token &opTok = advance();
+    ExprPtr operand = prefixExpr();
+    ExprPtr e = unary(ExprKind::Unary, opTok, std::move(operand));
+    e->unop = op;
+    return e;
+  };
+  switch (t.kind) {
+  case Tok::Minus: {
+    // `-2` written together is a negative literal (so `-1 take A` means what it says).
+    const Token &next = toks[pos + 1];
+    if ((next.kind == Tok::Int || next.kind == Tok::Float) && next.loc.offset == t.loc.offset + 1)
+      return structural();
+    return unaryOp(UnOp::Neg);
+  }
+  case Tok::KwNeg: return unaryOp(UnOp::Neg);
+  case Tok::KwExp: return unaryOp(UnOp::Exp);
+  case Tok::KwLog: return unaryOp(UnOp::Log);
+  case Tok::KwSqrt: return unaryOp(UnOp::Sqrt);
+  case Tok::KwAbs: return unaryOp(UnOp::Abs);
+  case Tok::KwTran: return structuralPrefix(ExprKind::Tran);
+  case Tok::KwRav: return structuralPrefix(ExprKind::Rav);
+  case Tok::KwRho: return structuralPrefix(ExprKind::Rho);
+  case Tok::KwIota: return structuralPrefix(ExprKind::Iota);
+  case Tok::Reduce: {
+    const Token &opTok = advance();
+    ExprPtr operand = prefixExpr();
+    ExprPtr e = unary(ExprKind::Reduce, opTok, std::move(operand));
+    e->op = opTok.op;
+    return e;
+  }
+  default: return structural();
+  }
+}
+
+// structural = primary [ ("psi" | "take" | "drop" | "reshape" | "tran") prefixExpr ]
+ExprPtr Parser::structural() {
+  ExprPtr lhs = primary();
+  ExprKind kind;
+  switch (peek().kind) {
+  case Tok::KwPsi: kind = ExprKind::Psi; break;
+  case Tok::KwTake: kind = ExprKind::Take; break;
+  case Tok::KwDrop: kind = ExprKind::Drop; break;
+  case Tok::KwReshape: kind = ExprKind::Reshape; break;
+  case Tok::KwTran: kind = ExprKind::Tran; break;
+  default: return lhs;
+  }
+  const Token &op = advance();
+  ExprPtr rhs = prefixExpr();
+  return binary(kind, op, std::move(lhs), std::move(rhs));
+}
+
+// primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | "(" expr ")"
+//         | ("max" | "min") "(" expr "," expr ")" | vector | comprehension
+ExprPtr Parser::primary() {
+  const Token &t = peek();
+  switch (t.kind) {
+  case Tok::Int:
+  case Tok::Float:
+  case Tok::Minus: {
+    bool negative = t.kind == Tok::Minus;
+    const Token &first = advance();
+    const Token &num = negative ? advance() : first;
+    ExprPtr e = node(ExprKind::Number, first);
+    e->length = num.loc.offset + num.length - first.loc.offset;
+    e->isInt = num.kind == Tok::Int;
+    e->intValue = negative ? -num.intValue : num.intValue;
+    e->floatValue = negative ? -num.floatValue : num.floatValue;
+    if (e->isInt)
+      e->floatValue = double(e->intValue);
+    return e;
+  }
+  case Tok::Ident: {
+    const Token &name = advance();
+    if (at(Tok::LParen) && peek().loc.offset == name.loc.offset + name.length) {
+      ExprPtr call = node(ExprKind::Call, name);
+      call->name = name.text;
+      SourceLoc open = advance().loc;
+      call->args = callArgs(open);
+      return call;
+    }
+    ExprPtr e = node(ExprKind::Name, name);
+    e->name = name.text;
+    return e;
+  }
+  case Tok::KwMax:
+  case Tok::KwMin: {
+    const Token &op = advance();
+    SourceLoc open = peek().loc;
+    expect(Tok::LParen, "'(' (or use 'a max b')");
+    ExprPtr e = node(ExprKind::Binary, op);
+    e->op = op.kind == Tok::KwMax ? BinOp::Max : BinOp::Min;
+    e->args = callArgs(open);
+    if (e->args.size() != 2) {
+      diags.report(Diag::ArityMismatch, op.loc, op.text, 2, "s", e->args.size());
+      throw ParseError{};
+    }
+    return e;
+  }
+  case Tok::LParen: {
+    SourceLoc open = advance().loc;
+    Bracket b(*this);
+    bool savedSpaced = spacedVector;
+    spacedVector = false;
+    ExprPtr inner = expr();
+    spacedVector = savedSpaced;
+    close(Tok::RParen, ")", "(", open);
+    return inner;
+  }
+  case Tok::Less: return vector();
+  case Tok::LBracket: return comprehension();
+  default:
+    fail(Diag::Expected, "an expression", describe(t));
+  }
+}
+
+// args = [ expr { "," expr } ] ")"
+std::vector<ExprPtr> Parser::callArgs(SourceLoc open) {
+  Bracket b(*this);
+  std::vector<ExprPtr> args;
+  if (!at(Tok::RParen)) {
+    do
+      args.push_back(expr());
+    while (accept(Tok::Comma));
+  }
+  close(Tok::RParen, ")", "(", open);
+  return args;
+}
+
+// vector = "<" [ addExpr { "," addExpr } ] ">"  |  "<" plain { plain } ">"
+//   plain = IDENT | INT | "-" INT  (spaces alone separate plain names and literals: <l j>)
+ExprPtr Parser::vector() {
+  const Token &open = advance();
+  ExprPtr v = node(ExprKind::Vector, open);
+  Bracket b(*this);
+  bool spaces = false;
+  while (!at(Tok::Greater)) {
+    if (!v->args.empty()) {
+      if (accept(Tok::Comma))
+        v->commas = true;
+      else
+        spaces = true;
+    }
+    if (at(Tok::Greater) || at(Tok::End))
+      break;
+    bool savedSpaced = spacedVector;
+    spacedVector = !v->commas;
+    try {
+      v->args.push_back(addExpr());
+    } catch (ParseError &) {
+      spacedVector = savedSpaced;
+      throw;
+    }
+    spacedVector = savedSpaced;
+    if (!at(Tok::Comma) && !at(Tok::Greater)) {
+      const Token &next = peek();
+      bool startsElement = next.kind == Tok::Ident || next.kind == Tok::Int || next.kind == Tok::Float ||
+                           next.kind == Tok::LParen || next.kind == Tok::Minus;
+      if (!startsElement)
+        close(Tok::Greater, ">", "<", open.loc);
+    }
+  }
+  if (spaces) {
+    for (const auto &e : v->args)
+      if (e->kind != ExprKind::Name && e->kind != ExprKind::Number) {
+        diags.reportSpan(Diag::MixedIndexSeparators, e->loc, e->length);
+        throw ParseError{};
+      }
+    if (v->commas) {
+      diags.reportSpan(Diag::MixedIndexSeparators, open.loc, 1);
+      throw ParseError{};
+    }
+  }
+  close(Tok::Greater, ">", "<", open.loc);
+  return v;
+}
+
+// comprehension = "[" binder { "," binder } "]" expr ;  binder = IDENT "<" addExpr
+ExprPtr Parser::comprehension() {
+  const Token &open = advance();
+  ExprPtr c = node(ExprKind::Comprehension, open);
+  {
+    Bracket b(*this);
+    do {
+      Binder binder;
+      binder.name = identifier("an index name", binder.loc);
+      expect(Tok::Less, "'<' and the extent of the index");
+      binder.extent = addExpr();
+      c->binders.push_back(std::move(binder));
+    } while (accept(Tok::Comma));
+    close(Tok::RBracket, "]", "[", open.loc);
+  }
+  c->args.push_back(expr());
+  return c;
+}
+
+} // namespace
+
+Program parse(const std::vector<Token> &tokens, const std::string &fileName, DiagnosticEngine &diags) {
+  return Parser(tokens, diags).run(fileName);
+}
+
+} // namespace moac

@@ -1,0 +1,335 @@
+#include "ShapeRules.h"
+
+#include <algorithm>
+
+namespace moac {
+
+static RuleResult ok(Type t) { return RuleResult{std::move(t), {}}; }
+static RuleResult err(Diag kind, std::vector<std::string> args) {
+  return RuleResult{RuleError{kind, std::move(args)}, {}};
+}
+static std::string sh(const SymVec &s) { return strShape(s); }
+
+ElemType promote(ElemType a, ElemType b) {
+  if (a == ElemType::F64 || b == ElemType::F64)
+    return ElemType::F64;
+  if (a == ElemType::F32 || b == ElemType::F32)
+    return ElemType::F32;
+  return ElemType::Int;
+}
+
+static std::optional<SymExpr> foldInt(BinOp op, const SymExpr &a, const SymExpr &b) {
+  switch (op) {
+  case BinOp::Add: return a + b;
+  case BinOp::Sub: return a - b;
+  case BinOp::Mul: return a * b;
+  case BinOp::IntDiv: return SymExpr::floorDiv(a, b);
+  case BinOp::Mod: return SymExpr::mod(a, b);
+  case BinOp::Max:
+  case BinOp::Min:
+    if (a.isConstant() && b.isConstant()) {
+      int64_t x = *a.constant(), y = *b.constant();
+      return SymExpr(op == BinOp::Max ? std::max(x, y) : std::min(x, y));
+    }
+    return std::nullopt;
+  case BinOp::Div: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// A op B: equal shapes, or one side a scalar (scalar extension).
+RuleResult shapeOfElementwise(BinOp op, const Type &a, const Type &b) {
+  Type r;
+  if (a.rank() != 0 && b.rank() != 0 && a.shape != b.shape)
+    return err(Diag::ShapeMismatch, {std::string("'") + std::string(spell(op)) + "'", sh(a.shape), sh(b.shape)});
+  r.shape = a.rank() != 0 ? a.shape : b.shape;
+  r.elem = op == BinOp::Div ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
+  if ((op == BinOp::IntDiv || op == BinOp::Mod) && r.elem != ElemType::Int)
+    return err(Diag::NotInteger, {std::string("the operands of '") + std::string(spell(op)) + "'",
+                                  "they are not integers"});
+  if (r.elem == ElemType::Int && a.value && b.value) {
+    SymVec v;
+    size_t n = std::max(a.value->size(), b.value->size());
+    try {
+      for (size_t i = 0; i < n; ++i) {
+        const SymExpr &x = (*a.value)[a.value->size() == 1 ? 0 : i];
+        const SymExpr &y = (*b.value)[b.value->size() == 1 ? 0 : i];
+        auto folded = foldInt(op, x, y);
+        if (!folded)
+          break;
+        v.push_back(*folded);
+      }
+    } catch (const SymArithmeticError &e) {
+      return err(Diag::Arithmetic, {e.what()}); // division by zero or int64 overflow
+    }
+    if (v.size() == n)
+      r.value = std::move(v);
+  }
+  return ok(r);
+}
+
+RuleResult shapeOfUnary(UnOp op, const Type &a) {
+  Type r = a;
+  r.value.reset();
+  bool keepsInt = op == UnOp::Neg || op == UnOp::Abs;
+  if (!keepsInt)
+    r.elem = promote(a.elem, ElemType::F32);
+  if (op == UnOp::Neg && a.value && a.elem == ElemType::Int) {
+    r.value = SymVec{};
+    for (const auto &x : *a.value)
+      r.value->push_back(-x);
+  }
+  return ok(r);
+}
+
+// An index operand: an integer scalar (length 1) or an integer vector of known length.
+static std::optional<RuleError> checkIndexVector(const Type &index, const char *what) {
+  if (index.elem != ElemType::Int)
+    return RuleError{Diag::NotInteger, {std::string("the left operand of ") + what, "it is " + strType(index)}};
+  if (index.rank() > 1)
+    return RuleError{Diag::NeedsVector, {what, sh(index.shape)}};
+  if (index.rank() == 1 && !index.shape[0].isConstant())
+    return RuleError{Diag::NeedsConstantLength, {what}};
+  return std::nullopt;
+}
+
+static size_t vectorLength(const Type &v) { return v.rank() == 0 ? 1 : size_t(*v.shape[0].constant()); }
+
+// <i> psi A: a full index gives a scalar; a partial one the subarray, ρ = drop(len i, ρA).
+RuleResult shapeOfPsi(const Type &index, const Type &array) {
+  if (auto e = checkIndexVector(index, "psi"))
+    return RuleResult{*e, {}};
+  size_t len = vectorLength(index);
+  if (len > array.rank())
+    return err(Diag::IndexTooLong, {std::to_string(len), std::to_string(array.rank())});
+  // ψ-reduction turns every selection into index arithmetic, so the index must be symbolic (dims,
+  // comprehension indices, literals), never data read from an array.
+  if (!index.value)
+    return err(Diag::NotInteger, {"the index of psi", "its value is computed from array data"});
+  Type r;
+  r.elem = array.elem;
+  r.shape.assign(array.shape.begin() + long(len), array.shape.end());
+  if (array.value && array.rank() == 1 && len == 1 && index.value) {
+    if (auto c = (*index.value)[0].constant(); c && *c >= 0 && size_t(*c) < array.value->size())
+      r.value = SymVec{(*array.value)[size_t(*c)]};
+  }
+  return ok(r);
+}
+
+// tran A: reverse the axes.
+RuleResult shapeOfTran(const Type &array) {
+  Type r = array;
+  r.value.reset();
+  std::reverse(r.shape.begin(), r.shape.end());
+  if (array.rank() <= 1)
+    r.value = array.value;
+  return ok(r);
+}
+
+// <p> tran A: result axis p_k has the extent of A's axis k.
+RuleResult shapeOfTranPerm(const Type &perm, const Type &array) {
+  if (auto e = checkIndexVector(perm, "tran"))
+    return RuleResult{*e, {}};
+  std::string shown = perm.value ? strShape(*perm.value) : std::string("the left operand");
+  size_t d = array.rank();
+  if (!perm.value || vectorLength(perm) != d)
+    return err(Diag::BadPermutation, {shown, std::to_string(d)});
+  std::vector<bool> seen(d, false);
+  Type r;
+  r.elem = array.elem;
+  r.shape.resize(d);
+  for (size_t k = 0; k < d; ++k) {
+    auto p = (*perm.value)[k].constant();
+    if (!p || *p < 0 || size_t(*p) >= d || seen[size_t(*p)])
+      return err(Diag::BadPermutation, {shown, std::to_string(d)});
+    seen[size_t(*p)] = true;
+    r.shape[size_t(*p)] = array.shape[k];
+  }
+  return ok(r);
+}
+
+// A take/drop count: an integer scalar over dims with a known sign.
+static std::optional<RuleError> checkCount(const Type &count, const char *what, SymExpr &k, bool &negative) {
+  if (count.elem != ElemType::Int || count.rank() != 0)
+    return RuleError{Diag::NotInteger, {std::string("the count of ") + what, "it is " + strType(count)}};
+  if (!count.value)
+    return RuleError{Diag::NotInteger, {std::string("the count of ") + what,
+                                        "its value is not known at compile time"}};
+  k = (*count.value)[0];
+  Sign s = signOf(k);
+  if (s == Sign::Unknown)
+    return RuleError{Diag::NotInteger, {std::string("the count of ") + what,
+                                        "the sign of " + k.str() + " is not known"}};
+  negative = s == Sign::Negative || s == Sign::NonPositive;
+  return std::nullopt;
+}
+
+static Guard guard(Guard::Cmp cmp, SymExpr lhs, SymExpr rhs) { return Guard{cmp, lhs, rhs, {}, {}}; }
+
+// k take A: ⟨|k|⟩ ++ tail ρA; |k| ≤ ρA[0].
+RuleResult shapeOfTake(const Type &count, const Type &array) {
+  SymExpr k;
+  bool negative;
+  if (auto e = checkCount(count, "take", k, negative))
+    return RuleResult{*e, {}};
+  if (array.rank() == 0)
+    return err(Diag::NeedsRank, {"take", "1", sh(array.shape)});
+  SymExpr len = negative ? -k : k;
+  RuleResult r = ok(Type{array.elem, array.shape, std::nullopt});
+  std::get<Type>(r.result).shape[0] = len;
+  Sign room = signOf(array.shape[0] - len);
+  if (room == Sign::Negative)
+    return err(Diag::TakeTooLong, {"take", len.str(), array.shape[0].str()});
+  if (room == Sign::Unknown || room == Sign::NonPositive)
+    r.guards.push_back(guard(Guard::Le, len, array.shape[0]));
+  return r;
+}
+
+// k drop A: ⟨ρA[0] − |k|⟩ ++ tail ρA.
+RuleResult shapeOfDrop(const Type &count, const Type &array) {
+  SymExpr k;
+  bool negative;
+  if (auto e = checkCount(count, "drop", k, negative))
+    return RuleResult{*e, {}};
+  if (array.rank() == 0)
+    return err(Diag::NeedsRank, {"drop", "1", sh(array.shape)});
+  SymExpr len = negative ? -k : k;
+  RuleResult r = ok(Type{array.elem, array.shape, std::nullopt});
+  std::get<Type>(r.result).shape[0] = array.shape[0] - len;
+  Sign room = signOf(array.shape[0] - len);
+  if (room == Sign::Negative)
+    return err(Diag::TakeTooLong, {"drop", len.str(), array.shape[0].str()});
+  if (room == Sign::Unknown || room == Sign::NonPositive)
+    r.guards.push_back(guard(Guard::Le, len, array.shape[0]));
+  return r;
+}
+
+// A cat B along the leading axis; an operand of one rank less is one item (the KV-cache row append).
+RuleResult shapeOfCat(const Type &a, const Type &b) {
+  auto asItems = [](const Type &t, size_t rank) {
+    SymVec s = t.shape;
+    if (t.rank() + 1 == rank)
+      s.insert(s.begin(), SymExpr(1));
+    return s;
+  };
+  size_t rank = std::max({a.rank(), b.rank(), size_t(1)});
+  SymVec sa = asItems(a, rank), sb = asItems(b, rank);
+  if (sa.size() != rank || sb.size() != rank || !std::equal(sa.begin() + 1, sa.end(), sb.begin() + 1))
+    return err(Diag::CatTailMismatch, {sh(a.shape), sh(b.shape)});
+  Type r;
+  r.elem = promote(a.elem, b.elem);
+  r.shape = sa;
+  r.shape[0] = sa[0] + sb[0];
+  if (a.value && b.value && rank == 1)
+    r.value = SymVec(a.value->begin(), a.value->end()), r.value->insert(r.value->end(), b.value->begin(), b.value->end());
+  return ok(r);
+}
+
+// <s> reshape A: ρ = s, π s = τA.
+RuleResult shapeOfReshape(const Type &shape, const Type &array) {
+  if (auto e = checkIndexVector(shape, "reshape"))
+    return RuleResult{*e, {}};
+  if (!shape.value)
+    return err(Diag::NotInteger, {"the new shape of reshape", "its value is not known at compile time"});
+  Type r{array.elem, *shape.value, std::nullopt};
+  SymExpr from = product(array.shape), to = product(*shape.value);
+  RuleResult result = ok(r);
+  for (const auto &s : *shape.value) {
+    Sign sign = signOf(s);
+    if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+      return err(Diag::NonPositiveExtent, {s.str()});
+    if (sign != Sign::Positive)
+      result.guards.push_back(guard(Guard::Le, SymExpr(1), s));
+  }
+  if (from != to) {
+    Sign diff = signOf(from - to);
+    if (diff == Sign::Positive || diff == Sign::Negative)
+      return err(Diag::ReshapeMismatch, {from.str(), to.str()});
+    result.guards.push_back(guard(Guard::Eq, to, from));
+  }
+  return result;
+}
+
+RuleResult shapeOfRav(const Type &array) { return ok(Type{array.elem, {product(array.shape)}, std::nullopt}); }
+
+// op/ A: reduce along the leading axis, ρ = tail ρA.
+RuleResult shapeOfReduce(BinOp, const Type &array) {
+  if (array.rank() == 0)
+    return err(Diag::NeedsRank, {"reduction", "1", sh(array.shape)});
+  return ok(Type{array.elem, SymVec(array.shape.begin() + 1, array.shape.end()), std::nullopt});
+}
+
+// A f.g B: contract the last axis of A with the first of B, ρ = init ρA ++ tail ρB.
+RuleResult shapeOfInner(BinOp f, BinOp g, const Type &a, const Type &b) {
+  if (a.rank() == 0)
+    return err(Diag::NeedsRank, {"the left operand of an inner product", "1", sh(a.shape)});
+  if (b.rank() == 0)
+    return err(Diag::NeedsRank, {"the right operand of an inner product", "1", sh(b.shape)});
+  if (!isReducer(f))
+    return err(Diag::NotAReducer, {std::string(spell(f))});
+  if (a.shape.back() != b.shape.front())
+    return err(Diag::InnerMismatch, {a.shape.back().str(), b.shape.front().str()});
+  Type r;
+  r.elem = g == BinOp::Div ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
+  r.shape.assign(a.shape.begin(), a.shape.end() - 1);
+  r.shape.insert(r.shape.end(), b.shape.begin() + 1, b.shape.end());
+  return ok(r);
+}
+
+// A o.g B: ρ = ρA ++ ρB.
+RuleResult shapeOfOuter(BinOp g, const Type &a, const Type &b) {
+  Type r;
+  r.elem = g == BinOp::Div ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
+  r.shape = a.shape;
+  r.shape.insert(r.shape.end(), b.shape.begin(), b.shape.end());
+  return ok(r);
+}
+
+// iota n: ⟨n⟩, the integers 0 … n−1.
+RuleResult shapeOfIota(const Type &count) {
+  if (count.elem != ElemType::Int || count.rank() != 0 || !count.value)
+    return err(Diag::NotInteger, {"the operand of iota", "it is not an integer known at compile time"});
+  SymExpr n = (*count.value)[0];
+  Sign sign = signOf(n);
+  if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+    return err(Diag::NonPositiveExtent, {n.str()});
+  Type r{ElemType::Int, {n}, std::nullopt};
+  if (auto c = n.constant(); c && *c <= 64) {
+    r.value = SymVec{};
+    for (int64_t i = 0; i < *c; ++i)
+      r.value->push_back(SymExpr(i));
+  }
+  RuleResult result = ok(r);
+  if (sign != Sign::Positive)
+    result.guards.push_back(guard(Guard::Le, SymExpr(1), n));
+  return result;
+}
+
+// rho A: ⟨δA⟩, whose value is ρA.
+RuleResult shapeOfRho(const Type &array) {
+  return ok(Type{ElemType::Int, {SymExpr(int64_t(array.rank()))}, array.shape});
+}
+
+// <a b …>: a vector of scalars.
+RuleResult shapeOfVector(const std::vector<Type> &elements) {
+  Type r{ElemType::Int, {SymExpr(int64_t(elements.size()))}, SymVec{}};
+  for (const Type &e : elements) {
+    if (e.rank() != 0)
+      return err(Diag::NotScalar, {"a vector element", sh(e.shape)});
+    r.elem = promote(r.elem, e.elem);
+    if (e.value)
+      r.value->push_back((*e.value)[0]);
+  }
+  if (r.elem != ElemType::Int || r.value->size() != elements.size())
+    r.value.reset();
+  return ok(r);
+}
+
+// [i < n, j < m] e: ⟨n m⟩ ++ ρe.
+RuleResult shapeOfComprehension(const SymVec &extents, const Type &body) {
+  Type r{body.elem, extents, std::nullopt};
+  r.shape.insert(r.shape.end(), body.shape.begin(), body.shape.end());
+  return ok(r);
+}
+
+} // namespace moac

@@ -1,0 +1,613 @@
+#include "Shapes.h"
+
+#include "ShapeRules.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace moac {
+
+namespace {
+
+struct Entity {
+  enum Kind { Dim, Input, Bind, Index, Function, Failed } kind; // Failed: reported where declared
+  Entity(Kind kind = Dim, SourceLoc loc = {}) : kind(kind), loc(loc) {}
+  SourceLoc loc;
+  size_t slot = 0;                   // Dim, Input
+  const TBinding *binding = nullptr; // Bind
+  Symbol sym;                        // Index
+  const FnDecl *fn = nullptr;        // Function
+};
+
+using Scope = std::map<std::string, Entity>;
+
+class ShapeChecker {
+public:
+  ShapeChecker(DiagnosticEngine &diags) : diags(diags) {}
+  std::optional<TypedProgram> run(const Program &program);
+
+private:
+  // ---- names ----
+  const Entity *lookup(const std::string &name) const;
+  bool declare(Scope &scope, const std::string &name, Entity entity, const char *what);
+
+  // ---- expressions ----
+  TExprPtr elab(const Expr &e);
+  TExprPtr elabName(const Expr &e);
+  TExprPtr elabCall(const Expr &e);
+  TExprPtr elabComprehension(const Expr &e);
+  TExprPtr apply(const Expr &e, TKind kind, std::vector<TExprPtr> args, const RuleResult &rule);
+  void checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array);
+  std::optional<SymExpr> dimsOnlyValue(const Expr &e, const TExpr &t, const char *what);
+  void addGuard(Guard g, SourceLoc loc, std::string reason);
+  std::optional<std::pair<SymExpr, SymExpr>> bounds(const SymExpr &e) const;
+
+  TExprPtr intConst(const Expr &e, SymExpr value) {
+    auto t = std::make_unique<TExpr>(TKind::IntConst, e.loc, e.length);
+    t->intValue = value;
+    t->type = Type{ElemType::Int, {}, SymVec{value}};
+    return t;
+  }
+
+  DiagnosticEngine &diags;
+  TypedProgram out;
+  Scope globals;
+  std::vector<Scope> locals;                // innermost last
+  bool inFunction = false;                  // function bodies see only dims, inputs and functions
+  std::vector<const FnDecl *> callStack;
+  std::vector<SourceLoc> callSites;
+  std::map<Symbol, SymExpr> indexExtent;    // comprehension indices in scope
+  std::set<Symbol> dimSymbols;
+};
+
+const Entity *ShapeChecker::lookup(const std::string &name) const {
+  for (auto it = locals.rbegin(); it != locals.rend(); ++it) {
+    auto found = it->find(name);
+    if (found != it->end())
+      return &found->second;
+  }
+  auto found = globals.find(name);
+  if (found == globals.end())
+    return nullptr;
+  if (inFunction && found->second.kind == Entity::Bind)
+    return nullptr;
+  return &found->second;
+}
+
+bool ShapeChecker::declare(Scope &scope, const std::string &name, Entity entity, const char *what) {
+  auto [it, inserted] = scope.try_emplace(name, entity);
+  if (!inserted) {
+    diags.report(Diag::Redefinition, entity.loc, name);
+    diags.report(Diag::PreviousDefinition, it->second.loc, name);
+    return false;
+  }
+  (void)what;
+  return true;
+}
+
+void ShapeChecker::addGuard(Guard g, SourceLoc loc, std::string reason) {
+  g.loc = loc;
+  g.reason = std::move(reason);
+  for (const Guard &existing : out.guards)
+    if (existing.cmp == g.cmp && existing.lhs == g.lhs && existing.rhs == g.rhs)
+      return;
+  out.guards.push_back(std::move(g));
+}
+
+// Interval of an index expression over the comprehension indices in scope, as dims-only bounds.
+std::optional<std::pair<SymExpr, SymExpr>> ShapeChecker::bounds(const SymExpr &e) const {
+  SymExpr lo, hi;
+  for (const auto &t : e.terms()) {
+    SymExpr tlo(1), thi(1);
+    for (const auto &f : t.factors) {
+      SymExpr flo, fhi;
+      if (f->kind == SymExpr::Atom::Sym) {
+        auto ext = indexExtent.find(f->sym);
+        if (ext != indexExtent.end()) {
+          flo = SymExpr(0);
+          fhi = ext->second - 1;
+        } else {
+          flo = fhi = SymExpr::symbol(f->sym);
+        }
+      } else {
+        // floor division and modulus by a positive dims-only divisor
+        const SymExpr &den = f->rhs;
+        for (Symbol s : den.symbols())
+          if (!dimSymbols.count(s))
+            return std::nullopt;
+        if (signOf(den) != Sign::Positive)
+          return std::nullopt;
+        if (f->kind == SymExpr::Atom::Mod) {
+          flo = SymExpr(0);
+          fhi = den - 1;
+        } else {
+          auto inner = bounds(f->lhs);
+          if (!inner)
+            return std::nullopt;
+          flo = SymExpr::floorDiv(inner->first, den);
+          fhi = SymExpr::floorDiv(inner->second, den);
+        }
+      }
+      Sign s = signOf(flo);
+      if (s != Sign::Positive && s != Sign::NonNegative && s != Sign::Zero)
+        return std::nullopt; // products are monotone only over non-negative factors
+      tlo = tlo * flo;
+      thi = thi * fhi;
+    }
+    if (t.coef >= 0) {
+      lo = lo + tlo * SymExpr(t.coef);
+      hi = hi + thi * SymExpr(t.coef);
+    } else {
+      lo = lo + thi * SymExpr(t.coef);
+      hi = hi + tlo * SymExpr(t.coef);
+    }
+  }
+  return std::make_pair(lo, hi);
+}
+
+// hi < extent, also through one floor division: a div b < c  ⟺  a < b·c  when b > 0.
+static bool provablyBelow(const SymExpr &hi, const SymExpr &extent) {
+  if (nonNegative(signOf(extent - 1 - hi)))
+    return true;
+  const auto &terms = hi.terms();
+  if (terms.size() == 1 && terms[0].coef == 1 && terms[0].factors.size() == 1 &&
+      terms[0].factors[0]->kind == SymExpr::Atom::Div) {
+    const auto &atom = *terms[0].factors[0];
+    return signOf(atom.rhs) == Sign::Positive && nonNegative(signOf(atom.rhs * extent - 1 - atom.lhs));
+  }
+  return false;
+}
+
+// ψ with a known index: each entry must lie in [0, extent). Decided at compile time where the interval
+// arithmetic can, recorded as a guard over the dims where it cannot.
+void ShapeChecker::checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array) {
+  if (!index.type.value)
+    return;
+  const SymVec &idx = *index.type.value;
+  for (size_t k = 0; k < idx.size() && k < array.type.rank(); ++k) {
+    auto range = bounds(idx[k]);
+    if (!range)
+      continue;
+    const SymExpr &extent = array.type.shape[k];
+    Sign low = signOf(range->first);
+    Sign high = signOf(extent - 1 - range->second);
+    const Expr &at = e.args[0]->kind == ExprKind::Vector && k < e.args[0]->args.size() ? *e.args[0]->args[k]
+                                                                                    : *e.args[0];
+    if (low == Sign::Negative || high == Sign::Negative) {
+      diags.reportSpan(Diag::IndexOutOfRange, at.loc, at.length, idx[k].str(), extent.str());
+      continue;
+    }
+    if (low == Sign::Unknown || low == Sign::NonPositive)
+      addGuard(Guard{Guard::Le, SymExpr(0), range->first, {}, {}}, at.loc, "psi index not negative");
+    if ((high == Sign::Unknown || high == Sign::NonPositive) && !provablyBelow(range->second, extent))
+      addGuard(Guard{Guard::Lt, range->second, extent, {}, {}}, at.loc, "psi index within its axis");
+  }
+}
+
+std::optional<SymExpr> ShapeChecker::dimsOnlyValue(const Expr &e, const TExpr &t, const char *what) {
+  if (t.type.elem != ElemType::Int || t.type.rank() != 0 || !t.type.value) {
+    diags.reportArgs(Diag::NotInteger, e.loc, e.length,
+                     {what, "it is not an integer known at compile time"});
+    return std::nullopt;
+  }
+  SymExpr v = (*t.type.value)[0];
+  for (Symbol s : v.symbols())
+    if (!dimSymbols.count(s)) {
+      diags.reportArgs(Diag::NotInteger, e.loc, e.length,
+                       {what, "it depends on the index '" + s.name() + "'"});
+      return std::nullopt;
+    }
+  return v;
+}
+
+static std::string describeOperand(const Expr &e) {
+  if (e.kind == ExprKind::Name)
+    return "'" + e.name + "'";
+  if (e.kind == ExprKind::Call)
+    return "the result of '" + e.name + "'";
+  return "this operand";
+}
+
+TExprPtr ShapeChecker::apply(const Expr &e, TKind kind, std::vector<TExprPtr> args, const RuleResult &rule) {
+  if (!rule.ok()) {
+    const RuleError &error = rule.error();
+    diags.reportArgs(error.kind, e.loc, e.length, error.args);
+    // Say where each operand's shape came from when two shapes disagree.
+    if (error.kind == Diag::ShapeMismatch || error.kind == Diag::InnerMismatch ||
+        error.kind == Diag::CatTailMismatch)
+      for (size_t i = 0; i < e.args.size() && i < args.size(); ++i)
+        diags.reportArgs(Diag::ShapeFrom, e.args[i]->loc, e.args[i]->length,
+                         {describeOperand(*e.args[i]), strShape(args[i]->type.shape)});
+    return nullptr;
+  }
+  for (const Guard &g : rule.guards) {
+    const char *reason = "extent positive";
+    if (g.cmp == Guard::Eq)
+      reason = "reshape keeps the element count";
+    else if (e.kind == ExprKind::Take || e.kind == ExprKind::Drop)
+      reason = e.kind == ExprKind::Take ? "take count within the leading extent"
+                                        : "drop count within the leading extent";
+    addGuard(g, e.loc, reason);
+  }
+  auto t = std::make_unique<TExpr>(kind, e.loc, e.length);
+  t->type = rule.type();
+  t->args = std::move(args);
+  t->op = e.op;
+  t->op2 = e.op2;
+  t->unop = e.unop;
+  return t;
+}
+
+TExprPtr ShapeChecker::elabName(const Expr &e) {
+  const Entity *entity = lookup(e.name);
+  if (!entity) {
+    diags.reportSpan(Diag::UnknownName, e.loc, e.length, e.name);
+    return nullptr;
+  }
+  switch (entity->kind) {
+  case Entity::Dim: {
+    const TDim &dim = out.dims[entity->slot];
+    return intConst(e, dim.value ? SymExpr(*dim.value) : SymExpr::symbol(dim.sym));
+  }
+  case Entity::Input: {
+    const TInput &in = out.inputs[entity->slot];
+    auto t = std::make_unique<TExpr>(TKind::Input, e.loc, e.length);
+    t->input = entity->slot;
+    t->name = in.name;
+    t->type = Type{in.elem, in.shape, std::nullopt};
+    return t;
+  }
+  case Entity::Bind: {
+    auto t = std::make_unique<TExpr>(TKind::Ref, e.loc, e.length);
+    t->ref = entity->binding;
+    t->type = entity->binding->value->type;
+    return t;
+  }
+  case Entity::Index:
+    return intConst(e, SymExpr::symbol(entity->sym));
+  case Entity::Function:
+    diags.reportSpan(Diag::FunctionAsValue, e.loc, e.length, e.name);
+    return nullptr;
+  case Entity::Failed:
+    return nullptr;
+  }
+  return nullptr;
+}
+
+// A call inlines the function: its parameters and locals become a chain of Lets around the result.
+TExprPtr ShapeChecker::elabCall(const Expr &e) {
+  const Entity *entity = lookup(e.name);
+  if (!entity) {
+    diags.reportSpan(Diag::UnknownFunction, e.loc, e.length, e.name);
+    return nullptr;
+  }
+  if (entity->kind == Entity::Failed)
+    return nullptr;
+  if (entity->kind != Entity::Function) {
+    diags.reportSpan(Diag::NotAFunction, e.loc, e.length, e.name);
+    return nullptr;
+  }
+  const FnDecl &fn = *entity->fn;
+  if (fn.params.size() != e.args.size()) {
+    diags.reportSpan(Diag::ArityMismatch, e.loc, e.length, fn.name, fn.params.size(),
+                     fn.params.size() == 1 ? "" : "s", e.args.size());
+    return nullptr;
+  }
+  if (std::find(callStack.begin(), callStack.end(), &fn) != callStack.end()) {
+    diags.reportSpan(Diag::Recursion, e.loc, e.length, fn.name);
+    for (size_t i = 0; i < callStack.size(); ++i)
+      diags.report(Diag::CallChainNote, callSites[i], callStack[i]->name);
+    return nullptr;
+  }
+  if (!fn.result)
+    return nullptr; // reported by the parser
+  std::vector<TExprPtr> argValues;
+  bool failed = false;
+  for (const auto &arg : e.args) {
+    argValues.push_back(elab(*arg));
+    failed |= !argValues.back();
+  }
+  if (failed)
+    return nullptr;
+
+  // The body sees only its parameters, its locals and the program's dims, inputs and functions.
+  std::vector<Scope> savedLocals = std::move(locals);
+  bool savedInFunction = inFunction;
+  locals.assign(1, Scope{});
+  inFunction = true;
+  callStack.push_back(&fn);
+  callSites.push_back(e.loc);
+
+  std::vector<std::unique_ptr<TBinding>> chain;
+  auto bind = [&](const std::string &name, SourceLoc loc, TExprPtr value) {
+    auto b = std::make_unique<TBinding>();
+    b->name = name;
+    b->origin = fn.name;
+    b->loc = loc;
+    b->value = std::move(value);
+    Entity entity{Entity::Bind, loc};
+    entity.binding = b.get();
+    locals.back()[name] = entity;
+    chain.push_back(std::move(b));
+  };
+  std::set<std::string> seen;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    if (!seen.insert(fn.params[i]).second) {
+      diags.report(Diag::DuplicateParam, fn.paramLocs[i], fn.params[i]);
+      failed = true;
+    }
+    bind(fn.params[i], fn.paramLocs[i], std::move(argValues[i]));
+  }
+  for (const Binding &local : fn.locals) {
+    if (failed)
+      break;
+    if (locals.back().count(local.name) && !seen.insert(local.name).second) {
+      diags.report(Diag::Redefinition, local.loc, local.name);
+      diags.report(Diag::PreviousDefinition, locals.back()[local.name].loc, local.name);
+      failed = true;
+      break;
+    }
+    seen.insert(local.name);
+    TExprPtr value = elab(*local.value);
+    if (!value) {
+      failed = true;
+      break;
+    }
+    bind(local.name, local.loc, std::move(value));
+  }
+  TExprPtr body = failed ? nullptr : elab(*fn.result);
+
+  callStack.pop_back();
+  callSites.pop_back();
+  locals = std::move(savedLocals);
+  inFunction = savedInFunction;
+  if (!body)
+    return nullptr;
+  while (!chain.empty()) {
+    auto let = std::make_unique<TExpr>(TKind::Let, e.loc, e.length);
+    let->type = body->type;
+    let->let = std::move(chain.back());
+    chain.pop_back();
+    let->args.push_back(std::move(body));
+    body = std::move(let);
+  }
+  return body;
+}
+
+TExprPtr ShapeChecker::elabComprehension(const Expr &e) {
+  std::vector<TIndex> indices;
+  Scope scope;
+  for (const Binder &b : e.binders) {
+    TExprPtr ext = elab(*b.extent);
+    if (!ext)
+      return nullptr;
+    auto value = dimsOnlyValue(*b.extent, *ext, ("the extent of index '" + b.name + "'").c_str());
+    if (!value)
+      return nullptr;
+    Sign s = signOf(*value);
+    if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive) {
+      diags.reportSpan(Diag::NonPositiveExtent, b.extent->loc, b.extent->length, value->str());
+      return nullptr;
+    }
+    if (s != Sign::Positive)
+      addGuard(Guard{Guard::Le, SymExpr(1), *value, {}, {}}, b.extent->loc, "comprehension extent positive");
+    TIndex index{SymbolTable::fresh(b.name), *value, b.loc};
+    Entity entity{Entity::Index, b.loc};
+    entity.sym = index.sym;
+    if (!declare(scope, b.name, entity, "an index"))
+      return nullptr;
+    indices.push_back(index);
+  }
+  locals.push_back(std::move(scope));
+  for (const TIndex &i : indices)
+    indexExtent[i.sym] = i.extent;
+  TExprPtr body = elab(*e.args[0]);
+  for (const TIndex &i : indices)
+    indexExtent.erase(i.sym);
+  locals.pop_back();
+  if (!body)
+    return nullptr;
+  SymVec extents;
+  for (const TIndex &i : indices)
+    extents.push_back(i.extent);
+  RuleResult rule = shapeOfComprehension(extents, body->type);
+  std::vector<TExprPtr> args;
+  args.push_back(std::move(body));
+  TExprPtr t = apply(e, TKind::Comprehension, std::move(args), rule);
+  if (t)
+    t->indices = std::move(indices);
+  return t;
+}
+
+TExprPtr ShapeChecker::elab(const Expr &e) {
+  if (diags.tooMany())
+    return nullptr;
+  switch (e.kind) {
+  case ExprKind::Number:
+    if (e.isInt)
+      return intConst(e, SymExpr(e.intValue));
+    else {
+      auto t = std::make_unique<TExpr>(TKind::FloatConst, e.loc, e.length);
+      t->floatValue = e.floatValue;
+      t->type = Type{ElemType::F32, {}, std::nullopt};
+      return t;
+    }
+  case ExprKind::Name: return elabName(e);
+  case ExprKind::Call: return elabCall(e);
+  case ExprKind::Comprehension: return elabComprehension(e);
+  default: break;
+  }
+  std::vector<TExprPtr> args;
+  for (const auto &arg : e.args) {
+    args.push_back(elab(*arg));
+    if (!args.back())
+      return nullptr;
+  }
+  auto type = [&](size_t i) -> const Type & { return args[i]->type; };
+  // Counts and shapes fix the result's shape, so they may use dims but no comprehension index.
+  auto dimsOnly = [&](size_t i, const char *what) {
+    if (!args[i]->type.value)
+      return true; // the shape rule reports it
+    for (const auto &v : *args[i]->type.value)
+      for (Symbol s : v.symbols())
+        if (!dimSymbols.count(s)) {
+          diags.reportSpan(Diag::IndexDependent, e.args[i]->loc, e.args[i]->length, what, s.name());
+          return false;
+        }
+    return true;
+  };
+  if ((e.kind == ExprKind::Take && !dimsOnly(0, "the count of take")) ||
+      (e.kind == ExprKind::Drop && !dimsOnly(0, "the count of drop")) ||
+      (e.kind == ExprKind::Iota && !dimsOnly(0, "the count of iota")) ||
+      (e.kind == ExprKind::Reshape && !dimsOnly(0, "the new shape of reshape")))
+    return nullptr;
+  switch (e.kind) {
+  case ExprKind::Vector: {
+    std::vector<Type> types;
+    for (const auto &a : args)
+      types.push_back(a->type);
+    return apply(e, TKind::Vector, std::move(args), shapeOfVector(types));
+  }
+  case ExprKind::Unary: return apply(e, TKind::Unary, std::move(args), shapeOfUnary(e.unop, type(0)));
+  case ExprKind::Binary:
+    return apply(e, TKind::Binary, std::move(args), shapeOfElementwise(e.op, type(0), type(1)));
+  case ExprKind::Reduce: return apply(e, TKind::Reduce, std::move(args), shapeOfReduce(e.op, type(0)));
+  case ExprKind::Inner:
+    return apply(e, TKind::Inner, std::move(args), shapeOfInner(e.op, e.op2, type(0), type(1)));
+  case ExprKind::Outer:
+    return apply(e, TKind::Outer, std::move(args), shapeOfOuter(e.op2, type(0), type(1)));
+  case ExprKind::Psi: {
+    RuleResult rule = shapeOfPsi(type(0), type(1));
+    if (rule.ok())
+      checkIndexBounds(e, *args[0], *args[1]);
+    return apply(e, TKind::Psi, std::move(args), rule);
+  }
+  case ExprKind::Rho: return apply(e, TKind::Rho, std::move(args), shapeOfRho(type(0)));
+  case ExprKind::Iota: return apply(e, TKind::Iota, std::move(args), shapeOfIota(type(0)));
+  case ExprKind::Tran:
+    return args.size() == 1 ? apply(e, TKind::Tran, std::move(args), shapeOfTran(type(0)))
+                            : apply(e, TKind::Tran, std::move(args), shapeOfTranPerm(type(0), type(1)));
+  case ExprKind::Take: return apply(e, TKind::Take, std::move(args), shapeOfTake(type(0), type(1)));
+  case ExprKind::Drop: return apply(e, TKind::Drop, std::move(args), shapeOfDrop(type(0), type(1)));
+  case ExprKind::Cat: return apply(e, TKind::Cat, std::move(args), shapeOfCat(type(0), type(1)));
+  case ExprKind::Reshape:
+    return apply(e, TKind::Reshape, std::move(args), shapeOfReshape(type(0), type(1)));
+  case ExprKind::Rav: return apply(e, TKind::Rav, std::move(args), shapeOfRav(type(0)));
+  default: break;
+  }
+  return nullptr;
+}
+
+std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
+  out.fileName = program.fileName;
+  // Functions may be called before their definition; everything else is declared before use.
+  for (const Item &item : program.items)
+    if (auto *fn = std::get_if<FnDecl>(&item)) {
+      Entity entity{Entity::Function, fn->loc};
+      entity.fn = fn;
+      declare(globals, fn->name, entity, "a function");
+    }
+  // An item that fails still declares its name, so that its uses are not reported once more each.
+  auto failed = [&](const std::string &name, SourceLoc loc) { globals.try_emplace(name, Entity::Failed, loc); };
+  for (const Item &item : program.items) {
+    if (diags.tooMany())
+      break;
+    try {
+      if (auto *dim = std::get_if<DimDecl>(&item)) {
+        TDim d{dim->name, SymbolTable::intern(dim->name), std::nullopt, dim->loc};
+        if (dim->value) {
+          TExprPtr v = elab(*dim->value);
+          auto value = v ? dimsOnlyValue(*dim->value, *v, ("the value of dim '" + dim->name + "'").c_str())
+                         : std::nullopt;
+          if (!value) {
+            failed(dim->name, dim->loc);
+            continue;
+          }
+          if (!value->isConstant() || *value->constant() <= 0) {
+            diags.reportSpan(value->isConstant() ? Diag::DimNotPositive : Diag::DimNotConstant, dim->value->loc,
+                             dim->value->length, dim->name, value->str());
+            failed(dim->name, dim->loc);
+            continue;
+          }
+          d.value = *value->constant();
+        }
+        Entity entity{Entity::Dim, dim->loc};
+        entity.slot = out.dims.size();
+        if (declare(globals, dim->name, entity, "a dim")) {
+          dimSymbols.insert(d.sym);
+          out.dims.push_back(d);
+        }
+      } else if (auto *arr = std::get_if<ArrayDecl>(&item)) {
+        TInput in{arr->name, arr->role, arr->elem, {}, arr->loc};
+        bool good = true;
+        for (const auto &ext : arr->extents) {
+          TExprPtr v = elab(*ext);
+          auto value = v ? dimsOnlyValue(*ext, *v, "an array extent") : std::nullopt;
+          if (!value) {
+            good = false;
+            continue;
+          }
+          Sign s = signOf(*value);
+          if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive) {
+            diags.reportSpan(Diag::NonPositiveExtent, ext->loc, ext->length, value->str());
+            good = false;
+          } else if (s != Sign::Positive) {
+            addGuard(Guard{Guard::Le, SymExpr(1), *value, {}, {}}, ext->loc, "array extent positive");
+          }
+          in.shape.push_back(*value);
+        }
+        if (!good) {
+          failed(arr->name, arr->loc);
+          continue;
+        }
+        Entity entity{Entity::Input, arr->loc};
+        entity.slot = out.inputs.size();
+        if (declare(globals, arr->name, entity, "an input"))
+          out.inputs.push_back(std::move(in));
+      } else if (auto *bind = std::get_if<Binding>(&item)) {
+        TExprPtr value = elab(*bind->value);
+        if (!value) {
+          failed(bind->name, bind->loc);
+          continue;
+        }
+        auto b = std::make_unique<TBinding>();
+        b->name = bind->name;
+        b->loc = bind->loc;
+        b->isOutput = bind->isOutput;
+        b->value = std::move(value);
+        Entity entity{Entity::Bind, bind->loc};
+        entity.binding = b.get();
+        if (declare(globals, bind->name, entity, "a binding"))
+          out.bindings.push_back(std::move(b));
+      }
+    } catch (const SymArithmeticError &error) {
+      // Overflowing or dividing extents: point at the item; the message names the arithmetic fault.
+      SourceLoc loc = std::visit([](const auto &it) { return it.loc; }, item);
+      diags.report(Diag::Arithmetic, loc, error.what());
+      // The throw may have left a function call or a comprehension half entered.
+      locals.clear();
+      inFunction = false;
+      callStack.clear();
+      callSites.clear();
+      indexExtent.clear();
+      if (!std::holds_alternative<FnDecl>(item))
+        failed(std::visit([](const auto &it) { return it.name; }, item), loc);
+    }
+  }
+  if (diags.hasErrors())
+    return std::nullopt;
+  if (std::none_of(out.bindings.begin(), out.bindings.end(), [](const auto &b) { return b->isOutput; })) {
+    diags.report(Diag::NoOutputs, SourceLoc{});
+    return std::nullopt;
+  }
+  return std::move(out);
+}
+
+} // namespace
+
+std::optional<TypedProgram> inferShapes(const Program &program, DiagnosticEngine &diags) {
+  return ShapeChecker(diags).run(program);
+}
+
+} // namespace moac

@@ -1,0 +1,418 @@
+#include "Symbolic.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace moac {
+
+// ---- symbols ---------------------------------------------------------------------------------
+
+namespace {
+struct Interner {
+  std::deque<std::string> names{""}; // id 0 is unused
+  std::unordered_map<std::string, uint32_t> byName;
+  std::unordered_map<std::string, unsigned> freshCount;
+};
+Interner &interner() {
+  static Interner table;
+  return table;
+}
+} // namespace
+
+Symbol SymbolTable::intern(const std::string &name) {
+  Interner &t = interner();
+  auto [it, inserted] = t.byName.try_emplace(name, uint32_t(t.names.size()));
+  if (inserted)
+    t.names.push_back(name);
+  return Symbol{it->second};
+}
+
+Symbol SymbolTable::fresh(const std::string &hint) {
+  Interner &t = interner();
+  unsigned n = ++t.freshCount[hint];
+  t.names.push_back(n == 1 ? hint : fmt::format("{}{}", hint, n));
+  return Symbol{uint32_t(t.names.size() - 1)};
+}
+
+const std::string &SymbolTable::name(Symbol s) { return interner().names.at(s.id); }
+const std::string &Symbol::name() const { return SymbolTable::name(*this); }
+
+// ---- checked int64 arithmetic ----------------------------------------------------------------
+
+static int64_t checkedAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    throw SymArithmeticError("integer overflow in extent arithmetic");
+  return r;
+}
+static int64_t checkedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw SymArithmeticError("integer overflow in extent arithmetic");
+  return r;
+}
+static int64_t floorDivInt(int64_t a, int64_t b) {
+  if (b == 0)
+    throw SymArithmeticError("division by zero in integer expression");
+  if (a == INT64_MIN && b == -1)
+    throw SymArithmeticError("integer overflow in extent arithmetic");
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+// Computed from the remainder: a − (a div b)·b overflows for some a, b whose modulus fits.
+static int64_t floorModInt(int64_t a, int64_t b) {
+  if (b == 0)
+    throw SymArithmeticError("division by zero in integer expression");
+  if (b == -1)
+    return 0; // INT64_MIN % -1 is undefined in C++
+  int64_t r = a % b;
+  return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+
+// ---- ordering --------------------------------------------------------------------------------
+
+using AtomPtr = std::shared_ptr<const SymExpr::Atom>;
+
+static int compareAtoms(const AtomPtr &a, const AtomPtr &b) {
+  if (a->kind != b->kind)
+    return a->kind < b->kind ? -1 : 1;
+  if (a->kind == SymExpr::Atom::Sym)
+    return a->sym == b->sym ? 0 : (a->sym < b->sym ? -1 : 1);
+  if (int c = SymExpr::compare(a->lhs, b->lhs))
+    return c;
+  return SymExpr::compare(a->rhs, b->rhs);
+}
+
+static int compareFactors(const std::vector<AtomPtr> &a, const std::vector<AtomPtr> &b) {
+  // Higher degree first, so `n*dk + n + 1` prints in the usual order; the constant term comes last.
+  if (a.size() != b.size())
+    return a.size() > b.size() ? -1 : 1;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (int c = compareAtoms(a[i], b[i]))
+      return c;
+  return 0;
+}
+
+int SymExpr::compare(const SymExpr &a, const SymExpr &b) {
+  size_t n = std::min(a.sum.size(), b.sum.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (int c = compareFactors(a.sum[i].factors, b.sum[i].factors))
+      return c;
+    if (a.sum[i].coef != b.sum[i].coef)
+      return a.sum[i].coef < b.sum[i].coef ? -1 : 1;
+  }
+  if (a.sum.size() != b.sum.size())
+    return a.sum.size() < b.sum.size() ? -1 : 1;
+  return 0;
+}
+
+// ---- construction ----------------------------------------------------------------------------
+
+SymExpr SymExpr::fromTerms(std::vector<Term> terms) {
+  for (Term &t : terms)
+    std::sort(t.factors.begin(), t.factors.end(),
+              [](const AtomPtr &x, const AtomPtr &y) { return compareAtoms(x, y) < 0; });
+  std::sort(terms.begin(), terms.end(), [](const Term &x, const Term &y) {
+    return compareFactors(x.factors, y.factors) < 0;
+  });
+  SymExpr result;
+  result.sum.clear();
+  for (Term &t : terms) {
+    if (!result.sum.empty() && compareFactors(result.sum.back().factors, t.factors) == 0)
+      result.sum.back().coef = checkedAdd(result.sum.back().coef, t.coef);
+    else
+      result.sum.push_back(std::move(t));
+  }
+  std::erase_if(result.sum, [](const Term &t) { return t.coef == 0; });
+  return result;
+}
+
+SymExpr::SymExpr(int64_t value) {
+  if (value != 0)
+    sum.push_back(Term{value, {}});
+}
+
+SymExpr SymExpr::symbol(Symbol s) {
+  SymExpr e;
+  e.sum.push_back(Term{1, {std::make_shared<Atom>(Atom{Atom::Sym, s, {}, {}})}});
+  return e;
+}
+
+SymExpr operator+(const SymExpr &a, const SymExpr &b) {
+  std::vector<SymExpr::Term> terms = a.sum;
+  terms.insert(terms.end(), b.sum.begin(), b.sum.end());
+  return SymExpr::fromTerms(std::move(terms));
+}
+
+SymExpr SymExpr::operator-() const { return *this * SymExpr(-1); }
+SymExpr operator-(const SymExpr &a, const SymExpr &b) { return a + (-b); }
+
+SymExpr operator*(const SymExpr &a, const SymExpr &b) {
+  std::vector<SymExpr::Term> terms;
+  for (const auto &x : a.sum)
+    for (const auto &y : b.sum) {
+      SymExpr::Term t{checkedMul(x.coef, y.coef), x.factors};
+      t.factors.insert(t.factors.end(), y.factors.begin(), y.factors.end());
+      terms.push_back(std::move(t));
+    }
+  return SymExpr::fromTerms(std::move(terms));
+}
+
+// a / c when every coefficient of a is a multiple of the constant c.
+static std::optional<SymExpr> divideExactly(const SymExpr &a, int64_t c) {
+  SymExpr out;
+  for (const auto &t : a.terms()) {
+    if (t.coef % c != 0)
+      return std::nullopt;
+    SymExpr term(t.coef / c);
+    for (const auto &f : t.factors)
+      term = term * SymExpr::fromAtom(f);
+    out = out + term;
+  }
+  return out;
+}
+
+SymExpr SymExpr::fromAtom(std::shared_ptr<const Atom> atom) {
+  SymExpr e;
+  e.sum.push_back(Term{1, {std::move(atom)}});
+  return e;
+}
+
+SymExpr SymExpr::floorDiv(const SymExpr &a, const SymExpr &b) {
+  auto ca = a.constant(), cb = b.constant();
+  if (cb && *cb == 0)
+    throw SymArithmeticError("division by zero in integer expression");
+  if (ca && cb)
+    return SymExpr(floorDivInt(*ca, *cb));
+  if (cb && *cb == 1)
+    return a;
+  if (ca && *ca == 0)
+    return SymExpr(0);
+  if (cb && *cb > 0)
+    if (auto exact = divideExactly(a, *cb))
+      return *exact;
+  if (a == b)
+    return SymExpr(1); // divisors are extents, never zero once shapes have been checked
+  return fromAtom(std::make_shared<Atom>(Atom{Atom::Div, Symbol{}, a, b}));
+}
+
+SymExpr SymExpr::mod(const SymExpr &a, const SymExpr &b) {
+  auto ca = a.constant(), cb = b.constant();
+  if (cb && *cb == 0)
+    throw SymArithmeticError("division by zero in integer expression");
+  if (ca && cb)
+    return SymExpr(floorModInt(*ca, *cb));
+  if (cb && (*cb == 1 || *cb == -1))
+    return SymExpr(0);
+  if (ca && *ca == 0)
+    return SymExpr(0);
+  if (cb && *cb > 0 && divideExactly(a, *cb))
+    return SymExpr(0);
+  if (a == b)
+    return SymExpr(0);
+  return fromAtom(std::make_shared<Atom>(Atom{Atom::Mod, Symbol{}, a, b}));
+}
+
+// ---- queries ---------------------------------------------------------------------------------
+
+std::optional<int64_t> SymExpr::constant() const {
+  if (sum.empty())
+    return int64_t(0);
+  if (sum.size() == 1 && sum[0].factors.empty())
+    return sum[0].coef;
+  return std::nullopt;
+}
+
+std::optional<Symbol> SymExpr::asSymbol() const {
+  if (sum.size() == 1 && sum[0].coef == 1 && sum[0].factors.size() == 1 &&
+      sum[0].factors[0]->kind == Atom::Sym)
+    return sum[0].factors[0]->sym;
+  return std::nullopt;
+}
+
+static void collectSymbols(const SymExpr &e, std::vector<Symbol> &out) {
+  for (const auto &t : e.terms())
+    for (const auto &f : t.factors) {
+      if (f->kind == SymExpr::Atom::Sym) {
+        out.push_back(f->sym);
+      } else {
+        collectSymbols(f->lhs, out);
+        collectSymbols(f->rhs, out);
+      }
+    }
+}
+
+std::vector<Symbol> SymExpr::symbols() const {
+  std::vector<Symbol> out;
+  collectSymbols(*this, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+bool SymExpr::dependsOn(Symbol s) const {
+  auto syms = symbols();
+  return std::binary_search(syms.begin(), syms.end(), s);
+}
+
+SymExpr SymExpr::substitute(const std::map<Symbol, SymExpr> &bindings) const {
+  SymExpr out;
+  for (const auto &t : sum) {
+    SymExpr term(t.coef);
+    for (const auto &f : t.factors) {
+      if (f->kind == Atom::Sym) {
+        auto it = bindings.find(f->sym);
+        term = term * (it != bindings.end() ? it->second : SymExpr::symbol(f->sym));
+      } else {
+        SymExpr l = f->lhs.substitute(bindings), r = f->rhs.substitute(bindings);
+        term = term * (f->kind == Atom::Div ? floorDiv(l, r) : mod(l, r));
+      }
+    }
+    out = out + term;
+  }
+  return out;
+}
+
+int64_t SymExpr::evaluate(const std::function<int64_t(Symbol)> &valueOf) const {
+  int64_t total = 0;
+  for (const auto &t : sum) {
+    int64_t term = t.coef;
+    for (const auto &f : t.factors) {
+      int64_t v;
+      if (f->kind == Atom::Sym) {
+        v = valueOf(f->sym);
+      } else {
+        int64_t l = f->lhs.evaluate(valueOf), r = f->rhs.evaluate(valueOf);
+        v = f->kind == Atom::Div ? floorDivInt(l, r) : floorModInt(l, r);
+      }
+      term = checkedMul(term, v);
+    }
+    total = checkedAdd(total, term);
+  }
+  return total;
+}
+
+std::optional<SymExpr> SymExpr::linearCoefficient(Symbol s) const {
+  SymExpr coef;
+  for (const auto &t : sum) {
+    size_t uses = 0;
+    bool nested = false;
+    for (const auto &f : t.factors) {
+      if (f->kind == Atom::Sym)
+        uses += f->sym == s;
+      else
+        nested |= f->lhs.dependsOn(s) || f->rhs.dependsOn(s);
+    }
+    if (nested || uses > 1)
+      return std::nullopt;
+    if (uses == 0)
+      continue;
+    SymExpr rest(t.coef);
+    for (const auto &f : t.factors)
+      if (!(f->kind == Atom::Sym && f->sym == s))
+        rest = rest * fromAtom(f);
+    coef = coef + rest;
+  }
+  return coef;
+}
+
+// Every monomial of a polynomial over positive dims grows with each dim, so with all non-constant
+// coefficients of one sign the extreme value is at dims = 1.
+Sign signOf(const SymExpr &e) {
+  if (auto c = e.constant())
+    return *c > 0 ? Sign::Positive : *c < 0 ? Sign::Negative : Sign::Zero;
+  bool allPos = true, allNeg = true;
+  int64_t atOne = 0;
+  for (const auto &t : e.terms()) {
+    for (const auto &f : t.factors)
+      if (f->kind != SymExpr::Atom::Sym)
+        return Sign::Unknown;
+    if (!t.factors.empty()) {
+      allPos &= t.coef > 0;
+      allNeg &= t.coef < 0;
+    }
+    if (__builtin_add_overflow(atOne, t.coef, &atOne))
+      return Sign::Unknown;
+  }
+  if (allPos)
+    return atOne > 0 ? Sign::Positive : atOne == 0 ? Sign::NonNegative : Sign::Unknown;
+  if (allNeg)
+    return atOne < 0 ? Sign::Negative : atOne == 0 ? Sign::NonPositive : Sign::Unknown;
+  return Sign::Unknown;
+}
+
+// ---- printing --------------------------------------------------------------------------------
+
+static std::string strAtom(const SymExpr::Atom &a) {
+  if (a.kind == SymExpr::Atom::Sym)
+    return a.sym.name();
+  auto operand = [](const SymExpr &e) {
+    std::string s = e.str();
+    bool simple = e.isConstant() ? *e.constant() >= 0 : e.asSymbol().has_value();
+    return simple ? s : "(" + s + ")";
+  };
+  return fmt::format("{} {} {}", operand(a.lhs), a.kind == SymExpr::Atom::Div ? "div" : "mod",
+                     operand(a.rhs));
+}
+
+std::string SymExpr::str() const {
+  if (sum.empty())
+    return "0";
+  std::string out;
+  for (size_t i = 0; i < sum.size(); ++i) {
+    const Term &t = sum[i];
+    // The sign is printed apart from the magnitude, kept unsigned so that INT64_MIN prints too.
+    bool minus = t.coef < 0 && (i > 0 || !t.factors.empty());
+    if (i > 0)
+      out += minus ? " - " : " + ";
+    else if (minus)
+      out += "-";
+    uint64_t c = minus ? 0 - uint64_t(t.coef) : uint64_t(t.coef);
+    std::string body;
+    if (c != 1 || t.factors.empty())
+      body = minus ? std::to_string(c) : std::to_string(t.coef);
+    for (const auto &f : t.factors) {
+      std::string piece = strAtom(*f);
+      // A leading `-` would bind to the div's left operand alone: -(n div 2), not -n div 2.
+      bool needsParens = f->kind != Atom::Sym && (t.factors.size() > 1 || c != 1 || (i == 0 && minus));
+      if (needsParens)
+        piece = "(" + piece + ")";
+      body += body.empty() ? piece : "*" + piece;
+    }
+    out += body;
+  }
+  return out;
+}
+
+static bool isPlain(const SymExpr &e) {
+  auto c = e.constant();
+  return (c && *c >= 0) || e.asSymbol().has_value();
+}
+
+static std::string joinShape(const SymVec &shape) {
+  bool plain = std::all_of(shape.begin(), shape.end(), isPlain);
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      out += plain ? " " : ", ";
+    out += shape[i].str();
+  }
+  return out;
+}
+
+std::string strShape(const SymVec &shape) { return "⟨" + joinShape(shape) + "⟩"; }
+std::string strShapeAscii(const SymVec &shape) { return "<" + joinShape(shape) + ">"; }
+
+SymExpr product(const SymVec &v) {
+  SymExpr p(1);
+  for (const auto &e : v)
+    p = p * e;
+  return p;
+}
+
+} // namespace moac
