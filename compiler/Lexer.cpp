@@ -336,6 +336,9 @@ std::vector<Token> Lexer::run() {
     if (cp == 0) {
       diags.report(Diag::BadUtf8, tok.loc, c);
       ++pos;
+      // The rest of a broken sequence is part of the same error.
+      while (pos < text.size() && ((unsigned char)text[pos] & 0xC0) == 0x80)
+        ++pos;
       tok.kind = Tok::Invalid;
       push(tok, start);
       continue;

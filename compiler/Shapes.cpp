@@ -3,6 +3,7 @@
 #include "ShapeRules.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -42,6 +43,7 @@ private:
   std::optional<SymExpr> dimsOnlyValue(const Expr &e, const TExpr &t, const char *what);
   void addGuard(Guard g, SourceLoc loc, std::string reason);
   std::optional<std::pair<SymExpr, SymExpr>> bounds(const SymExpr &e) const;
+  bool boundsAreExact(const SymExpr &e) const;
 
   TExprPtr intConst(const Expr &e, SymExpr value) {
     auto t = std::make_unique<TExpr>(TKind::IntConst, e.loc, e.length);
@@ -159,6 +161,26 @@ static bool provablyBelow(const SymExpr &hi, const SymExpr &extent) {
   return false;
 }
 
+// Whether bounds(e) is attained rather than only an enclosure: it is when each comprehension index occurs
+// once in e and no mod atom (enclosed by [0, divisor)) appears. `(i-1)*(i-1)` is enclosed by
+// [-2(n-1)+1, (n-1)²+1] but never negative.
+bool ShapeChecker::boundsAreExact(const SymExpr &e) const {
+  std::set<Symbol> seen;
+  std::function<bool(const SymExpr &)> walk = [&](const SymExpr &x) {
+    for (const auto &t : x.terms())
+      for (const auto &f : t.factors) {
+        if (f->kind == SymExpr::Atom::Mod)
+          return false;
+        if (f->kind == SymExpr::Atom::Div && !(walk(f->lhs) && walk(f->rhs)))
+          return false;
+        if (f->kind == SymExpr::Atom::Sym && indexExtent.count(f->sym) && !seen.insert(f->sym).second)
+          return false;
+      }
+    return true;
+  };
+  return walk(e);
+}
+
 // ψ with a known index: each entry must lie in [0, extent). Decided at compile time where the interval
 // arithmetic can, recorded as a guard over the dims where it cannot.
 void ShapeChecker::checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array) {
@@ -174,13 +196,14 @@ void ShapeChecker::checkIndexBounds(const Expr &e, const TExpr &index, const TEx
     Sign high = signOf(extent - 1 - range->second);
     const Expr &at = e.args[0]->kind == ExprKind::Vector && k < e.args[0]->args.size() ? *e.args[0]->args[k]
                                                                                     : *e.args[0];
-    if (low == Sign::Negative || high == Sign::Negative) {
+    // Out of range for certain only when the bound is attained; an enclosure that leaves the axis is a guard.
+    if ((low == Sign::Negative || high == Sign::Negative) && boundsAreExact(idx[k])) {
       diags.reportSpan(Diag::IndexOutOfRange, at.loc, at.length, idx[k].str(), extent.str());
       continue;
     }
-    if (low == Sign::Unknown || low == Sign::NonPositive)
+    if (!nonNegative(low))
       addGuard(Guard{Guard::Le, SymExpr(0), range->first, {}, {}}, at.loc, "psi index not negative");
-    if ((high == Sign::Unknown || high == Sign::NonPositive) && !provablyBelow(range->second, extent))
+    if (!nonNegative(high) && !provablyBelow(range->second, extent))
       addGuard(Guard{Guard::Lt, range->second, extent, {}, {}}, at.loc, "psi index within its axis");
   }
 }

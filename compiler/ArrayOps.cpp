@@ -1,0 +1,281 @@
+#include "ArrayOps.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace moac {
+
+namespace {
+
+[[noreturn]] void fail(At at, const std::string &message) { throw EvalError(message, at.loc, at.length); }
+
+// Every element read goes through here: an offset outside the array is an error, never a read.
+double get(const NDArray &a, int64_t offset, At at) {
+  if (offset < 0 || uint64_t(offset) >= a.data.size())
+    fail(at, fmt::format("element {} is out of range for an array of shape {}", offset, strExtents(a.shape)));
+  return a.data[size_t(offset)];
+}
+
+// Row-major strides: stride[k] = π shape[k+1 …].
+Extents strides(const Extents &shape) {
+  Extents s(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;)
+    s[k - 1] = s[k] * shape[k];
+  return s;
+}
+
+Extents tail(const Extents &shape) { return Extents(shape.begin() + 1, shape.end()); }
+
+void needRank(const NDArray &a, size_t rank, const char *what, At at) {
+  if (a.shape.size() < rank)
+    fail(at, fmt::format("{} needs an array of rank at least {}, but the operand has shape {}", what, rank,
+                         strExtents(a.shape)));
+}
+
+// Rows [first, first + count) of the leading axis.
+NDArray rows(const NDArray &a, int64_t first, int64_t count, At at) {
+  Extents shape = a.shape;
+  shape[0] = count;
+  NDArray r = makeArray(shape, at);
+  int64_t row = elementCount(tail(a.shape), at);
+  for (int64_t i = 0; i < count * row; ++i)
+    r.data[size_t(i)] = get(a, first * row + i, at);
+  return r;
+}
+
+// |count| rows of the leading axis must exist for take and drop.
+void checkCount(int64_t count, const NDArray &a, const char *what, At at) {
+  needRank(a, 1, what, at);
+  if (count < -a.shape[0] || count > a.shape[0])
+    fail(at, fmt::format("{} of {} exceeds the leading extent {}", what, count < 0 ? -count : count, a.shape[0]));
+}
+
+} // namespace
+
+std::string strExtents(const Extents &shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+int64_t elementCount(const Extents &shape, At at) {
+  int64_t count = 1;
+  for (int64_t s : shape) {
+    if (s < 0)
+      fail(at, fmt::format("extent {} of shape {} is negative", s, strExtents(shape)));
+    if (__builtin_mul_overflow(count, s, &count) || count > maxElements)
+      fail(at, fmt::format("an array of shape {} has more than {} elements, the interpreter's limit",
+                           strExtents(shape), maxElements));
+  }
+  return count;
+}
+
+NDArray makeArray(Extents shape, At at) {
+  NDArray r;
+  r.data.assign(size_t(elementCount(shape, at)), 0.0);
+  r.shape = std::move(shape);
+  return r;
+}
+
+NDArray scalar(double value) { return NDArray{{}, {value}}; }
+
+bool nextIndex(Extents &index, const Extents &shape) {
+  for (size_t k = index.size(); k-- > 0;) {
+    if (++index[k] < shape[k])
+      return true;
+    index[k] = 0;
+  }
+  return false;
+}
+
+std::vector<int64_t> toIntegers(const NDArray &value, At at, const char *what) {
+  if (value.shape.size() > 1)
+    fail(at, fmt::format("{} must be a scalar or a vector, but it has shape {}", what, strExtents(value.shape)));
+  std::vector<int64_t> out;
+  for (double v : value.data) {
+    if (!(std::fabs(v) < 0x1p63) || v != std::floor(v))
+      fail(at, fmt::format("{} must hold integers, but it holds {}", what, v));
+    out.push_back(int64_t(v));
+  }
+  return out;
+}
+
+NDArray unary(UnOp op, const NDArray &a) {
+  NDArray r = a;
+  for (double &v : r.data)
+    v = apply(op, v);
+  return r;
+}
+
+NDArray elementwise(BinOp op, bool integer, const NDArray &a, const NDArray &b, At at) {
+  bool aScalar = a.shape.empty(), bScalar = b.shape.empty();
+  if (!aScalar && !bScalar && a.shape != b.shape)
+    fail(at, fmt::format("'{}' needs equal shapes: {} vs {}", spell(op), strExtents(a.shape), strExtents(b.shape)));
+  NDArray r = makeArray(aScalar ? b.shape : a.shape, at);
+  for (int64_t i = 0; i < int64_t(r.count()); ++i) {
+    double x = get(a, aScalar ? 0 : i, at), y = get(b, bScalar ? 0 : i, at);
+    if (integer && (op == BinOp::IntDiv || op == BinOp::Mod) && y == 0)
+      fail(at, fmt::format("integer division by zero in '{}'", spell(op)));
+    r.data[size_t(i)] = apply(op, x, y);
+  }
+  return r;
+}
+
+// ⟨i⟩ψA: the scalar (full index) or the subarray ⟨s_k …⟩ (partial index) at offset γ(i; ⟨s₀ … s_{k−1}⟩).
+NDArray psi(const std::vector<int64_t> &index, const NDArray &a, At at) {
+  if (index.size() > a.shape.size())
+    fail(at, fmt::format("index vector of length {} selects from an array of rank {}", index.size(),
+                         a.shape.size()));
+  int64_t offset = 0;
+  for (size_t k = 0; k < index.size(); ++k) {
+    if (index[k] < 0 || index[k] >= a.shape[k])
+      fail(at, fmt::format("psi index {} is out of range for axis {} of extent {} (index <{}>, shape {})",
+                           index[k], k, a.shape[k], fmt::join(index, " "), strExtents(a.shape)));
+    offset = offset * a.shape[k] + index[k];
+  }
+  NDArray r = makeArray(Extents(a.shape.begin() + long(index.size()), a.shape.end()), at);
+  int64_t size = int64_t(r.count());
+  for (int64_t i = 0; i < size; ++i)
+    r.data[size_t(i)] = get(a, offset * size + i, at);
+  return r;
+}
+
+// Walks A in row-major order and writes each element where its index lands: A's index j goes to the
+// result index i with i[perm[k]] = j[k].
+NDArray transpose(const std::vector<int64_t> &perm, const NDArray &a, At at) {
+  size_t d = a.shape.size();
+  std::vector<bool> seen(d, false);
+  bool valid = perm.size() == d;
+  for (size_t k = 0; valid && k < d; ++k) {
+    valid = perm[k] >= 0 && size_t(perm[k]) < d && !seen[size_t(perm[k])];
+    if (valid)
+      seen[size_t(perm[k])] = true;
+  }
+  if (!valid)
+    fail(at, fmt::format("<{}> is not a permutation of the {} axes", fmt::join(perm, " "), d));
+  Extents shape(d);
+  for (size_t k = 0; k < d; ++k)
+    shape[size_t(perm[k])] = a.shape[k];
+  NDArray r = makeArray(shape, at);
+  if (r.count() == 0)
+    return r;
+  Extents stride = strides(shape), j(d, 0);
+  int64_t from = 0;
+  do {
+    int64_t to = 0;
+    for (size_t k = 0; k < d; ++k)
+      to += j[k] * stride[size_t(perm[k])];
+    r.data.at(size_t(to)) = get(a, from++, at);
+  } while (nextIndex(j, a.shape));
+  return r;
+}
+
+NDArray take(int64_t count, const NDArray &a, At at) {
+  checkCount(count, a, "take", at);
+  return count >= 0 ? rows(a, 0, count, at) : rows(a, a.shape[0] + count, -count, at);
+}
+
+NDArray drop(int64_t count, const NDArray &a, At at) {
+  checkCount(count, a, "drop", at);
+  return count >= 0 ? rows(a, count, a.shape[0] - count, at) : rows(a, 0, a.shape[0] + count, at);
+}
+
+// Along the leading axis; an operand of one rank less than the other is a single item.
+NDArray cat(const NDArray &a, const NDArray &b, At at) {
+  size_t rank = std::max({a.shape.size(), b.shape.size(), size_t(1)});
+  auto asItems = [&](const NDArray &x) {
+    Extents s = x.shape;
+    if (s.size() + 1 == rank)
+      s.insert(s.begin(), 1);
+    return s;
+  };
+  Extents sa = asItems(a), sb = asItems(b);
+  if (sa.size() != rank || sb.size() != rank || !std::equal(sa.begin() + 1, sa.end(), sb.begin() + 1))
+    fail(at, fmt::format("cat needs equal trailing axes: {} vs {}", strExtents(a.shape), strExtents(b.shape)));
+  Extents shape = sa;
+  shape[0] = sa[0] + sb[0];
+  NDArray r = makeArray(shape, at);
+  int64_t na = int64_t(a.count());
+  for (int64_t i = 0; i < int64_t(r.count()); ++i)
+    r.data[size_t(i)] = i < na ? get(a, i, at) : get(b, i - na, at);
+  return r;
+}
+
+// Row-major order is the order of `data`, so re-flowing keeps the elements and changes the shape.
+NDArray reshape(const std::vector<int64_t> &shape, const NDArray &a, At at) {
+  int64_t count = elementCount(shape, at);
+  if (count != int64_t(a.count()))
+    fail(at, fmt::format("reshape changes the number of elements: {} to {} (shape {} to {})", a.count(), count,
+                         strExtents(a.shape), strExtents(shape)));
+  NDArray r = makeArray(shape, at);
+  for (int64_t i = 0; i < count; ++i)
+    r.data[size_t(i)] = get(a, i, at);
+  return r;
+}
+
+NDArray rav(const NDArray &a) { return NDArray{{int64_t(a.count())}, a.data}; }
+
+// op/A: fold the items along the leading axis from index 0 upward.
+NDArray reduce(BinOp op, const NDArray &a, At at) {
+  needRank(a, 1, "reduction", at);
+  if (a.shape[0] == 0)
+    fail(at, fmt::format("'{}/' reduces an empty axis", spell(op)));
+  NDArray r = makeArray(tail(a.shape), at);
+  int64_t item = int64_t(r.count());
+  for (int64_t j = 0; j < item; ++j) {
+    double acc = get(a, j, at);
+    for (int64_t l = 1; l < a.shape[0]; ++l)
+      acc = apply(op, acc, get(a, l * item + j, at));
+    r.data[size_t(j)] = acc;
+  }
+  return r;
+}
+
+// (A f.g B)[i′, i″] = f-fold over k of A[i′, k] g B[k, i″], from k = 0 upward.
+NDArray inner(BinOp f, BinOp g, const NDArray &a, const NDArray &b, At at) {
+  needRank(a, 1, "the left operand of an inner product", at);
+  needRank(b, 1, "the right operand of an inner product", at);
+  int64_t m = a.shape.back();
+  if (m != b.shape.front())
+    fail(at, fmt::format("inner product needs matching axes: {} vs {}", m, b.shape.front()));
+  if (m == 0)
+    fail(at, "inner product over an empty axis");
+  Extents shape(a.shape.begin(), a.shape.end() - 1);
+  shape.insert(shape.end(), b.shape.begin() + 1, b.shape.end());
+  NDArray r = makeArray(shape, at);
+  int64_t rowsA = int64_t(a.count()) / m, colsB = int64_t(b.count()) / m;
+  for (int64_t i = 0; i < rowsA; ++i)
+    for (int64_t j = 0; j < colsB; ++j) {
+      double acc = apply(g, get(a, i * m, at), get(b, j, at));
+      for (int64_t k = 1; k < m; ++k)
+        acc = apply(f, acc, apply(g, get(a, i * m + k, at), get(b, k * colsB + j, at)));
+      r.data[size_t(i * colsB + j)] = acc;
+    }
+  return r;
+}
+
+NDArray outer(BinOp g, const NDArray &a, const NDArray &b, At at) {
+  Extents shape = a.shape;
+  shape.insert(shape.end(), b.shape.begin(), b.shape.end());
+  NDArray r = makeArray(shape, at);
+  int64_t nb = int64_t(b.count());
+  for (int64_t i = 0; i < int64_t(r.count()); ++i)
+    r.data[size_t(i)] = apply(g, get(a, i / nb, at), get(b, i % nb, at));
+  return r;
+}
+
+NDArray iota(int64_t n, At at) {
+  if (n < 0)
+    fail(at, fmt::format("iota of a negative count {}", n));
+  NDArray r = makeArray({n}, at);
+  for (int64_t i = 0; i < n; ++i)
+    r.data[size_t(i)] = double(i);
+  return r;
+}
+
+NDArray rho(const NDArray &a) {
+  NDArray r{{int64_t(a.shape.size())}, {}};
+  for (int64_t s : a.shape)
+    r.data.push_back(double(s));
+  return r;
+}
+
+} // namespace moac

@@ -1,0 +1,55 @@
+// The MoA operators' definitions on concrete arrays (MOA-PRIMER.md, 0-origin, row-major), for the
+// reference interpreter: each takes whole NDArrays and returns a new, fully materialised one. Every
+// precondition a shape rule or a guard should already have ensured is checked again here, so a bad
+// index or extent becomes an EvalError at the operator's location instead of an out-of-bounds read.
+#pragma once
+
+#include "NDArray.h"
+#include "Ops.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace moac {
+
+using Extents = std::vector<int64_t>;
+
+// Where an operator was written: the location and length of its spelling, for its EvalErrors.
+struct At {
+  SourceLoc loc;
+  uint32_t length = 1;
+};
+
+// The largest intermediate the interpreter will allocate (2 GiB of doubles).
+constexpr int64_t maxElements = int64_t(1) << 28;
+
+std::string strExtents(const Extents &shape); // [5, 4]
+// π(shape), or an EvalError when it overflows or exceeds maxElements.
+int64_t elementCount(const Extents &shape, At at);
+NDArray makeArray(Extents shape, At at); // zero-filled
+NDArray scalar(double value);
+// Advances a row-major index over shape (the last axis fastest); false after the last index.
+bool nextIndex(Extents &index, const Extents &shape);
+
+// The integers of a scalar or vector operand (an index, a count, a shape, a permutation).
+std::vector<int64_t> toIntegers(const NDArray &value, At at, const char *what);
+
+NDArray unary(UnOp op, const NDArray &a);
+// Equal shapes, or one operand a scalar; `integer` makes div and mod by zero an error.
+NDArray elementwise(BinOp op, bool integer, const NDArray &a, const NDArray &b, At at);
+NDArray psi(const std::vector<int64_t> &index, const NDArray &a, At at);
+// Result axis perm[k] has A's axis k; tran A is perm = ⟨d−1 … 0⟩.
+NDArray transpose(const std::vector<int64_t> &perm, const NDArray &a, At at);
+NDArray take(int64_t count, const NDArray &a, At at);
+NDArray drop(int64_t count, const NDArray &a, At at);
+NDArray cat(const NDArray &a, const NDArray &b, At at);
+NDArray reshape(const std::vector<int64_t> &shape, const NDArray &a, At at);
+NDArray rav(const NDArray &a);
+NDArray reduce(BinOp op, const NDArray &a, At at);
+NDArray inner(BinOp f, BinOp g, const NDArray &a, const NDArray &b, At at);
+NDArray outer(BinOp g, const NDArray &a, const NDArray &b, At at);
+NDArray iota(int64_t n, At at);
+NDArray rho(const NDArray &a);
+
+} // namespace moac

@@ -1,0 +1,321 @@
+#include "Dnf.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace moac {
+
+// ---- construction, with the folding that keeps index arithmetic symbolic --------------------------
+
+static std::shared_ptr<DExpr> make(DKind kind, SourceLoc loc) {
+  auto e = std::make_shared<DExpr>();
+  e->kind = kind;
+  e->loc = loc;
+  return e;
+}
+
+DExprPtr dFloat(double v, SourceLoc loc) {
+  auto e = make(DKind::Float, loc);
+  e->floatValue = v;
+  return e;
+}
+
+DExprPtr dInt(SymExpr v, SourceLoc loc) {
+  auto e = make(DKind::Int, loc);
+  e->intValue = std::move(v);
+  e->isInt = true;
+  return e;
+}
+
+DExprPtr dRead(size_t array, SymVec index, SourceLoc loc) {
+  auto e = make(DKind::Read, loc);
+  e->array = array;
+  e->index = std::move(index);
+  return e;
+}
+
+DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc) {
+  if (op == UnOp::Neg && a->kind == DKind::Int)
+    return dInt(-a->intValue, loc);
+  auto e = make(DKind::Unary, loc);
+  e->unop = op;
+  e->isInt = a->isInt && (op == UnOp::Neg || op == UnOp::Abs);
+  e->args = {std::move(a)};
+  return e;
+}
+
+DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc) {
+  if (a->kind == DKind::Int && b->kind == DKind::Int) {
+    const SymExpr &x = a->intValue, &y = b->intValue;
+    switch (op) {
+    case BinOp::Add: return dInt(x + y, loc);
+    case BinOp::Sub: return dInt(x - y, loc);
+    case BinOp::Mul: return dInt(x * y, loc);
+    case BinOp::IntDiv: return dInt(SymExpr::floorDiv(x, y), loc);
+    case BinOp::Mod: return dInt(SymExpr::mod(x, y), loc);
+    default: break;
+    }
+  }
+  auto e = make(DKind::Binary, loc);
+  e->op = op;
+  e->isInt = a->isInt && b->isInt && op != BinOp::Div;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+
+DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc) {
+  auto e = make(DKind::Reduce, loc);
+  e->op = op;
+  e->var = var;
+  e->extent = std::move(extent);
+  e->isInt = body->isInt;
+  e->args = {std::move(body)};
+  return e;
+}
+
+DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc) {
+  if (auto c = (rhs - lhs).constant())
+    return *c > 0 ? then : otherwise;
+  auto e = make(DKind::Select, loc);
+  e->lhs = std::move(lhs);
+  e->rhs = std::move(rhs);
+  e->isInt = then->isInt && otherwise->isInt;
+  e->args = {std::move(then), std::move(otherwise)};
+  return e;
+}
+
+// ---- traversal ----------------------------------------------------------------------------------
+
+DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings) {
+  switch (e->kind) {
+  case DKind::Float: return e;
+  case DKind::Int: return dInt(e->intValue.substitute(bindings), e->loc);
+  case DKind::Read: {
+    SymVec idx;
+    for (const auto &i : e->index)
+      idx.push_back(i.substitute(bindings));
+    return dRead(e->array, std::move(idx), e->loc);
+  }
+  case DKind::Unary: return dUnary(e->unop, substitute(e->args[0], bindings), e->loc);
+  case DKind::Binary:
+    return dBinary(e->op, substitute(e->args[0], bindings), substitute(e->args[1], bindings), e->loc);
+  case DKind::Reduce: {
+    auto r = dReduce(e->op, e->var, e->extent.substitute(bindings), substitute(e->args[0], bindings), e->loc);
+    std::const_pointer_cast<DExpr>(r)->label = e->label;
+    return r;
+  }
+  case DKind::Select:
+    return dSelect(e->lhs.substitute(bindings), e->rhs.substitute(bindings), substitute(e->args[0], bindings),
+                   substitute(e->args[1], bindings), e->loc);
+  }
+  return e;
+}
+
+bool containsReduce(const DExprPtr &e) {
+  if (e->kind == DKind::Reduce)
+    return true;
+  return std::any_of(e->args.begin(), e->args.end(), containsReduce);
+}
+
+static void collectFree(const DExprPtr &e, std::set<Symbol> &out, std::set<Symbol> &bound) {
+  auto add = [&](const SymExpr &x) {
+    for (Symbol s : x.symbols())
+      if (!bound.count(s))
+        out.insert(s);
+  };
+  switch (e->kind) {
+  case DKind::Int: add(e->intValue); break;
+  case DKind::Read:
+    for (const auto &i : e->index)
+      add(i);
+    break;
+  case DKind::Reduce: add(e->extent); break;
+  case DKind::Select:
+    add(e->lhs);
+    add(e->rhs);
+    break;
+  default: break;
+  }
+  if (e->kind == DKind::Reduce) {
+    bool fresh = bound.insert(e->var).second;
+    collectFree(e->args[0], out, bound);
+    if (fresh)
+      bound.erase(e->var);
+    return;
+  }
+  for (const auto &a : e->args)
+    collectFree(a, out, bound);
+}
+
+std::vector<Symbol> freeSymbols(const DExprPtr &e) {
+  std::set<Symbol> out, bound;
+  collectFree(e, out, bound);
+  return {out.begin(), out.end()};
+}
+
+// ---- printing -----------------------------------------------------------------------------------
+
+namespace {
+int precedence(const DExprPtr &e) {
+  if (e->kind != DKind::Binary)
+    return e->kind == DKind::Reduce || e->kind == DKind::Select ? 0 : 3;
+  return e->op == BinOp::Add || e->op == BinOp::Sub ? 1 : 2;
+}
+} // namespace
+
+std::string DnfPrinter::sym(const SymExpr &e) const {
+  if (names.empty())
+    return e.str();
+  std::map<Symbol, SymExpr> renamed;
+  for (Symbol s : e.symbols()) {
+    auto it = names.find(s);
+    if (it != names.end())
+      renamed[s] = SymExpr::symbol(SymbolTable::intern(it->second));
+  }
+  return e.substitute(renamed).str();
+}
+
+std::string DnfPrinter::index(const SymVec &idx) const {
+  SymVec shown;
+  bool plain = true;
+  std::vector<std::string> parts;
+  for (const auto &i : idx) {
+    parts.push_back(sym(i));
+    plain &= i.asSymbol().has_value() || (i.constant() && *i.constant() >= 0);
+  }
+  std::string body;
+  for (size_t k = 0; k < parts.size(); ++k)
+    body += (k ? (plain ? " " : ", ") : "") + parts[k];
+  return ascii ? "<" + body + ">" : "⟨" + body + "⟩";
+}
+
+std::string DnfPrinter::expr(const DExprPtr &e) const {
+  auto child = [&](const DExprPtr &c, int parentPrec, bool right) {
+    std::string s = expr(c);
+    int p = precedence(c);
+    // Same-level chains of different operators (a ÷ b × c) get parentheses too: easier to read.
+    bool mixed = c->kind == DKind::Binary && p == parentPrec && c->op != e->op;
+    bool paren = p < parentPrec || (right && p == parentPrec && c->kind == DKind::Binary) || mixed ||
+                 (c->kind == DKind::Reduce || c->kind == DKind::Select);
+    return paren ? "(" + s + ")" : s;
+  };
+  switch (e->kind) {
+  case DKind::Float: return fmt::format("{}", e->floatValue);
+  case DKind::Int: {
+    std::string s = sym(e->intValue);
+    return e->intValue.isConstant() || e->intValue.asSymbol() ? s : "(" + s + ")";
+  }
+  case DKind::Read: {
+    const std::string &name = program.arrays[e->array].name;
+    return e->index.empty() ? name : index(e->index) + (ascii ? " psi " : "ψ ") + name;
+  }
+  case DKind::Unary: {
+    const DExprPtr &a = e->args[0];
+    std::string inner = expr(a);
+    bool atom = precedence(a) == 3 && a->kind != DKind::Read;
+    if (e->unop == UnOp::Sqrt && !ascii)
+      return "√" + (atom ? inner : "(" + inner + ")");
+    if (e->unop == UnOp::Neg)
+      return (ascii ? "-" : "−") + (atom ? inner : "(" + inner + ")");
+    return fmt::format("{}({})", spell(e->unop), inner);
+  }
+  case DKind::Binary: {
+    int p = precedence(e);
+    std::string op = ascii ? std::string(spell(e->op)) : std::string(spellUnicode(e->op));
+    if (!ascii && e->op == BinOp::Sub)
+      op = "−";
+    return child(e->args[0], p, false) + " " + op + " " + child(e->args[1], p, true);
+  }
+  case DKind::Reduce: {
+    const char *name = nullptr;
+    switch (e->op) {
+    case BinOp::Add: name = ascii ? "sum" : "Σ"; break;
+    case BinOp::Mul: name = ascii ? "prod" : "Π"; break;
+    case BinOp::Max: name = "max"; break;
+    case BinOp::Min: name = "min"; break;
+    default: name = "?"; break;
+    }
+    auto it = names.find(e->var);
+    std::string var = it != names.end() ? it->second : e->var.name();
+    return fmt::format("{}_{{{}<{}}} {}", name, var, sym(e->extent), expr(e->args[0]));
+  }
+  case DKind::Select:
+    return fmt::format("{} < {} ? {} : {}", sym(e->lhs), sym(e->rhs), expr(e->args[0]), expr(e->args[1]));
+  }
+  return "?";
+}
+
+std::string DnfPrinter::definition(size_t array) const {
+  const DnfArray &a = program.arrays[array];
+  SymVec idx;
+  for (Symbol s : a.index)
+    idx.push_back(SymExpr::symbol(s));
+  std::string lhs = idx.empty() ? a.name : index(idx) + (ascii ? " psi " : "ψ ") + a.name;
+  return lhs + " = " + expr(a.body);
+}
+
+// Readable per-definition names: the array's own indices i, j, k, …, then each reduction binder the
+// next free letter, skipping names that dims and arrays already use.
+static std::map<Symbol, std::string> displayNames(const DnfProgram &p, const DnfArray &a) {
+  std::set<std::string> taken;
+  for (const TDim &d : p.dims)
+    taken.insert(d.name);
+  for (const DnfArray &x : p.arrays)
+    taken.insert(x.name);
+  static const char *letters[] = {"i", "j", "k", "l", "p", "q", "r", "t", "u", "w", "x", "y", "z"};
+  size_t next = 0;
+  unsigned round = 0;
+  auto fresh = [&]() {
+    while (true) {
+      std::string n = letters[next % std::size(letters)];
+      if (round)
+        n += std::to_string(round);
+      if (++next % std::size(letters) == 0)
+        ++round;
+      if (taken.insert(n).second)
+        return n;
+    }
+  };
+  std::map<Symbol, std::string> names;
+  for (Symbol s : a.index)
+    names[s] = fresh();
+  std::vector<const DExpr *> stack{a.body.get()};
+  while (!stack.empty()) {
+    const DExpr *e = stack.back();
+    stack.pop_back();
+    if (e->kind == DKind::Reduce && !names.count(e->var))
+      names[e->var] = fresh();
+    for (auto it = e->args.rbegin(); it != e->args.rend(); ++it)
+      stack.push_back(it->get());
+  }
+  return names;
+}
+
+std::string dumpDnf(const DnfProgram &p, bool ascii) {
+  std::string out;
+  std::vector<size_t> shown;
+  for (size_t k = 0; k < p.arrays.size(); ++k)
+    if (p.arrays[k].storage == Storage::Input)
+      shown.push_back(k);
+  shown.insert(shown.end(), p.order.begin(), p.order.end());
+  for (size_t k : shown) {
+    const DnfArray &a = p.arrays[k];
+    const char *kind = a.storage == Storage::Input ? "in" : a.storage == Storage::Temp ? "temp" : "out";
+    std::string shape = std::string(spell(a.elem)) + (ascii ? strShapeAscii(a.shape) : strShape(a.shape));
+    out += fmt::format("{} {} : {}", kind, a.name, shape);
+    if (!a.why.empty())
+      out += fmt::format("   # {}", a.why);
+    out += "\n";
+    if (a.body) {
+      DnfPrinter printer{p, ascii, displayNames(p, a)};
+      out += "  " + printer.definition(k) + "\n";
+    }
+  }
+  for (const Guard &g : p.guards)
+    out += fmt::format("guard {} ({}, line {})\n", g.str(), g.reason, g.loc.line);
+  return out;
+}
+
+} // namespace moac

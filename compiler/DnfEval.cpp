@@ -1,0 +1,133 @@
+#include "DnfEval.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace moac {
+
+namespace {
+
+class DnfEvaluator {
+public:
+  DnfEvaluator(const DnfProgram &p, const DimValues &dims) : p(p), dims(dims) {}
+  std::vector<NDArray> run(const std::vector<NDArray> &inputs);
+
+private:
+  int64_t value(Symbol s) const {
+    if (auto it = env.find(s.id); it != env.end())
+      return it->second;
+    if (auto it = dims.find(s); it != dims.end())
+      return it->second;
+    throw EvalError(fmt::format("no value for '{}'", s.name()), SourceLoc{});
+  }
+  int64_t integer(const SymExpr &e) const {
+    return e.evaluate([this](Symbol s) { return value(s); });
+  }
+  double eval(const DExpr &e);
+
+  const DnfProgram &p;
+  DimValues dims;
+  std::unordered_map<uint32_t, int64_t> env;
+  std::vector<NDArray> arrays;
+};
+
+double DnfEvaluator::eval(const DExpr &e) {
+  switch (e.kind) {
+  case DKind::Float: return e.floatValue;
+  case DKind::Int: return double(integer(e.intValue));
+  case DKind::Read: {
+    const NDArray &a = arrays[e.array];
+    int64_t offset = 0;
+    for (size_t k = 0; k < e.index.size(); ++k) {
+      int64_t i = integer(e.index[k]);
+      if (i < 0 || i >= a.shape[k])
+        throw EvalError(fmt::format("index {} out of range for axis {} of '{}' (extent {})", i, k,
+                                    p.arrays[e.array].name, a.shape[k]),
+                        e.loc);
+      offset = offset * a.shape[k] + i;
+    }
+    return a.data[size_t(offset)];
+  }
+  case DKind::Unary: return apply(e.unop, eval(*e.args[0]));
+  case DKind::Binary: {
+    double a = eval(*e.args[0]), b = eval(*e.args[1]);
+    if ((e.op == BinOp::IntDiv || e.op == BinOp::Mod) && b == 0)
+      throw EvalError("integer division by zero", e.loc);
+    return apply(e.op, a, b);
+  }
+  case DKind::Reduce: {
+    int64_t n = integer(e.extent);
+    double acc = identity(e.op);
+    for (int64_t i = 0; i < n; ++i) {
+      env[e.var.id] = i;
+      acc = apply(e.op, acc, eval(*e.args[0]));
+    }
+    env.erase(e.var.id);
+    return acc;
+  }
+  case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
+  }
+  return 0;
+}
+
+std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
+  for (const TDim &d : p.dims) {
+    if (d.value)
+      dims[d.sym] = *d.value;
+    else if (!dims.count(d.sym))
+      throw EvalError(fmt::format("dim '{}' has no value", d.name), d.loc);
+  }
+  auto dimValue = [this](Symbol s) { return value(s); };
+  for (const Guard &g : p.guards)
+    if (!g.holds(dimValue))
+      throw EvalError(fmt::format("shape guard {} does not hold ({})", g.str(), g.reason), g.loc);
+  arrays.resize(p.arrays.size());
+  size_t nextInput = 0;
+  for (size_t k = 0; k < p.arrays.size(); ++k) {
+    const DnfArray &a = p.arrays[k];
+    for (const auto &s : a.shape)
+      arrays[k].shape.push_back(integer(s));
+    if (a.storage == Storage::Input) {
+      const NDArray &in = inputs.at(nextInput++);
+      if (in.shape != arrays[k].shape)
+        throw EvalError(fmt::format("input '{}' has the wrong shape", a.name), a.loc);
+      arrays[k].data = in.data;
+    }
+  }
+  for (size_t id : p.order) {
+    const DnfArray &a = p.arrays[id];
+    NDArray &out = arrays[id];
+    size_t count = 1;
+    for (int64_t s : out.shape)
+      count *= size_t(s);
+    out.data.assign(count, 0.0);
+    std::vector<int64_t> idx(out.shape.size(), 0);
+    for (size_t flat = 0; flat < count; ++flat) {
+      for (size_t k = 0; k < idx.size(); ++k)
+        env[a.index[k].id] = idx[k];
+      out.data[flat] = eval(*a.body);
+      for (size_t k = idx.size(); k-- > 0;) {
+        if (++idx[k] < out.shape[k])
+          break;
+        idx[k] = 0;
+      }
+    }
+    for (Symbol s : a.index)
+      env.erase(s.id);
+  }
+  std::vector<NDArray> outputs;
+  for (size_t id : p.outputs)
+    outputs.push_back(arrays[id]);
+  return outputs;
+}
+
+} // namespace
+
+std::vector<NDArray> evaluateDnf(const DnfProgram &program, const DimValues &dims,
+                                 const std::vector<NDArray> &inputs) {
+  return DnfEvaluator(program, dims).run(inputs);
+}
+
+} // namespace moac

@@ -1,0 +1,76 @@
+#include "Explain.h"
+
+#include "Traffic.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <utility>
+
+namespace moac {
+
+namespace {
+
+void section(std::string &out, const char *title) { out += fmt::format("\n== {} ==\n", title); }
+
+std::string storageNotes(const DnfProgram &dnf) {
+  std::string out;
+  for (size_t id : dnf.order) {
+    const DnfArray &a = dnf.arrays[id];
+    if (a.storage == Storage::Temp)
+      out += fmt::format("stored  {} : {}{} — {}\n", a.name, spell(a.elem), strShape(a.shape), a.why);
+  }
+  if (out.empty())
+    out = "nothing is stored between the inputs and the outputs\n";
+  out += "everything else is inlined: computed where it is used, never stored\n";
+  return out;
+}
+
+} // namespace
+
+std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf) {
+  std::string out = fmt::format("moac explain {}\n", source.name);
+  section(out, "program");
+  out += source.text;
+  if (!source.text.empty() && source.text.back() != '\n')
+    out += "\n";
+  section(out, "shapes");
+  out += dumpShapes(typed);
+  section(out, "ψ-reduction");
+  out += "Each output is indexed by a symbolic index and the index is pushed through the expression,\n"
+         "one rule per operator, until only ψ-selections of inputs (or of stored values) remain.\n";
+  for (const TraceBlock &block : dnf.trace) {
+    out += fmt::format("\n-- {}\n", block.title);
+    for (const TraceStep &s : block.steps) {
+      std::string indent(size_t(2 * s.depth + 2), ' ');
+      out += fmt::format("{}[{}] {}\n{}    = {}\n", indent, s.rule, s.before, indent, s.after);
+      if (!s.note.empty())
+        out += fmt::format("{}    ({})\n", indent, s.note);
+    }
+    out += fmt::format("  ⇒ {}\n", block.result);
+  }
+  section(out, "DNF");
+  out += dumpDnf(dnf);
+  section(out, "storage");
+  out += storageNotes(dnf);
+  out += printTraffic(trafficModel(dnf, typed));
+  return out;
+}
+
+std::string asciify(const std::string &text) {
+  static const std::pair<const char *, const char *> table[] = {
+      {"⟩ψ ", "> psi "}, {"⟨", "<"}, {"⟩", ">"}, {"ψ", "psi"}, {"⍉", "tran "}, {"Σ", "sum"},
+      {"Π", "prod"},     {"×", "*"}, {"÷", "/"}, {"−", "-"},  {"√", "sqrt "}, {"⇒", "=>"},
+      {"ι", "iota "},    {"ρ", "rho "}, {"↑", " take "}, {"↓", " drop "}, {"∘.", "o."}, {"—", "-"},
+      {"γ⁻¹", "gamma^-1"}, {"γ", "gamma"}, {"τ", "tau"}, {"·", "*"},
+  };
+  std::string out = text;
+  for (auto [from, to] : table) {
+    std::string f = from;
+    for (size_t at = out.find(f); at != std::string::npos; at = out.find(f, at + std::strlen(to)))
+      out.replace(at, f.size(), to);
+  }
+  return out;
+}
+
+} // namespace moac

@@ -1,0 +1,368 @@
+// The reference interpreter (Interpreter.h): a tree walk over the typed program that applies each
+// operator's definition to whole arrays (ArrayOps.h).
+//   1. Bind every dim: fixed ones from the program, the others from the caller, each positive.
+//   2. Check every guard, then every input's shape.
+//   3. Evaluate the top-level bindings in order, each once, caching the value by binding.
+//   4. Evaluate a node from its operands' full values; a Let's binding once per evaluation of the Let,
+//      a comprehension's body once per index (bound in `values`), the results stacked row-major.
+//   5. Check each result against its node's type — the shape rule's extents and, where the type knows
+//      it, the integer value — so the interpreter and ShapeRules.cpp check each other. A disagreement is
+//      a compiler bug (std::logic_error), not a user error.
+#include "Interpreter.h"
+
+#include "ArrayOps.h"
+
+#include <fmt/ranges.h>
+
+#include <stdexcept>
+
+namespace moac {
+
+namespace {
+
+// A symbol with no value where one is needed: only a compiler bug can cause it.
+struct Unbound {
+  Symbol sym;
+};
+
+At at(const TExpr &e) { return At{e.loc, e.length}; }
+
+std::string where(const TExpr &e) {
+  return fmt::format("{} at line {}, column {}", tkindName(e.kind), e.loc.line, e.loc.col);
+}
+
+// `f32[n, dk]`, as the declaration spells it.
+std::string declared(const TInput &in) {
+  std::vector<std::string> extents;
+  for (const SymExpr &s : in.shape)
+    extents.push_back(s.str());
+  return fmt::format("{}[{}]", spell(in.elem), fmt::join(extents, ", "));
+}
+
+class Evaluator {
+public:
+  Evaluator(const TypedProgram &program, const std::vector<NDArray> &inputs)
+      : program(program), inputs(inputs) {}
+
+  void bindDims(const DimValues &given);
+  void checkGuards() const;
+  void checkInputs() const;
+  std::vector<NDArray> run();
+
+private:
+  NDArray eval(const TExpr &e);
+  NDArray evalNode(const TExpr &e);
+  NDArray evalComprehension(const TExpr &e);
+  // An operand's value: inputs and bindings by reference (no copy), anything else into scratch.
+  const NDArray &operand(const TExpr &e, NDArray &scratch);
+  const NDArray &boundValue(const TBinding *binding, const TExpr &use) const;
+  int64_t integer(const TExpr &e, const char *what);
+
+  int64_t valueOf(Symbol s) const;
+  int64_t evalSym(const SymExpr &x, At where) const;
+  std::optional<int64_t> trySym(const SymExpr &x) const;
+  void checkAgainstType(const TExpr &e, const NDArray &v) const;
+
+  const TypedProgram &program;
+  const std::vector<NDArray> &inputs;
+  std::map<Symbol, int64_t> values;                // dims, and the comprehension indices in scope
+  std::map<const TBinding *, NDArray> bound;       // top-level bindings, and the Lets in scope
+};
+
+int64_t Evaluator::valueOf(Symbol s) const {
+  auto it = values.find(s);
+  if (it == values.end())
+    throw Unbound{s};
+  return it->second;
+}
+
+int64_t Evaluator::evalSym(const SymExpr &x, At where) const {
+  try {
+    return x.evaluate([this](Symbol s) { return valueOf(s); });
+  } catch (const SymArithmeticError &error) {
+    throw EvalError(fmt::format("integer expression {} cannot be evaluated: {}", x.str(), error.what()),
+                    where.loc, where.length);
+  } catch (const Unbound &u) {
+    throw std::logic_error(fmt::format("interpreter: symbol '{}' has no value in {}", u.sym.name(), x.str()));
+  }
+}
+
+std::optional<int64_t> Evaluator::trySym(const SymExpr &x) const {
+  try {
+    return x.evaluate([this](Symbol s) { return valueOf(s); });
+  } catch (const SymArithmeticError &) {
+    return std::nullopt;
+  } catch (const Unbound &) {
+    return std::nullopt;
+  }
+}
+
+void Evaluator::bindDims(const DimValues &given) {
+  for (const TDim &d : program.dims) {
+    auto it = given.find(d.sym);
+    uint32_t length = uint32_t(d.name.size());
+    if (d.value) {
+      if (it != given.end() && it->second != *d.value)
+        throw EvalError(fmt::format("dim '{}' is fixed to {} by the program, not {}", d.name, *d.value, it->second),
+                        d.loc, length);
+      values[d.sym] = *d.value;
+      continue;
+    }
+    if (it == given.end())
+      throw EvalError(fmt::format("no value for dim '{}'", d.name), d.loc, length);
+    if (it->second < 1)
+      throw EvalError(fmt::format("dim '{}' must be a positive integer, not {}", d.name, it->second), d.loc, length);
+    values[d.sym] = it->second;
+  }
+}
+
+void Evaluator::checkGuards() const {
+  for (const Guard &g : program.guards) {
+    At where{g.loc, 1};
+    int64_t lhs = evalSym(g.lhs, where), rhs = evalSym(g.rhs, where);
+    bool holds;
+    try {
+      holds = g.holds([this](Symbol s) { return valueOf(s); });
+    } catch (const SymArithmeticError &error) {
+      throw EvalError(fmt::format("shape check '{}' cannot be evaluated: {}", g.str(), error.what()), g.loc);
+    }
+    if (!holds) {
+      const char *op = g.cmp == Guard::Eq ? "==" : g.cmp == Guard::Le ? "<=" : "<";
+      throw EvalError(fmt::format("shape check '{}' does not hold: {} {} {} is false ({})", g.str(), lhs, op, rhs,
+                                  g.reason),
+                      g.loc);
+    }
+  }
+}
+
+void Evaluator::checkInputs() const {
+  if (inputs.size() != program.inputs.size())
+    throw EvalError(fmt::format("the program has {} inputs but {} were given", program.inputs.size(), inputs.size()),
+                    SourceLoc{});
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TInput &in = program.inputs[i];
+    At where{in.loc, uint32_t(in.name.size())};
+    Extents expected;
+    for (const SymExpr &s : in.shape)
+      expected.push_back(evalSym(s, where));
+    if (inputs[i].shape != expected)
+      throw EvalError(fmt::format("input '{}' has shape {} but the program declares {} = {}", in.name,
+                                  strExtents(inputs[i].shape), declared(in), strExtents(expected)),
+                      where.loc, where.length);
+    int64_t count = elementCount(expected, where);
+    if (int64_t(inputs[i].count()) != count)
+      throw EvalError(fmt::format("input '{}' holds {} values but its shape {} has {} elements", in.name,
+                                  inputs[i].count(), strExtents(expected), count),
+                      where.loc, where.length);
+  }
+}
+
+std::vector<NDArray> Evaluator::run() {
+  for (const auto &b : program.bindings)
+    bound[b.get()] = eval(*b->value);
+  std::vector<NDArray> outputs;
+  for (const auto &b : program.bindings)
+    if (b->isOutput)
+      outputs.push_back(bound.at(b.get()));
+  return outputs;
+}
+
+NDArray Evaluator::eval(const TExpr &e) {
+  NDArray v = evalNode(e);
+  checkAgainstType(e, v);
+  return v;
+}
+
+const NDArray &Evaluator::boundValue(const TBinding *binding, const TExpr &use) const {
+  auto it = bound.find(binding);
+  if (it == bound.end())
+    throw std::logic_error(fmt::format("interpreter: {} uses '{}' outside its scope", where(use), binding->name));
+  return it->second;
+}
+
+const NDArray &Evaluator::operand(const TExpr &e, NDArray &scratch) {
+  if (e.kind == TKind::Input)
+    return inputs.at(e.input);
+  if (e.kind == TKind::Ref)
+    return boundValue(e.ref, e);
+  scratch = eval(e);
+  return scratch;
+}
+
+// A scalar integer operand: a take/drop count, an iota length.
+int64_t Evaluator::integer(const TExpr &e, const char *what) {
+  NDArray scratch;
+  const NDArray &v = operand(e, scratch);
+  if (!v.shape.empty())
+    throw EvalError(fmt::format("{} must be a scalar, but it has shape {}", what, strExtents(v.shape)), e.loc,
+                    e.length);
+  return toIntegers(v, at(e), what)[0];
+}
+
+NDArray Evaluator::evalNode(const TExpr &e) {
+  NDArray s0, s1;
+  auto arg = [&](size_t i) -> const NDArray & { return operand(*e.args.at(i), i == 0 ? s0 : s1); };
+  switch (e.kind) {
+  case TKind::IntConst: return scalar(double(evalSym(e.intValue, at(e))));
+  case TKind::FloatConst: return scalar(e.floatValue);
+  case TKind::Input: return inputs.at(e.input);
+  case TKind::Ref: return boundValue(e.ref, e);
+  case TKind::Let: {
+    const TBinding *binding = e.let.get();
+    bound[binding] = eval(*binding->value);
+    NDArray result = eval(*e.args.at(0));
+    bound.erase(binding);
+    return result;
+  }
+  case TKind::Vector: {
+    NDArray r{{int64_t(e.args.size())}, {}};
+    for (const auto &element : e.args) {
+      NDArray v = eval(*element);
+      if (!v.shape.empty())
+        throw EvalError(fmt::format("a vector element must be a scalar, but it has shape {}", strExtents(v.shape)),
+                        element->loc, element->length);
+      r.data.push_back(v.data.at(0));
+    }
+    return r;
+  }
+  case TKind::Unary: return unary(e.unop, arg(0));
+  case TKind::Binary: {
+    const NDArray &a = arg(0);
+    return elementwise(e.op, e.type.elem == ElemType::Int, a, arg(1), at(e));
+  }
+  case TKind::Reduce: return reduce(e.op, arg(0), at(e));
+  case TKind::Inner: {
+    const NDArray &a = arg(0);
+    return inner(e.op, e.op2, a, arg(1), at(e));
+  }
+  case TKind::Outer: {
+    const NDArray &a = arg(0);
+    return outer(e.op2, a, arg(1), at(e));
+  }
+  case TKind::Psi: {
+    std::vector<int64_t> index = toIntegers(arg(0), at(e), "the index of psi");
+    return psi(index, arg(1), at(e));
+  }
+  case TKind::Rho: return rho(arg(0));
+  case TKind::Iota: return iota(integer(*e.args.at(0), "the operand of iota"), at(e));
+  case TKind::Tran: {
+    if (e.args.size() == 1) {
+      const NDArray &a = arg(0);
+      std::vector<int64_t> reverse;
+      for (size_t k = a.shape.size(); k-- > 0;)
+        reverse.push_back(int64_t(k));
+      return transpose(reverse, a, at(e));
+    }
+    std::vector<int64_t> perm = toIntegers(arg(0), at(e), "the permutation of tran");
+    return transpose(perm, arg(1), at(e));
+  }
+  case TKind::Take: {
+    int64_t count = integer(*e.args.at(0), "the count of take");
+    return take(count, arg(1), at(e));
+  }
+  case TKind::Drop: {
+    int64_t count = integer(*e.args.at(0), "the count of drop");
+    return drop(count, arg(1), at(e));
+  }
+  case TKind::Cat: {
+    const NDArray &a = arg(0);
+    return cat(a, arg(1), at(e));
+  }
+  case TKind::Reshape: {
+    std::vector<int64_t> shape = toIntegers(arg(0), at(e), "the new shape of reshape");
+    return reshape(shape, arg(1), at(e));
+  }
+  case TKind::Rav: return rav(arg(0));
+  case TKind::Comprehension: return evalComprehension(e);
+  }
+  throw std::logic_error("interpreter: unknown node kind");
+}
+
+// [i < n, j < m] body: the body's value at every ⟨i j⟩ in row-major order, stacked into ⟨n m⟩ ++ ρbody.
+NDArray Evaluator::evalComprehension(const TExpr &e) {
+  Extents extents;
+  for (const TIndex &index : e.indices) {
+    int64_t n = evalSym(index.extent, At{index.loc, 1});
+    if (n < 1)
+      throw EvalError(fmt::format("index '{}' has extent {}, which is not positive", index.sym.name(), n),
+                      index.loc);
+    extents.push_back(n);
+  }
+  NDArray r{extents, {}};
+  Extents first, index(extents.size(), 0);
+  bool isFirst = true;
+  do {
+    for (size_t k = 0; k < index.size(); ++k)
+      values[e.indices[k].sym] = index[k];
+    NDArray body = eval(*e.args.at(0));
+    if (isFirst) {
+      first = body.shape;
+      r.shape.insert(r.shape.end(), first.begin(), first.end());
+      r.data.reserve(size_t(elementCount(r.shape, at(e))));
+      isFirst = false;
+    } else if (body.shape != first) {
+      throw EvalError(fmt::format("the body of this comprehension has shape {} at index <{}> but {} at index <{}>",
+                                  strExtents(body.shape), fmt::join(index, " "), strExtents(first),
+                                  fmt::join(Extents(index.size(), 0), " ")),
+                      e.loc, e.length);
+    }
+    r.data.insert(r.data.end(), body.data.begin(), body.data.end());
+  } while (nextIndex(index, extents));
+  for (const TIndex &i : e.indices)
+    values.erase(i.sym);
+  return r;
+}
+
+void Evaluator::checkAgainstType(const TExpr &e, const NDArray &v) const {
+  Extents expected;
+  for (const SymExpr &s : e.type.shape) {
+    auto x = trySym(s);
+    if (!x)
+      return; // an extent that depends on a symbol not bound here: nothing to compare
+    expected.push_back(*x);
+  }
+  if (expected != v.shape)
+    throw std::logic_error(fmt::format("interpreter: {} has shape {} but its type {} gives {}", where(e),
+                                       strExtents(v.shape), strType(e.type, true), strExtents(expected)));
+  if (!e.type.value || e.type.elem != ElemType::Int)
+    return;
+  if (e.type.value->size() != v.count())
+    throw std::logic_error(fmt::format("interpreter: {} has {} values but its type knows {}", where(e), v.count(),
+                                       e.type.value->size()));
+  for (size_t i = 0; i < v.count(); ++i) {
+    auto x = trySym((*e.type.value)[i]);
+    if (x && double(*x) != v.data[i])
+      throw std::logic_error(fmt::format("interpreter: {} has value {} at {} but its type says {} = {}", where(e),
+                                         v.data[i], i, (*e.type.value)[i].str(), *x));
+  }
+}
+
+} // namespace
+
+std::vector<NDArray> interpret(const TypedProgram &program, const DimValues &dims,
+                               const std::vector<NDArray> &inputs) {
+  Evaluator evaluator(program, inputs);
+  evaluator.bindDims(dims);
+  evaluator.checkGuards();
+  evaluator.checkInputs();
+  return evaluator.run();
+}
+
+std::vector<int64_t> concreteShape(const SymVec &shape, const DimValues &dims) {
+  std::vector<int64_t> out;
+  for (const SymExpr &s : shape) {
+    try {
+      out.push_back(s.evaluate([&](Symbol sym) {
+        auto it = dims.find(sym);
+        if (it == dims.end())
+          throw EvalError(fmt::format("no value for dim '{}'", sym.name()), SourceLoc{});
+        return it->second;
+      }));
+    } catch (const SymArithmeticError &error) {
+      throw EvalError(fmt::format("extent {} cannot be evaluated: {}", s.str(), error.what()), SourceLoc{});
+    }
+  }
+  return out;
+}
+
+} // namespace moac

@@ -1,0 +1,24 @@
+// ψ-reduction: TypedProgram -> DnfProgram (paper §2, eqs. 1–3; MOA-PRIMER "ψ-correspondence rules").
+// Each output is indexed by a symbolic full index and the index is pushed through the expression, one
+// named rule per operator, until only ψ-selections of inputs (and of materialised intermediates)
+// remain. Then reductions that do not depend on an enclosing index are hoisted into temps.
+#pragma once
+
+#include "Dnf.h"
+#include "Typed.h"
+
+namespace moac {
+
+DnfProgram psiReduce(const TypedProgram &program);
+
+// The rules, one function each (tests/unit/PsiRulesTest.cpp tests them by these names). Each takes the
+// full index `idx` of the result (|idx| = rank) and returns the index of the operand it reads.
+SymVec psiOfPsi(const SymVec &selector, const SymVec &idx);           // ⟨v⟩ψ A: v ++ idx
+SymVec psiOfTranspose(const SymVec &idx);                             // ⍉A: reverse
+SymVec psiOfPermute(const std::vector<int64_t> &perm, const SymVec &idx); // ⟨p⟩⍉A: A index k = idx[p_k]
+SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx);
+SymVec psiOfDrop(const SymExpr &count, const SymVec &idx);
+SymVec psiOfReshape(const SymVec &newShape, const SymVec &oldShape, const SymVec &idx);
+SymVec psiOfRav(const SymVec &oldShape, const SymVec &idx);
+
+} // namespace moac

@@ -1,0 +1,122 @@
+#include "Traffic.h"
+
+#include <fmt/format.h>
+
+namespace moac {
+
+int64_t elementBytes(ElemType t) { return t == ElemType::F32 ? 4 : 8; }
+
+static SymExpr total(const std::vector<TrafficTerm> &terms, int64_t times = 1) {
+  SymExpr sum;
+  for (const auto &t : terms)
+    sum = sum + t.bytes() * SymExpr(times);
+  return sum;
+}
+
+SymExpr TrafficModel::minimumBytes() const { return total(inputs) + total(outputs); }
+SymExpr TrafficModel::tempBytes() const { return total(temps); }
+SymExpr TrafficModel::standardBytes() const { return minimumBytes() + total(standard, 2); }
+
+namespace {
+
+// Every operator node of the program as written stores its result; comprehensions store it for every
+// index, so a node's size is multiplied by the extents of the comprehensions around it.
+void collectStandard(const TExpr &e, const SymExpr &copies, bool root, std::vector<TrafficTerm> &out) {
+  switch (e.kind) {
+  case TKind::IntConst:
+  case TKind::FloatConst:
+  case TKind::Input:
+  case TKind::Ref:
+    return;
+  case TKind::Let:
+    collectStandard(*e.let->value, copies, false, out);
+    collectStandard(*e.args[0], copies, root, out);
+    return;
+  case TKind::Comprehension: {
+    SymExpr inner = copies;
+    for (const TIndex &i : e.indices)
+      inner = inner * i.extent;
+    collectStandard(*e.args[0], inner, false, out);
+    break;
+  }
+  default:
+    for (const auto &a : e.args)
+      collectStandard(*a, copies, false, out);
+    break;
+  }
+  if (root || (e.kind == TKind::Vector && e.type.value))
+    return;
+  out.push_back(TrafficTerm{printTExpr(e), copies * product(e.type.shape),
+                            e.type.elem == ElemType::Int ? 8 : elementBytes(e.type.elem)});
+}
+
+} // namespace
+
+TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
+  TrafficModel m;
+  for (size_t id = 0; id < dnf.arrays.size(); ++id) {
+    const DnfArray &a = dnf.arrays[id];
+    TrafficTerm term{a.name, product(a.shape), a.elem == ElemType::Int ? 8 : elementBytes(a.elem)};
+    if (a.storage == Storage::Input)
+      m.inputs.push_back(term);
+  }
+  for (size_t id : dnf.order) {
+    const DnfArray &a = dnf.arrays[id];
+    TrafficTerm term{a.name, product(a.shape), a.elem == ElemType::Int ? 8 : elementBytes(a.elem)};
+    (a.storage == Storage::Output ? m.outputs : m.temps).push_back(term);
+  }
+  for (const auto &b : typed.bindings)
+    collectStandard(*b->value, SymExpr(1), b->isOutput, m.standard);
+  return m;
+}
+
+std::string printTraffic(const TrafficModel &m, const std::map<Symbol, int64_t> *dims) {
+  auto number = [&](const SymExpr &bytes) -> std::string {
+    if (!dims)
+      return "";
+    int64_t v = bytes.evaluate([&](Symbol s) { return dims->at(s); });
+    return fmt::format("  = {} B ({:.2f} MB)", v, double(v) / 1e6);
+  };
+  // Written as (Σ elements) × size when every array has the same element size, as the paper does.
+  auto formula = [](const std::vector<const std::vector<TrafficTerm> *> &groups) {
+    SymExpr elements;
+    int64_t size = -1;
+    bool uniform = true;
+    for (const auto *g : groups)
+      for (const auto &t : *g) {
+        elements = elements + t.elements;
+        uniform &= size < 0 || size == t.elementBytes;
+        size = t.elementBytes;
+      }
+    if (uniform && size > 0)
+      return fmt::format("({}) × {} B", elements.str(), size);
+    SymExpr bytes;
+    for (const auto *g : groups)
+      for (const auto &t : *g)
+        bytes = bytes + t.bytes();
+    return bytes.str() + " B";
+  };
+  std::string out;
+  out += fmt::format("minimum traffic (inputs read once, outputs written once): {}{}\n",
+                     formula({&m.inputs, &m.outputs}), number(m.minimumBytes()));
+  for (const auto &t : m.inputs)
+    out += fmt::format("  read  {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+  for (const auto &t : m.outputs)
+    out += fmt::format("  write {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+  if (m.temps.empty()) {
+    out += "materialised intermediates: none\n";
+  } else {
+    out += fmt::format("materialised intermediates (written once, read back): {}{}\n", formula({&m.temps}),
+                       number(m.tempBytes()));
+    for (const auto &t : m.temps)
+      out += fmt::format("  {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+  }
+  out += fmt::format("standard traffic (every intermediate of the program as written stored and read "
+                     "back): {} B{}\n",
+                     m.standardBytes().str(), number(m.standardBytes()));
+  for (const auto &t : m.standard)
+    out += fmt::format("  {} : {} × {} B, written and read\n", t.what, t.elements.str(), t.elementBytes);
+  return out;
+}
+
+} // namespace moac
