@@ -55,12 +55,13 @@ private:
     return advance();
   }
   // Where a complaint about the next token points. Something missing at the end of a line (the next
-  // token is a newline, the end of the file, or on a later line inside brackets) is reported just past
-  // the last token written, not at the start of the next statement or on a blank last line.
-  std::pair<SourceLoc, uint32_t> foundAt(bool lineEnded = false) {
+  // token is a newline or the end of the file; for a missing closer, any token on a later line) is
+  // reported just past the last token written, not at the start of the next statement or on a blank
+  // last line.
+  std::pair<SourceLoc, uint32_t> foundAt(bool missingCloser = false) {
     const Token &t = peek();
-    lineEnded |= t.kind == Tok::End || t.kind == Tok::Newline ||
-                     (bracketDepth > 0 && pos > 0 && toks[pos - 1].kind == Tok::Newline);
+    bool lineEnded = t.kind == Tok::End || t.kind == Tok::Newline ||
+                     (missingCloser && pos > 0 && toks[pos - 1].kind == Tok::Newline);
     size_t last = pos;
     while (last > 0 && toks[last - 1].kind == Tok::Newline)
       --last;
@@ -86,11 +87,20 @@ private:
       return;
     }
     if (peek().kind != Tok::Invalid) {
-      auto [loc, length] = foundAt();
+      auto [loc, length] = foundAt(true);
       diags.reportSpan(Diag::Unbalanced, loc, length, closer, opener);
       diags.report(Diag::OpenedHere, open, opener);
     }
+    // A new item on the next line was read as part of the bracket: parsing resumes with it.
+    if (pos > 0 && toks[pos - 1].kind == Tok::Newline && startsItem())
+      resumeAt = pos;
     throw ParseError{};
+  }
+  // Whether the next token starts a top-level item: a declaration keyword or `NAME =`.
+  bool startsItem() {
+    const Token &t = peek();
+    return t.kind == Tok::KwDim || t.kind == Tok::KwIn || t.kind == Tok::KwInout || t.kind == Tok::KwOut ||
+           t.kind == Tok::KwFn || (t.kind == Tok::Ident && toks[pos + 1].kind == Tok::Assign);
   }
   void endOfStatement() {
     if (at(Tok::Newline) || at(Tok::Semicolon)) {
@@ -162,6 +172,7 @@ private:
   const std::vector<Token> &toks;
   DiagnosticEngine &diags;
   size_t pos = 0;
+  size_t resumeAt = SIZE_MAX; // set by close() when the next item is already in view
   unsigned bracketDepth = 0;
   unsigned nesting = 0;
   bool spacedVector = false; // inside <…> separated by spaces: ` -1` starts a new element
@@ -187,6 +198,8 @@ static ExprPtr binary(ExprKind kind, const Token &at, ExprPtr lhs, ExprPtr rhs) 
 // Skips to the start of the next statement after an error.
 void Parser::recover() {
   bracketDepth = 0;
+  if (resumeAt == pos)
+    return;
   while (!at(Tok::End) && !at(Tok::Newline) && !at(Tok::Semicolon))
     advance();
   advance();
@@ -202,6 +215,8 @@ Program Parser::run(const std::string &fileName) {
       recover();
     }
   }
+  if (diags.tooMany()) // the lexer or the parser stopped early: say so (printed once)
+    diags.report(Diag::TooManyErrors, SourceLoc{});
   return program;
 }
 

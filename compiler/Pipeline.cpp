@@ -1,6 +1,10 @@
 #include "Pipeline.h"
 
 #include "Lexer.h"
+#include "CFormat.h"
+#include "Emit.h"
+#include "Lower.h"
+#include "Traffic.h"
 #include "Parser.h"
 #include "Psi.h"
 #include "Shapes.h"
@@ -37,7 +41,26 @@ std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t
   if (options.emit == Stage::Shapes)
     return dumpShapes(*typed, options.ascii);
   DnfProgram dnf = psiReduce(*typed);
-  return dumpDnf(dnf, options.ascii);
+  if (options.emit == Stage::Dnf)
+    return dumpDnf(dnf, options.ascii);
+  Kernel kernel = lower(dnf, options.schedule, options.target);
+  if (options.emit == Stage::Onf)
+    return dumpLoopIR(kernel);
+  auto code = generateCode(sources, file, diags, options, "");
+  return code ? std::optional(code->source) : std::nullopt;
+}
+
+std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
+                                          const CompileOptions &options, const std::string &headerName) {
+  std::optional<TypedProgram> typed = typeCheck(sources, file, diags);
+  if (!typed)
+    return std::nullopt;
+  DnfProgram dnf = psiReduce(*typed);
+  Kernel kernel = lower(dnf, options.schedule, options.target);
+  EmitInputs inputs{sources.file(file).text, dumpDnf(dnf), printTraffic(trafficModel(dnf, *typed)), options.command,
+                    headerName};
+  EmittedKernel emitted = emitKernel(kernel, options.target, inputs);
+  return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h")};
 }
 
 std::optional<TypedProgram> typeCheck(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {

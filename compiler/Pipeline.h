@@ -4,6 +4,7 @@
 
 #include "Diagnostics.h"
 #include "Source.h"
+#include "Schedule.h"
 #include "Typed.h"
 
 #include <optional>
@@ -12,17 +13,27 @@
 namespace moac {
 
 // Ordered: emitting a stage runs every stage before it.
-enum class Stage { Tokens, Ast, Shapes, Dnf };
+enum class Stage { Tokens, Ast, Shapes, Dnf, Onf, Code };
 
 struct CompileOptions {
   Stage emit = Stage::Shapes;
   bool ascii = false;
+  Target target = Target::C;
+  Schedule schedule;
+  std::string command; // the command line, recorded in generated files
 };
 
 // Runs the stages up to options.emit on one source file and returns that stage's dump, or nullopt
 // when diagnostics were reported (they already are, through diags).
 std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t file,
                                           DiagnosticEngine &diags, const CompileOptions &options);
+
+// The whole pipeline to C: the kernel source and its header (formatted with clang::format).
+struct GeneratedCode {
+  std::string source, header;
+};
+std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
+                                          const CompileOptions &options, const std::string &headerName);
 
 std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags);
 

@@ -73,6 +73,12 @@ const char *reduceWord(BinOp op) {
 }
 
 using Binders = std::vector<std::pair<Symbol, SymExpr>>;
+// The select branches around an expression: `lhs < rhs` holds in the then branch and fails in the else.
+struct Branch {
+  SymExpr lhs, rhs;
+  bool then;
+};
+using Branches = std::vector<Branch>;
 
 class PsiReducer {
 public:
@@ -96,8 +102,8 @@ private:
   SymVec substituted(const SymVec &v) const;
 
   // hoisting
-  DExprPtr makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps, const std::string &base,
-                    const char *why, ElemType elem);
+  DExprPtr makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps, const Branches &guards,
+                    const std::string &base, const char *why, ElemType elem);
   DExprPtr hoistTranscendentals(const DExprPtr &e, Binders &binders, ElemType elem);
   DExprPtr hoistReductions(const DExprPtr &e, Binders &binders, ElemType elem);
   void schedule(size_t id, std::vector<size_t> &computed);
@@ -118,6 +124,8 @@ private:
   std::vector<size_t> order;                  // computation order of temps and outputs
   std::set<std::string> names;
   std::vector<size_t> created; // temps made by the current hoisting pass
+  Branches branches;            // the select branches around the expression being hoisted
+  IndexRanges ranges;           // every index symbol made so far, 0 ≤ s < extent: for simplify
   std::vector<TraceStep> steps; // the derivation of the definition being analysed
   int depth = 0;
 };
@@ -173,6 +181,7 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   static const char *hints[] = {"i", "j", "k", "p", "q", "r"};
   for (size_t k = 0; k < b.value->type.rank(); ++k) {
     info.own.push_back(SymbolTable::fresh(hints[std::min<size_t>(k, 5)]));
+    ranges[info.own.back()] = b.value->type.shape[k];
     idx.push_back(SymExpr::symbol(info.own.back()));
   }
   auto savedSubst = std::move(subst);
@@ -270,6 +279,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
   case TKind::Reduce: {
     const TExpr &a = *e.args[0];
     Symbol var = SymbolTable::fresh("l");
+    ranges[var] = a.type.shape[0];
     SymVec inner = psiOfPsi({SymExpr::symbol(var)}, idx);
     std::string word = reduceWord(e.op);
     step("reduce", psiText(idx, e),
@@ -289,6 +299,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
     const TExpr &a = *e.args[0], &b = *e.args[1];
     size_t p = a.type.rank() - 1;
     Symbol k = SymbolTable::fresh("l");
+    ranges[k] = a.type.shape.back();
     SymVec ia(idx.begin(), idx.begin() + long(p)), ib(idx.begin() + long(p), idx.end());
     ia.push_back(SymExpr::symbol(k));
     ib.insert(ib.begin(), SymExpr::symbol(k));
@@ -315,6 +326,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
     std::string binds;
     for (size_t k = 0; k < n; ++k) {
       subst[e.indices[k].sym] = idx[k];
+      ranges[e.indices[k].sym] = e.indices[k].extent;
       scope.push_back(e.indices[k]);
       binds += fmt::format("{}{} = {}", k ? ", " : "", e.indices[k].sym.name(), idx[k].str());
     }
@@ -396,6 +408,10 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
     step("cat", psiText(idx, e),
          fmt::format("{} < {} ? {} : {}", idx[0].str(), a0.str(), psiText(ia, a), psiText(ib, b)),
          "a case split on the leading index");
+    // A split decided at compile time (<0> psi (x cat v)): reduce only the branch taken, since the
+    // other one's index is out of range, which a vector or rho operand there cannot select.
+    if (auto c = (a0 - idx[0]).constant())
+      return *c > 0 ? reduce(a, ia) : reduce(b, ib);
     return dSelect(idx[0], a0, reduce(a, ia), reduce(b, ib), loc);
   }
   case TKind::Reshape:
@@ -403,6 +419,8 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
     const TExpr &a = *e.args.back();
     SymVec inner = e.kind == TKind::Rav ? psiOfRav(a.type.shape, idx)
                                         : psiOfReshape(e.type.shape, a.type.shape, idx);
+    for (auto &x : inner) // the ranges of every index in idx, not only of plain symbols: rav of reshape
+      x = simplify(x, ranges);
     step(e.kind == TKind::Rav ? "rav" : "reshape", psiText(idx, e), psiText(inner, a),
          "γ of the index in the new shape, then γ⁻¹ in the old one");
     return reduce(a, inner);
@@ -412,19 +430,44 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
   throw std::logic_error(fmt::format("psi-reduction has no rule for {}", tkindName(e.kind)));
 }
 
-// The enclosing binders (the array's own indices, then outer reductions' variables) that e uses.
-static std::vector<std::pair<Symbol, SymExpr>> dependencies(const DExprPtr &e, const Binders &binders) {
+// The enclosing binders (the array's own indices, then outer reductions' variables) that e uses, and in
+// `guards` the select branches around e whose condition uses one of them: a temp is computed over the
+// whole range of its binders, and a read such as ⟨i − n⟩ψ B in cat's else branch is in range only
+// where that branch's condition holds, so the temp keeps the condition (and the binders it uses).
+static Binders dependencies(const DExprPtr &e, const Binders &binders, const Branches &branches,
+                            Branches &guards) {
   std::vector<Symbol> free = freeSymbols(e);
-  std::vector<std::pair<Symbol, SymExpr>> deps;
+  std::set<Symbol> used;
   for (const auto &b : binders)
     if (std::binary_search(free.begin(), free.end(), b.first))
+      used.insert(b.first);
+  std::vector<bool> taken(branches.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t k = 0; k < branches.size(); ++k) {
+      std::vector<Symbol> syms = (branches[k].rhs - branches[k].lhs).symbols();
+      if (taken[k] || std::none_of(syms.begin(), syms.end(), [&](Symbol s) { return used.count(s) > 0; }))
+        continue;
+      taken[k] = changed = true;
+      for (const auto &b : binders)
+        if (std::find(syms.begin(), syms.end(), b.first) != syms.end())
+          used.insert(b.first);
+    }
+  }
+  guards.clear();
+  for (size_t k = 0; k < branches.size(); ++k)
+    if (taken[k])
+      guards.push_back(branches[k]);
+  Binders deps;
+  for (const auto &b : binders)
+    if (used.count(b.first))
       deps.push_back(b);
   return deps;
 }
 
 // Stores e in a new temp indexed by the binders it depends on and returns the read that replaces it.
 DExprPtr PsiReducer::makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps,
-                              const std::string &base, const char *why, ElemType elem) {
+                              const Branches &guards, const std::string &base, const char *why, ElemType elem) {
   DnfArray temp;
   temp.name = uniqueName(base);
   temp.storage = Storage::Temp;
@@ -439,7 +482,14 @@ DExprPtr PsiReducer::makeTemp(const DExprPtr &e, const Binders &binders, const B
     readIndex.push_back(SymExpr::symbol(sym));
     ownIndex.push_back(SymExpr::symbol(own));
   }
-  temp.body = substitute(e, rename);
+  DExprPtr guarded = e;
+  for (size_t k = guards.size(); k-- > 0;) {
+    const Branch &g = guards[k];
+    DExprPtr zero = e->isInt ? dInt(SymExpr(0), e->loc) : dFloat(0, e->loc);
+    guarded = g.then ? dSelect(g.lhs, g.rhs, guarded, zero, e->loc)
+                     : dSelect(g.lhs, g.rhs, zero, guarded, e->loc);
+  }
+  temp.body = substitute(guarded, rename);
   temp.loc = e->loc;
   temp.why = why;
   std::string unused;
@@ -477,7 +527,8 @@ static bool transcendentalOfData(const DExprPtr &e) {
 }
 
 // Rebuilds e with each argument passed through f (binders grow inside a reduction).
-template <typename F> static DExprPtr mapArgs(const DExprPtr &e, Binders &binders, F &&f) {
+template <typename F>
+static DExprPtr mapArgs(const DExprPtr &e, Binders &binders, Branches &branches, F &&f) {
   if (e->args.empty())
     return e;
   std::vector<DExprPtr> args;
@@ -485,7 +536,11 @@ template <typename F> static DExprPtr mapArgs(const DExprPtr &e, Binders &binder
   for (const auto &a : e->args) {
     if (e->kind == DKind::Reduce)
       binders.emplace_back(e->var, e->extent);
+    if (e->kind == DKind::Select)
+      branches.push_back(Branch{e->lhs, e->rhs, args.empty()});
     args.push_back(f(a));
+    if (e->kind == DKind::Select)
+      branches.pop_back();
     if (e->kind == DKind::Reduce)
       binders.pop_back();
     changed |= args.back() != a;
@@ -502,25 +557,29 @@ template <typename F> static DExprPtr mapArgs(const DExprPtr &e, Binders &binder
 // softmax weights p[l] = exp(s[l] − m) ÷ Σ, otherwise recomputed for every output feature).
 DExprPtr PsiReducer::hoistTranscendentals(const DExprPtr &e, Binders &binders, ElemType elem) {
   if (!e->isInt && e->kind != DKind::Reduce && e->kind != DKind::Read && transcendentalOfData(e)) {
-    Binders deps = dependencies(e, binders);
+    Branches guards;
+    Binders deps = dependencies(e, binders, branches, guards);
     if (!deps.empty() && deps.size() < binders.size())
-      return makeTemp(e, binders, deps, "p", "exp/log/sqrt of data invariant in an enclosing index, computed once",
-                      elem);
+      return makeTemp(e, binders, deps, guards, "p",
+                      "exp/log/sqrt of data invariant in an enclosing index, computed once", elem);
   }
-  return mapArgs(e, binders, [&](const DExprPtr &a) { return hoistTranscendentals(a, binders, elem); });
+  return mapArgs(e, binders, branches,
+                 [&](const DExprPtr &a) { return hoistTranscendentals(a, binders, elem); });
 }
 
 // Loop-invariant reductions, innermost first: a reduction that does not depend on some enclosing index
 // would be recomputed for every value of that index. It becomes a temp over the indices it does depend
 // on, computed once (softmax's Σ e is the example: invariant in the output index).
 DExprPtr PsiReducer::hoistReductions(const DExprPtr &e, Binders &binders, ElemType elem) {
-  DExprPtr result = mapArgs(e, binders, [&](const DExprPtr &a) { return hoistReductions(a, binders, elem); });
+  DExprPtr result =
+      mapArgs(e, binders, branches, [&](const DExprPtr &a) { return hoistReductions(a, binders, elem); });
   if (result->kind != DKind::Reduce || binders.empty())
     return result;
-  Binders deps = dependencies(result, binders);
+  Branches guards;
+  Binders deps = dependencies(result, binders, branches, guards);
   if (deps.size() == binders.size())
     return result;
-  return makeTemp(result, binders, deps, result->label.empty() ? "red" : result->label,
+  return makeTemp(result, binders, deps, guards, result->label.empty() ? "red" : result->label,
                   "a reduction invariant in an enclosing index, computed once", elem);
 }
 

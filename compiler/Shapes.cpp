@@ -618,6 +618,8 @@ std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
         failed(std::visit([](const auto &it) { return it.name; }, item), loc);
     }
   }
+  if (diags.tooMany()) // stopped early: say so (printed once)
+    diags.report(Diag::TooManyErrors, SourceLoc{});
   if (diags.hasErrors())
     return std::nullopt;
   if (std::none_of(out.bindings.begin(), out.bindings.end(), [](const auto &b) { return b->isOutput; })) {

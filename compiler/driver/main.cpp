@@ -2,6 +2,8 @@
 // to the requested stage and prints the result. Exit status: 0 success, 1 errors in the program,
 // 2 usage errors, 70 internal errors (a bug in moac).
 #include "Diagnostics.h"
+#include "CheckCommand.h"
+#include "DriverSupport.h"
 #include "Explain.h"
 #include "Pipeline.h"
 #include "Psi.h"
@@ -25,39 +27,18 @@ using namespace moac;
 constexpr int exitUserError = 1;
 constexpr int exitUsage = 2;
 constexpr int exitInternal = 70;
-constexpr size_t maxSourceBytes = 64u << 20;
 
 struct Options {
   std::string color = "auto";
   std::string input;
   std::string output = "-";
-  Stage emit = Stage::Shapes;
+  Stage emit = Stage::Code;
   bool ascii = false;
+  Target target = Target::C;
+  std::string header;   // --header OUT.h
+  std::string schedule; // --schedule key=value,…
+  std::string command;  // the command line, for generated files
 };
-
-// Reads FILE or standard input ("-"); an unreadable file is a user error with a diagnostic.
-std::optional<uint32_t> readSource(SourceManager &sources, DiagnosticEngine &diags, const std::string &path) {
-  std::string text;
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      diags.report(Diag::CannotRead, SourceLoc{}, path, std::strerror(errno));
-      return std::nullopt;
-    }
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) {
-      diags.report(Diag::CannotRead, SourceLoc{}, path, "read error");
-      return std::nullopt;
-    }
-  }
-  if (text.size() > maxSourceBytes) {
-    diags.report(Diag::SourceTooLarge, SourceLoc{}, maxSourceBytes);
-    return std::nullopt;
-  }
-  return sources.add(path == "-" ? "<stdin>" : path, std::move(text));
-}
 
 bool writeOutput(const std::string &path, const std::string &text) {
   if (path == "-") {
@@ -83,6 +64,23 @@ int runCompile(const Options &opts) {
   CompileOptions options;
   options.emit = opts.emit;
   options.ascii = opts.ascii;
+  options.target = opts.target;
+  options.command = opts.command;
+  if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
+    std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
+    return exitUsage;
+  }
+  if (opts.emit == Stage::Code) {
+    std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
+    auto code = generateCode(sources, *file, diags, options, headerName);
+    if (!code)
+      return exitUserError;
+    if (!writeOutput(opts.output, code->source) || (!opts.header.empty() && !writeOutput(opts.header, code->header))) {
+      diags.report(Diag::CannotRead, SourceLoc{}, opts.output, "cannot write the output");
+      return exitUserError;
+    }
+    return 0;
+  }
   std::optional<std::string> result = compileToStage(sources, *file, diags, options);
   if (!result)
     return exitUserError;
@@ -124,10 +122,33 @@ int run(int argc, char **argv) {
   CLI::App *compile = app.add_subcommand("compile", "compile FILE.moa (or - for standard input)");
   compile->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   compile->add_option("-o,--output", opts.output, "write the result here (default: standard output)");
-  std::map<std::string, Stage> stages{{"tokens", Stage::Tokens}, {"ast", Stage::Ast}, {"shapes", Stage::Shapes}, {"dnf", Stage::Dnf}};
-  compile->add_option("--emit", opts.emit, "stop after this stage and print it: tokens, ast, shapes, dnf")
-      ->transform(CLI::CheckedTransformer(stages, CLI::ignore_case));
+  // In stage order, so that a bad value is answered with "bogus not in {tokens,ast,shapes,dnf}".
+  const std::vector<std::pair<std::string, Stage>> stages{
+      {"tokens", Stage::Tokens}, {"ast", Stage::Ast}, {"shapes", Stage::Shapes}, {"dnf", Stage::Dnf}, {"onf", Stage::Onf},
+      {"code", Stage::Code}};
+  std::vector<std::string> stageNames;
+  for (const auto &stage : stages)
+    stageNames.push_back(stage.first);
+  compile
+      ->add_option_function<std::string>(
+          "--emit",
+          [&](const std::string &name) {
+            for (const auto &stage : stages)
+              if (CLI::detail::to_lower(name) == stage.first)
+                opts.emit = stage.second;
+          },
+          "stop after this stage and print it: tokens, ast, shapes, dnf, onf, code (the default)")
+      ->check(CLI::IsMember(stageNames, CLI::ignore_case));
   compile->add_flag("--ascii", opts.ascii, "print ASCII <n dk> instead of Unicode ⟨n dk⟩");
+  compile
+      ->add_option("--target", opts.target, "c (sequential C99), openmp, openacc")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
+          CLI::ignore_case));
+  compile->add_option("--header", opts.header, "also write the kernel's header (signature, workspace size) here");
+  compile->add_option("--schedule", opts.schedule,
+                      "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted "
+                      "(docs/schedule.md)");
   compile->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
@@ -138,9 +159,21 @@ int run(int argc, char **argv) {
   explainApp->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
+  CheckOptions checkOpts;
+  CLI::App *checkApp = addCheckCommand(app, checkOpts);
   RunOptions runOpts;
   CLI::App *runApp = addRunCommand(app, runOpts);
 
+  // CLI11 answers a misspelt subcommand with "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    try {
+      app.get_subcommand(argv[1]);
+    } catch (const CLI::OptionNotFound &) {
+      std::fprintf(stderr, "unknown subcommand '%s' (expected compile, explain or run)\n"
+                           "Run with --help for more information.\n", argv[1]);
+      return exitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
@@ -149,10 +182,15 @@ int run(int argc, char **argv) {
     app.exit(e);
     return exitUsage;
   }
+  if (checkApp->parsed())
+    return runCheckCommand(checkOpts);
   if (runApp->parsed())
     return runRunCommand(runOpts);
-  if (compile->parsed())
+  if (compile->parsed()) {
+    opts.command = fmt::format("moac compile {} --target={}{}", opts.input, targetName(opts.target),
+                               opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
     return runCompile(opts);
+  }
   if (explainApp->parsed())
     return runExplain(opts);
   return exitUsage;

@@ -9,6 +9,7 @@
 #include "moart/array.h"
 #include "moart/fill.h"
 #include "moart/io.h"
+#include "moart/kernel.h"
 #include "moart/layout.h"
 #include "moart/norms.h"
 #include "moart/status.h"

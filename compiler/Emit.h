@@ -1,0 +1,51 @@
+// The emitters: printers over the loop IR. EmitC.cpp prints the kernel (sequential C99); a target adds
+// only its pragmas through a PragmaPolicy (EmitOpenMP.cpp, EmitOpenACC.cpp). The generated file opens
+// with the source, the DNF and the traffic model; every statement names the .moa line it came from; a
+// companion header declares the kernel and its workspace-size function. The ABI is in docs/abi.md.
+#pragma once
+
+#include "LoopIR.h"
+#include "Schedule.h"
+
+#include <string>
+
+namespace moac {
+
+struct LStmt;
+struct Region;
+
+// What a target adds to the sequential C text.
+class PragmaPolicy {
+public:
+  virtual ~PragmaPolicy() = default;
+  virtual const char *extraIncludes() const { return ""; }
+  // Before the perfect nest of `depth` parallel loops; `present` lists the buffers the region uses as
+  // C array sections ("q[0:dk]").
+  virtual std::string parallelNest(int depth, const std::string &present) const = 0;
+  // A region run by one thread; returns the pragma line or "" (then the block is plain C).
+  virtual std::string serialRegion(const std::string &present) const = 0;
+  // Before a serial loop inside a region.
+  virtual std::string serialLoop() const { return ""; }
+};
+
+const PragmaPolicy &sequentialPolicy();
+const PragmaPolicy &openmpPolicy();
+const PragmaPolicy &openaccPolicy();
+const PragmaPolicy &policyFor(Target target);
+
+struct EmitInputs {
+  std::string sourceText; // the .moa program
+  std::string dnf;        // dumpDnf
+  std::string traffic;    // printTraffic
+  std::string command;    // how it was generated, for the header comment
+  std::string headerName; // the companion header's file name, included by the kernel ("" = none)
+};
+
+struct EmittedKernel {
+  std::string source; // the .c file
+  std::string header; // the .h file
+};
+
+EmittedKernel emitKernel(const Kernel &kernel, Target target, const EmitInputs &inputs);
+
+} // namespace moac

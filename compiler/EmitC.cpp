@@ -1,0 +1,454 @@
+// The C printer over the loop IR, shared by every target (sequential C99 adds no pragmas).
+#include "Emit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace moac {
+
+namespace {
+
+class SequentialPolicy final : public PragmaPolicy {
+public:
+  std::string parallelNest(int, const std::string &) const override { return ""; }
+  std::string serialRegion(const std::string &) const override { return ""; }
+};
+
+const char *cType(ElemType t) { return t == ElemType::F32 ? "float" : t == ElemType::F64 ? "double" : "int64_t"; }
+
+// A comment body that cannot close the comment early.
+std::string commentSafe(std::string text) {
+  for (size_t at = text.find("*/"); at != std::string::npos; at = text.find("*/", at))
+    text.replace(at, 2, "* /");
+  return text;
+}
+
+class CPrinter {
+public:
+  CPrinter(const Kernel &k, const PragmaPolicy &policy) : k(k), policy(policy) { reserveNames(); }
+  EmittedKernel print(Target target, const EmitInputs &inputs);
+
+private:
+  void reserveNames();
+  const std::string &name(Symbol s);
+  std::string integer(const SymExpr &e);
+  std::string floatLiteral(double v, ElemType t) const;
+  std::string expr(const LExprPtr &e, ElemType t);
+  std::string asType(const LExprPtr &e, ElemType t);
+  void stmt(const LStmt &s, ElemType t);
+  void region(const Region &r);
+  std::string present(const Region &r);
+  std::string signature() const;
+  std::string dimParams() const;
+  std::string dimArgs() const;
+  std::string where(SourceLoc loc) const {
+    return loc.valid() ? fmt::format(" /* {}:{} */", fileStem, loc.line) : "";
+  }
+  void line(const std::string &text) { body += text + "\n"; }
+
+  const Kernel &k;
+  const PragmaPolicy &policy;
+  std::string fileStem;
+  std::map<Symbol, std::string> names; // C names of dims, loop indices and scalars
+  std::set<std::string> taken;
+  std::string body;
+};
+
+void CPrinter::reserveNames() {
+  static const char *reserved[] = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+      "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+      "volatile", "while", "int64_t", "size_t", "ws", "offset", "workspace", "status", "main", "NAN",
+      "INFINITY", "exp", "log", "sqrt", "fabs", "expf", "logf", "sqrtf", "fabsf"};
+  for (const char *r : reserved)
+    taken.insert(r);
+  fileStem = k.fileName.substr(k.fileName.find_last_of('/') == std::string::npos ? 0 : k.fileName.find_last_of('/') + 1);
+  for (const TDim &d : k.dims)
+    name(d.sym);
+  for (const Buffer &b : k.buffers)
+    taken.insert(b.name);
+  taken.insert(k.name);
+}
+
+// C names in order of first use: a symbol keeps its name without the numeric suffix that made it
+// unique among all symbols, plus a counter only when this kernel already uses that name. So the text
+// does not depend on how many symbols other compilations made in the same process.
+const std::string &CPrinter::name(Symbol s) {
+  auto it = names.find(s);
+  if (it != names.end())
+    return it->second;
+  std::string base = s.name();
+  while (base.size() > 1 && std::isdigit((unsigned char)base.back()))
+    base.pop_back();
+  if (base.rfind("moart_", 0) == 0 || base.rfind("moa_", 0) == 0)
+    base = "v_" + base;
+  std::string candidate = base;
+  for (int n = 2; taken.count(candidate); ++n)
+    candidate = fmt::format("{}{}", base, n);
+  taken.insert(candidate);
+  return names[s] = candidate;
+}
+
+std::string CPrinter::integer(const SymExpr &e) {
+  if (e.terms().empty())
+    return "0";
+  std::string out;
+  for (size_t i = 0; i < e.terms().size(); ++i) {
+    const auto &t = e.terms()[i];
+    int64_t c = t.coef;
+    if (i > 0)
+      out += c < 0 ? " - " : " + ";
+    else if (c < 0)
+      out += "-";
+    uint64_t mag = c < 0 ? uint64_t(0) - uint64_t(c) : uint64_t(c);
+    std::vector<std::string> factors;
+    if (mag != 1 || t.factors.empty())
+      factors.push_back(mag > 0x7fffffffu ? fmt::format("INT64_C({})", mag) : std::to_string(mag));
+    for (const auto &f : t.factors) {
+      if (f->kind == SymExpr::Atom::Sym)
+        factors.push_back(name(f->sym));
+      else
+        factors.push_back(fmt::format("{}({}, {})", f->kind == SymExpr::Atom::Div ? "moart_floordiv" : "moart_floormod",
+                                      integer(f->lhs), integer(f->rhs)));
+    }
+    std::string term;
+    for (size_t j = 0; j < factors.size(); ++j)
+      term += (j ? " * " : "") + factors[j];
+    out += term;
+  }
+  return e.terms().size() > 1 ? "(" + out + ")" : out;
+}
+
+std::string CPrinter::floatLiteral(double v, ElemType t) const {
+  if (std::isinf(v))
+    return v > 0 ? "INFINITY" : "-INFINITY";
+  if (t == ElemType::Int)
+    return fmt::format("{}", int64_t(v));
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eE") == std::string::npos)
+    s += ".0";
+  return t == ElemType::F32 ? s + "f" : s;
+}
+
+// An expression of type t (an integer operand in a float context is converted explicitly).
+std::string CPrinter::asType(const LExprPtr &e, ElemType t) {
+  std::string text = expr(e, e->isInt ? ElemType::Int : t);
+  if (e->isInt && t != ElemType::Int)
+    return fmt::format("({})({})", cType(t), text);
+  return text;
+}
+
+std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
+  bool f32 = t == ElemType::F32;
+  switch (e->kind) {
+  case LExprKind::Float: return floatLiteral(e->floatValue, t);
+  case LExprKind::Int: return integer(e->intValue);
+  case LExprKind::Load: return fmt::format("{}[{}]", k.buffers[e->buffer].name, integer(e->offset));
+  case LExprKind::Var: return name(e->var);
+  case LExprKind::Unary: {
+    std::string a = asType(e->args[0], t);
+    switch (e->unop) {
+    case UnOp::Neg: return "(-" + a + ")";
+    case UnOp::Abs: return t == ElemType::Int ? "moart_absi(" + a + ")" : (f32 ? "fabsf(" : "fabs(") + a + ")";
+    case UnOp::Exp: return (f32 ? "expf(" : "exp(") + a + ")";
+    case UnOp::Log: return (f32 ? "logf(" : "log(") + a + ")";
+    case UnOp::Sqrt: return (f32 ? "sqrtf(" : "sqrt(") + a + ")";
+    }
+    break;
+  }
+  case LExprKind::Binary: {
+    std::string a = asType(e->args[0], t), b = asType(e->args[1], t);
+    const char *suffix = t == ElemType::Int ? "i" : f32 ? "f" : "";
+    switch (e->op) {
+    case BinOp::Add: return "(" + a + " + " + b + ")";
+    case BinOp::Sub: return "(" + a + " - " + b + ")";
+    case BinOp::Mul: return "(" + a + " * " + b + ")";
+    case BinOp::Div: return "(" + a + " / " + b + ")";
+    case BinOp::Max: return fmt::format("moart_max{}({}, {})", suffix, a, b);
+    case BinOp::Min: return fmt::format("moart_min{}({}, {})", suffix, a, b);
+    case BinOp::IntDiv: return fmt::format("moart_floordiv({}, {})", a, b);
+    case BinOp::Mod: return fmt::format("moart_floormod({}, {})", a, b);
+    }
+    break;
+  }
+  case LExprKind::Select:
+    return fmt::format("({} < {} ? {} : {})", integer(e->lhs), integer(e->rhs), asType(e->args[0], t),
+                       asType(e->args[1], t));
+  }
+  return "0";
+}
+
+void CPrinter::stmt(const LStmt &s, ElemType t) {
+  switch (s.kind) {
+  case LStmt::Loop: {
+    if (s.loopKind == LoopKind::Serial) {
+      std::string pragma = policy.serialLoop();
+      if (!pragma.empty())
+        line(pragma);
+    }
+    const std::string &v = name(s.var);
+    std::string step = s.step == SymExpr(1) ? "++" + v : v + " += " + integer(s.step);
+    line(fmt::format("for (int64_t {} = {}; {} < {}; {}) {{", v, integer(s.start), v, integer(s.end), step));
+    for (const LStmt &x : s.body)
+      stmt(x, t);
+    line("}");
+    break;
+  }
+  case LStmt::Decl:
+    line(fmt::format("{} {} = {};{}", cType(s.type), name(s.scalar), asType(s.value, s.type), where(s.loc)));
+    break;
+  case LStmt::Assign:
+    line(fmt::format("{} = {};{}", name(s.scalar), asType(s.value, s.type), where(s.loc)));
+    break;
+  case LStmt::Accumulate: {
+    const std::string &acc = name(s.scalar);
+    std::string v = asType(s.value, s.type);
+    const char *suffix = s.type == ElemType::Int ? "i" : s.type == ElemType::F32 ? "f" : "";
+    std::string rhs;
+    switch (s.op) {
+    case BinOp::Add: rhs = acc + " + " + v; break;
+    case BinOp::Mul: rhs = acc + " * " + v; break;
+    case BinOp::Max: rhs = fmt::format("moart_max{}({}, {})", suffix, acc, v); break;
+    case BinOp::Min: rhs = fmt::format("moart_min{}({}, {})", suffix, acc, v); break;
+    default: rhs = acc; break;
+    }
+    line(fmt::format("{} = {};{}", acc, rhs, where(s.loc)));
+    break;
+  }
+  case LStmt::Store: {
+    const Buffer &b = k.buffers[s.buffer];
+    line(fmt::format("{}[{}] = {};{}", b.name, integer(s.offset), asType(s.value, b.elem), where(s.loc)));
+    break;
+  }
+  case LStmt::If:
+    line(fmt::format("if ({} < {}) {{", integer(s.lhs), integer(s.rhs)));
+    for (const LStmt &x : s.body)
+      stmt(x, t);
+    line("} else {");
+    for (const LStmt &x : s.orElse)
+      stmt(x, t);
+    line("}");
+    break;
+  }
+}
+
+// The buffers a region touches, as OpenACC array sections.
+std::string CPrinter::present(const Region &r) {
+  std::set<size_t> used;
+  std::vector<const LStmt *> stack;
+  std::vector<const LExpr *> exprs;
+  for (const LStmt &s : r.body)
+    stack.push_back(&s);
+  while (!stack.empty()) {
+    const LStmt *s = stack.back();
+    stack.pop_back();
+    for (const auto *list : {&s->body, &s->orElse})
+      for (const LStmt &x : *list)
+        stack.push_back(&x);
+    if (s->kind == LStmt::Store)
+      used.insert(s->buffer);
+    if (s->value)
+      exprs.push_back(s->value.get());
+  }
+  while (!exprs.empty()) {
+    const LExpr *e = exprs.back();
+    exprs.pop_back();
+    if (e->kind == LExprKind::Load)
+      used.insert(e->buffer);
+    for (const auto &a : e->args)
+      exprs.push_back(a.get());
+  }
+  std::string out;
+  for (size_t b : used)
+    out += fmt::format("{}{}[0:{}]", out.empty() ? "" : ", ", k.buffers[b].name,
+                       integer(k.buffers[b].storageElements()));
+  return out;
+}
+
+void CPrinter::region(const Region &r) {
+  line("");
+  line(fmt::format("/* {} */", commentSafe(r.name)));
+  if (r.onlyIfChunks)
+    line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
+  ElemType t = ElemType::F32;
+  for (const LStmt &s : r.body)
+    if (s.kind == LStmt::Decl)
+      t = s.type;
+  std::string sections = present(r);
+  if (r.parallelDepth > 0) {
+    std::string pragma = policy.parallelNest(r.parallelDepth, sections);
+    if (!pragma.empty())
+      line(pragma);
+    for (const LStmt &s : r.body)
+      stmt(s, t);
+  } else {
+    std::string pragma = policy.serialRegion(sections);
+    if (!pragma.empty())
+      line(pragma);
+    line("{");
+    for (const LStmt &s : r.body)
+      stmt(s, t);
+    line("}");
+  }
+  if (r.onlyIfChunks)
+    line("}");
+}
+
+std::string CPrinter::dimParams() const {
+  std::string out;
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      out += fmt::format("{}int64_t {}", out.empty() ? "" : ", ", names.at(d.sym));
+  return out;
+}
+
+std::string CPrinter::dimArgs() const {
+  std::string out;
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      out += fmt::format("{}{}", out.empty() ? "" : ", ", names.at(d.sym));
+  return out;
+}
+
+std::string CPrinter::signature() const {
+  std::string params = dimParams();
+  for (size_t b : k.inputs())
+    params += fmt::format("{}const {} *restrict {}", params.empty() ? "" : ", ", cType(k.buffers[b].elem),
+                          k.buffers[b].name);
+  for (size_t b : k.outputs())
+    params += fmt::format("{}{} *{}", params.empty() ? "" : ", ", cType(k.buffers[b].elem), k.buffers[b].name);
+  params += fmt::format("{}void *workspace", params.empty() ? "" : ", ");
+  return fmt::format("int {}({})", k.name, params);
+}
+
+EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
+  // Workspace slots in buffer order, each 64-byte aligned; a partials buffer with one chunk takes no
+  // slot: it is the result itself.
+  std::string slots;
+  for (size_t b : k.workspace()) {
+    const Buffer &buf = k.buffers[b];
+    std::string bytes = fmt::format("moart_align64(sizeof({}) * (size_t){})", cType(buf.elem),
+                                    integer(buf.storageElements()));
+    if (buf.aliasOf)
+      bytes = fmt::format("({} > 1 ? {} : 0)", name(buf.aliasChunks), bytes);
+    slots += fmt::format("  offsets[{}] = total;\n  total += {};\n", b, bytes);
+  }
+  std::string chunkDecls;
+  for (const ChunkCount &c : k.chunkCounts)
+    chunkDecls += fmt::format("  const int64_t {} = moart_chunks({}, {}, INT64_C({}), INT64_C({}));\n", name(c.sym),
+                              integer(c.items), integer(c.terms), c.threads, c.chunk);
+
+  // the kernel body
+  for (const Guard &g : k.guards) {
+    const char *op = g.cmp == Guard::Eq ? "==" : g.cmp == Guard::Le ? "<=" : "<";
+    line(fmt::format("if (!({} {} {})) /* {}: {} */", integer(g.lhs), op, integer(g.rhs), g.reason, commentSafe(g.str())));
+    line("  return MOART_ERR_SHAPE;");
+  }
+  std::string ws;
+  for (size_t b : k.workspace()) {
+    const Buffer &buf = k.buffers[b];
+    std::string pointer = fmt::format("({} *)((char *)workspace + offsets[{}])", cType(buf.elem), b);
+    if (buf.aliasOf)
+      pointer = fmt::format("{} > 1 ? {} : {}", name(buf.aliasChunks), pointer, k.buffers[*buf.aliasOf].name);
+    ws += fmt::format("  {} *{} = {};\n", cType(buf.elem), buf.name, pointer);
+  }
+  std::string stages = std::move(body); // the guards
+  body.clear();
+  for (const Region &r : k.stages)
+    region(r);
+  std::string regions = std::move(body);
+
+  std::string header = fmt::format(
+      "/* {}: the kernel compiled by moac from {} for target {}.\n"
+      " * Generated by `{}`; do not edit. ABI: docs/abi.md. */\n"
+      "#ifndef {}_H\n#define {}_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n",
+      k.name, fileStem, targetName(target), in.command, k.name, k.name);
+  header += "/* Array layouts: */\n";
+  for (size_t b : k.inputs()) {
+    const Buffer &buf = k.buffers[b];
+    if (buf.layout.kind == Layout::Lifted)
+      header += fmt::format("#define {}_{}_LIFTED_BLOCK {} /* {} is stored lifted: T([x, y]) = [x / {}, y, x % {}] */\n",
+                            k.name, buf.name, buf.layout.block, buf.name, buf.layout.block, buf.layout.block);
+    else
+      header += fmt::format("#define {}_{}_LIFTED_BLOCK 0 /* {} is row-major */\n", k.name, buf.name, buf.name);
+  }
+  std::string dims = dimParams();
+  header += fmt::format("\n/* Bytes of workspace the kernel needs for these dims. */\nsize_t {}_workspace_bytes({});\n\n",
+                        k.name, dims.empty() ? "void" : dims);
+  header += fmt::format("/* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */\n{};\n\n#endif\n", signature());
+
+  std::string src = fmt::format("/* Generated by moac from {} for target {}; do not edit.\n * {}\n *\n", fileStem,
+                                targetName(target), in.command);
+  auto block = [&](const char *title, const std::string &text) {
+    src += fmt::format(" * {}\n", title);
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos)
+        end = text.size();
+      std::string l = text.substr(start, end - start);
+      src += l.empty() ? " *\n" : " *   " + commentSafe(l) + "\n";
+      start = end + 1;
+    }
+    src += " *\n";
+  };
+  block("Source:", in.sourceText);
+  block("DNF:", in.dnf);
+  block("Traffic model:", in.traffic);
+  src += " */\n";
+  src += fmt::format("#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n{}\n#include \"moart/kernel.h\"\n",
+                     policy.extraIncludes());
+  if (!in.headerName.empty())
+    src += fmt::format("#include \"{}\"\n", in.headerName);
+  // Every dim is "used" explicitly: a kernel need not read every dim, and -Wextra would say so.
+  std::string voidDims;
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      voidDims += fmt::format("  (void){};\n", names.at(d.sym));
+  src += fmt::format("\nstatic size_t {}_workspace_layout({}{}size_t offsets[{}]) {{\n  size_t total = 0;\n{}{}{}  "
+                     "(void)offsets;\n  return total;\n}}\n\n",
+                     k.name, dims, dims.empty() ? "" : ", ", std::max<size_t>(k.buffers.size(), 1), voidDims,
+                     chunkDecls, slots);
+  src += fmt::format("size_t {}_workspace_bytes({}) {{\n  size_t offsets[{}];\n  return {}_workspace_layout({}{}offsets);\n}}\n\n",
+                     k.name, dims.empty() ? "void" : dims, std::max<size_t>(k.buffers.size(), 1), k.name, dimArgs(),
+                     dimArgs().empty() ? "" : ", ");
+  src += signature() + " {\n";
+  src += voidDims;
+  src += stages;
+  src += chunkDecls;
+  src += fmt::format("  size_t offsets[{}];\n  (void){}_workspace_layout({}{}offsets);\n", std::max<size_t>(k.buffers.size(), 1),
+                     k.name, dimArgs(), dimArgs().empty() ? "" : ", ");
+  src += ws;
+  if (k.workspace().empty())
+    src += "  (void)workspace;\n  (void)offsets;\n";
+  src += regions;
+  src += "  return 0;\n}\n";
+  return EmittedKernel{src, header};
+}
+
+} // namespace
+
+const PragmaPolicy &sequentialPolicy() {
+  static const SequentialPolicy policy;
+  return policy;
+}
+
+const PragmaPolicy &policyFor(Target target) {
+  switch (target) {
+  case Target::OpenMP: return openmpPolicy();
+  case Target::OpenACC: return openaccPolicy();
+  case Target::C: break;
+  }
+  return sequentialPolicy();
+}
+
+EmittedKernel emitKernel(const Kernel &kernel, Target target, const EmitInputs &inputs) {
+  return CPrinter(kernel, policyFor(target)).print(target, inputs);
+}
+
+} // namespace moac

@@ -1,0 +1,33 @@
+// OpenACC: a parallel nest becomes one `acc parallel loop gang vector` over the collapsed nest (so
+// adjacent iterations of the innermost index are adjacent vector lanes: that is where the γ-difference
+// is measured), serial loops inside are `acc loop seq`, a one-thread region is `acc serial`. No atomics
+// anywhere: reductions are split into partials and a combine step by the lowering. Arrays are expected
+// on the device already (`present`), see docs/abi.md.
+#include "Emit.h"
+
+#include <fmt/format.h>
+
+namespace moac {
+
+namespace {
+class OpenACCPolicy final : public PragmaPolicy {
+public:
+  std::string parallelNest(int depth, const std::string &present) const override {
+    std::string collapse = depth > 1 ? fmt::format(" collapse({})", depth) : "";
+    return fmt::format("#pragma acc parallel loop gang vector{} vector_length(128){}", collapse,
+                       present.empty() ? "" : " present(" + present + ")");
+  }
+  std::string serialRegion(const std::string &present) const override {
+    return fmt::format("#pragma acc serial{}", present.empty() ? "" : " present(" + present + ")");
+  }
+  std::string serialLoop() const override { return "#pragma acc loop seq"; }
+};
+
+} // namespace
+
+const PragmaPolicy &openaccPolicy() {
+  static const OpenACCPolicy policy;
+  return policy;
+}
+
+} // namespace moac

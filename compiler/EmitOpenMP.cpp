@@ -1,0 +1,26 @@
+// OpenMP (CPU): every parallel nest is `omp parallel for collapse(d)` with a static schedule, so the
+// iterations and the arithmetic are exactly those of the sequential kernel.
+#include "Emit.h"
+
+#include <fmt/format.h>
+
+namespace moac {
+
+namespace {
+class OpenMPPolicy final : public PragmaPolicy {
+public:
+  const char *extraIncludes() const override { return ""; }
+  std::string parallelNest(int depth, const std::string &) const override {
+    return depth > 1 ? fmt::format("#pragma omp parallel for collapse({}) schedule(static)", depth)
+                     : std::string("#pragma omp parallel for schedule(static)");
+  }
+  std::string serialRegion(const std::string &) const override { return ""; }
+};
+} // namespace
+
+const PragmaPolicy &openmpPolicy() {
+  static const OpenMPPolicy policy;
+  return policy;
+}
+
+} // namespace moac

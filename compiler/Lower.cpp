@@ -1,0 +1,391 @@
+#include "Lower.h"
+
+#include "Gamma.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace moac {
+
+std::string kernelName(const std::string &fileName) {
+  std::string stem = fileName;
+  if (auto slash = stem.find_last_of('/'); slash != std::string::npos)
+    stem = stem.substr(slash + 1);
+  if (auto dot = stem.find_last_of('.'); dot != std::string::npos && dot > 0)
+    stem = stem.substr(0, dot);
+  std::string name = "moa_";
+  for (char c : stem)
+    name += std::isalnum((unsigned char)c) ? c : '_';
+  return name == "moa_" ? "moa_kernel" : name;
+}
+
+std::optional<SymExpr> gammaDifference(const SymExpr &offset, Symbol lane, int64_t block) {
+  // lane = block·g + r with 0 ≤ r < block: within a group only r moves.
+  Symbol g = SymbolTable::fresh("g"), r = SymbolTable::fresh("r");
+  SymExpr split = SymExpr::symbol(g) * SymExpr(block) + SymExpr::symbol(r);
+  SymExpr e = simplify(offset.substitute({{lane, split}}), {{r, SymExpr(block)}});
+  return e.linearCoefficient(r);
+}
+
+namespace {
+
+class Lowerer {
+public:
+  Lowerer(const DnfProgram &dnf, const Schedule &schedule, Target target)
+      : dnf(dnf), sched(schedule), target(target) {}
+  Kernel run();
+
+private:
+  void chooseLayouts();
+  void lowerArray(size_t id);
+  LExprPtr lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemType type);
+  LExprPtr load(size_t array, const SymVec &index);
+  void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
+
+  const DnfProgram &dnf;
+  Schedule sched;
+  Target target;
+  Kernel k;
+  std::vector<size_t> bufferOf; // DNF array -> buffer
+};
+
+LExprPtr makeL(LExpr e) { return std::make_shared<const LExpr>(std::move(e)); }
+
+LStmt loop(Symbol var, SymExpr start, SymExpr end, SymExpr step, LoopKind kind, SourceLoc loc) {
+  LStmt s{};
+  s.kind = LStmt::Loop;
+  s.var = var;
+  s.start = std::move(start);
+  s.end = std::move(end);
+  s.step = std::move(step);
+  s.loopKind = kind;
+  s.loc = loc;
+  return s;
+}
+
+LStmt scalarStmt(LStmt::Kind kind, Symbol scalar, ElemType type, LExprPtr value, SourceLoc loc,
+                 BinOp op = BinOp::Add) {
+  LStmt s{};
+  s.kind = kind;
+  s.scalar = scalar;
+  s.type = type;
+  s.value = std::move(value);
+  s.op = op;
+  s.loc = loc;
+  return s;
+}
+
+LStmt store(size_t buffer, SymExpr offset, LExprPtr value, SourceLoc loc) {
+  LStmt s{};
+  s.kind = LStmt::Store;
+  s.buffer = buffer;
+  s.offset = std::move(offset);
+  s.value = std::move(value);
+  s.loc = loc;
+  return s;
+}
+
+LExprPtr floatConst(double v) {
+  LExpr e{};
+  e.kind = LExprKind::Float;
+  e.floatValue = v;
+  return makeL(e);
+}
+
+LExprPtr var(Symbol s, bool isInt) {
+  LExpr e{};
+  e.kind = LExprKind::Var;
+  e.var = s;
+  e.isInt = isInt;
+  return makeL(e);
+}
+
+LExprPtr Lowerer::load(size_t array, const SymVec &index) {
+  LExpr e{};
+  e.kind = LExprKind::Load;
+  e.buffer = bufferOf[array];
+  e.offset = k.buffers[e.buffer].offset(index);
+  e.isInt = k.buffers[e.buffer].elem == ElemType::Int;
+  return makeL(e);
+}
+
+// A reduction becomes an accumulator declared before its use and a serial loop that folds the body
+// into it in index order; a select whose branches reduce becomes an if statement.
+LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemType type) {
+  switch (e->kind) {
+  case DKind::Float: return floatConst(e->floatValue);
+  case DKind::Int: {
+    LExpr x{};
+    x.kind = LExprKind::Int;
+    x.intValue = e->intValue;
+    x.isInt = true;
+    return makeL(x);
+  }
+  case DKind::Read: return load(e->array, e->index);
+  case DKind::Unary: {
+    LExpr x{};
+    x.kind = LExprKind::Unary;
+    x.unop = e->unop;
+    x.isInt = e->isInt;
+    x.args = {lowerExpr(e->args[0], prefix, type)};
+    return makeL(x);
+  }
+  case DKind::Binary: {
+    LExpr x{};
+    x.kind = LExprKind::Binary;
+    x.op = e->op;
+    x.isInt = e->isInt;
+    x.args = {lowerExpr(e->args[0], prefix, type), lowerExpr(e->args[1], prefix, type)};
+    return makeL(x);
+  }
+  case DKind::Reduce: {
+    ElemType accType = e->isInt ? ElemType::Int : type;
+    Symbol acc = SymbolTable::fresh("acc");
+    prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op)), e->loc));
+    LStmt l = loop(e->var, 0, e->extent, 1, LoopKind::Serial, e->loc);
+    LExprPtr value = lowerExpr(e->args[0], l.body, type);
+    l.body.push_back(scalarStmt(LStmt::Accumulate, acc, accType, value, e->loc, e->op));
+    prefix.push_back(std::move(l));
+    return var(acc, e->isInt);
+  }
+  case DKind::Select: {
+    if (!containsReduce(e)) {
+      LExpr x{};
+      x.kind = LExprKind::Select;
+      x.lhs = e->lhs;
+      x.rhs = e->rhs;
+      x.isInt = e->isInt;
+      x.args = {lowerExpr(e->args[0], prefix, type), lowerExpr(e->args[1], prefix, type)};
+      return makeL(x);
+    }
+    ElemType tmpType = e->isInt ? ElemType::Int : type;
+    Symbol tmp = SymbolTable::fresh("sel");
+    prefix.push_back(scalarStmt(LStmt::Decl, tmp, tmpType, floatConst(0), e->loc));
+    LStmt branch{};
+    branch.kind = LStmt::If;
+    branch.lhs = e->lhs;
+    branch.rhs = e->rhs;
+    branch.loc = e->loc;
+    LExprPtr a = lowerExpr(e->args[0], branch.body, type);
+    branch.body.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, a, e->loc));
+    LExprPtr b = lowerExpr(e->args[1], branch.orElse, type);
+    branch.orElse.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, b, e->loc));
+    prefix.push_back(std::move(branch));
+    return var(tmp, e->isInt);
+  }
+  }
+  throw std::logic_error("lowering: unknown DNF node");
+}
+
+// Which inputs to store lifted: an input of rank ≥ 2 that some parallel lane reads along its own row
+// (the lane index is the leading index, every other index walks a serial loop) — γ-difference ρ-tail
+// row-major, 1 lifted — and that no lane already reads with γ-difference 1.
+void Lowerer::chooseLayouts() {
+  if (!sched.liftInputs(target))
+    return;
+  std::set<size_t> wanted, harmed;
+  for (size_t id : dnf.order) {
+    const DnfArray &a = dnf.arrays[id];
+    if (a.index.empty())
+      continue;
+    Symbol lane = a.index.back();
+    std::vector<const DExpr *> stack{a.body.get()};
+    while (!stack.empty()) {
+      const DExpr *e = stack.back();
+      stack.pop_back();
+      for (const auto &x : e->args)
+        stack.push_back(x.get());
+      if (e->kind != DKind::Read || dnf.arrays[e->array].storage != Storage::Input || e->index.size() < 2)
+        continue;
+      bool rowPerLane = e->index[0] == SymExpr::symbol(lane);
+      for (size_t i = 1; i < e->index.size(); ++i)
+        rowPerLane &= !e->index[i].dependsOn(lane);
+      auto diff = gamma(e->index, dnf.arrays[e->array].shape).linearCoefficient(lane);
+      if (rowPerLane)
+        wanted.insert(e->array);
+      else if (diff && *diff == SymExpr(1))
+        harmed.insert(e->array);
+    }
+  }
+  for (size_t id : wanted)
+    if (!harmed.count(id)) {
+      Buffer &b = k.buffers[bufferOf[id]];
+      b.layout = Layout{Layout::Lifted, sched.block};
+      k.decisions.push_back(fmt::format(
+          "{} is read along its rows by one lane per row: stored lifted T([x, y]) = [x div {}, y, x mod {}] "
+          "so {} adjacent lanes read adjacent addresses",
+          b.name, sched.block, sched.block, sched.block));
+    }
+}
+
+void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst) {
+  std::vector<const LStmt *> stmts;
+  std::vector<const LExpr *> exprs;
+  for (const LStmt &s : stage.body)
+    stmts.push_back(&s);
+  auto visit = [&](const SymExpr &offset, size_t buffer, bool isStore) {
+    SymExpr o = offset.substitute(laneSubst);
+    auto diff = gammaDifference(o, lane, sched.block);
+    Coalescing c;
+    c.stage = stage.name;
+    c.access = fmt::format("{} {}[{}]", isStore ? "store" : "load", k.buffers[buffer].name, offset.str());
+    c.lane = lane.name();
+    c.difference = diff ? diff->str() : "not affine";
+    if (diff && *diff == SymExpr(0))
+      c.note = "the same address in every lane (broadcast)";
+    else if (diff && *diff == SymExpr(1))
+      c.note = "coalesced";
+    for (const Coalescing &seen : k.coalescing)
+      if (seen.stage == c.stage && seen.access == c.access)
+        return;
+    k.coalescing.push_back(c);
+  };
+  while (!stmts.empty()) {
+    const LStmt *s = stmts.back();
+    stmts.pop_back();
+    for (const auto *list : {&s->body, &s->orElse})
+      for (const LStmt &x : *list)
+        stmts.push_back(&x);
+    if (s->kind == LStmt::Store)
+      visit(s->offset, s->buffer, true);
+    if (s->value)
+      exprs.push_back(s->value.get());
+  }
+  while (!exprs.empty()) {
+    const LExpr *e = exprs.back();
+    exprs.pop_back();
+    if (e->kind == LExprKind::Load)
+      visit(e->offset, e->buffer, false);
+    for (const auto &a : e->args)
+      exprs.push_back(a.get());
+  }
+}
+
+void Lowerer::lowerArray(size_t id) {
+  const DnfArray &a = dnf.arrays[id];
+  size_t target = bufferOf[id];
+  ElemType type = a.elem == ElemType::Int ? ElemType::Int : a.elem;
+  SymVec index;
+  for (Symbol s : a.index)
+    index.push_back(SymExpr::symbol(s));
+  // the perfect nest of parallel loops over the array's own index space
+  auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into) {
+    for (size_t d = a.index.size(); d-- > 0;) {
+      LStmt l = loop(a.index[d], 0, a.shape[d], 1, LoopKind::Parallel, a.loc);
+      l.body = std::move(inner);
+      inner.clear();
+      inner.push_back(std::move(l));
+    }
+    for (LStmt &s : inner)
+      into.push_back(std::move(s));
+  };
+
+  if (a.body->kind != DKind::Reduce) {
+    Region st{a.name, a.loc, int(a.index.size()), {}, std::nullopt};
+    std::vector<LStmt> body;
+    LExprPtr value = lowerExpr(a.body, body, type);
+    body.push_back(store(target, k.buffers[target].offset(index), value, a.loc));
+    nest(std::move(body), st.body);
+    if (!a.index.empty())
+      reportAccesses(st, a.index.back(), {});
+    k.stages.push_back(std::move(st));
+    return;
+  }
+
+  // Split reduction: P chunks per index, chunk c takes terms c, c+P, c+2P, … (cyclic, so adjacent chunks
+  // read adjacent terms), partials[c][index], then the chunks combined in order.
+  const DExpr &r = *a.body;
+  SymExpr items = product(a.shape);
+  Symbol chunks = SymbolTable::fresh("P_" + a.name);
+  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, a.name, sched.threads, sched.chunk});
+  Buffer partials{Buffer::Workspace, a.name + "_part", type, {SymExpr::symbol(chunks), items}, {},
+                  fmt::format("partial results of {}, one per chunk", a.name), target, chunks};
+  k.buffers.push_back(partials);
+  size_t part = k.buffers.size() - 1;
+
+  Symbol c = SymbolTable::fresh("c");
+  Region first{a.name + " (partials)", a.loc, int(a.index.size()) + 1, {}, std::nullopt};
+  {
+    std::vector<LStmt> body;
+    Symbol acc = SymbolTable::fresh("acc");
+    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op)), r.loc));
+    LStmt terms = loop(r.var, SymExpr::symbol(c), r.extent, SymExpr::symbol(chunks), LoopKind::Serial, r.loc);
+    LExprPtr value = lowerExpr(r.args[0], terms.body, type);
+    terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, value, r.loc, r.op));
+    body.push_back(std::move(terms));
+    body.push_back(store(part, SymExpr::symbol(c) * items + gamma(index, a.shape), var(acc, type == ElemType::Int),
+                         a.loc));
+    std::vector<LStmt> inner;
+    nest(std::move(body), inner);
+    LStmt outer = loop(c, 0, SymExpr::symbol(chunks), 1, LoopKind::Parallel, a.loc);
+    outer.body = std::move(inner);
+    first.body.push_back(std::move(outer));
+  }
+  // lanes: the innermost own index, or the chunk index of a scalar (then term l = c + P·t)
+  if (!a.index.empty()) {
+    reportAccesses(first, a.index.back(), {});
+  } else {
+    Symbol t = SymbolTable::fresh("t");
+    reportAccesses(first, c, {{r.var, SymExpr::symbol(c) + SymExpr::symbol(chunks) * SymExpr::symbol(t)}});
+  }
+  k.stages.push_back(std::move(first));
+
+  Region second{a.name + " (combine)", a.loc, int(a.index.size()), {}, chunks};
+  {
+    std::vector<LStmt> body;
+    Symbol acc = SymbolTable::fresh("acc");
+    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op)), r.loc));
+    Symbol c2 = SymbolTable::fresh("c");
+    LStmt combine = loop(c2, 0, SymExpr::symbol(chunks), 1, LoopKind::Serial, r.loc);
+    LExpr partial{};
+    partial.kind = LExprKind::Load;
+    partial.buffer = part;
+    partial.offset = SymExpr::symbol(c2) * items + gamma(index, a.shape);
+    partial.isInt = type == ElemType::Int;
+    combine.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, makeL(partial), r.loc, r.op));
+    body.push_back(std::move(combine));
+    body.push_back(store(target, k.buffers[target].offset(index), var(acc, type == ElemType::Int), a.loc));
+    nest(std::move(body), second.body);
+  }
+  if (!a.index.empty())
+    reportAccesses(second, a.index.back(), {});
+  k.stages.push_back(std::move(second));
+}
+
+Kernel Lowerer::run() {
+  k.name = kernelName(dnf.fileName);
+  k.fileName = dnf.fileName;
+  k.dims = dnf.dims;
+  k.guards = dnf.guards;
+  bufferOf.assign(dnf.arrays.size(), 0);
+  auto addBuffer = [&](size_t id, Buffer::Role role) {
+    const DnfArray &a = dnf.arrays[id];
+    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, a.why, std::nullopt, Symbol{}});
+    bufferOf[id] = k.buffers.size() - 1;
+  };
+  for (size_t id = 0; id < dnf.arrays.size(); ++id)
+    if (dnf.arrays[id].storage == Storage::Input)
+      addBuffer(id, Buffer::Input);
+  for (size_t id : dnf.outputs)
+    addBuffer(id, Buffer::Output);
+  for (size_t id : dnf.order)
+    if (dnf.arrays[id].storage == Storage::Temp)
+      addBuffer(id, Buffer::Workspace);
+  chooseLayouts();
+  for (size_t id : dnf.order)
+    lowerArray(id);
+  return std::move(k);
+}
+
+} // namespace
+
+Kernel lower(const DnfProgram &dnf, const Schedule &schedule, Target target) {
+  return Lowerer(dnf, schedule, target).run();
+}
+
+} // namespace moac

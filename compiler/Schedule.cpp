@@ -1,0 +1,62 @@
+#include "Schedule.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+namespace moac {
+
+const char *targetName(Target t) {
+  switch (t) {
+  case Target::C: return "c";
+  case Target::OpenMP: return "openmp";
+  case Target::OpenACC: return "openacc";
+  }
+  return "?";
+}
+
+std::optional<std::string> parseSchedule(const std::string &text, Schedule &schedule) {
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    if (item.empty())
+      continue;
+    auto eq = item.find('=');
+    if (eq == std::string::npos)
+      return fmt::format("schedule item '{}' is not KEY=VALUE", item);
+    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "layout") {
+      if (value == "auto")
+        schedule.layouts = Schedule::Layouts::Auto;
+      else if (value == "rowmajor")
+        schedule.layouts = Schedule::Layouts::RowMajor;
+      else if (value == "lifted")
+        schedule.layouts = Schedule::Layouts::Lifted;
+      else
+        return fmt::format("layout must be auto, rowmajor or lifted, not '{}'", value);
+      continue;
+    }
+    int64_t number = 0;
+    try {
+      size_t used = 0;
+      number = std::stoll(value, &used);
+      if (used != value.size())
+        throw std::invalid_argument(value);
+    } catch (const std::exception &) {
+      return fmt::format("schedule value '{}' for {} is not an integer", value, key);
+    }
+    if (number < 1)
+      return fmt::format("schedule value {} for {} must be positive", number, key);
+    if (key == "threads")
+      schedule.threads = number;
+    else if (key == "chunk")
+      schedule.chunk = number;
+    else if (key == "block")
+      schedule.block = number;
+    else
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout)", key);
+  }
+  return std::nullopt;
+}
+
+} // namespace moac

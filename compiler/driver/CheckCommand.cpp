@@ -1,0 +1,233 @@
+#include "CheckCommand.h"
+
+#include "CFormat.h"
+#include "DriverSupport.h"
+#include "Emit.h"
+#include "Harness.h"
+#include "Interpreter.h"
+#include "Lower.h"
+#include "Pipeline.h"
+#include "Psi.h"
+#include "Traffic.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace moac {
+
+namespace fs = std::filesystem;
+
+CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
+  CLI::App *cmd = app.add_subcommand("check", "build the kernel for FILE.moa, run it and compare with the reference");
+  cmd->add_option("file", opts.file, "the .moa program")->required();
+  cmd->add_option("--dims", opts.dims, "values of the run-time dims, e.g. n=4096,dk=64,dv=64");
+  cmd->add_option("--seed", opts.seed, "seed of the inputs' fill (input k uses stream k)");
+  cmd->add_option("--target", opts.target, "c, openmp, openacc")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
+          CLI::ignore_case));
+  cmd->add_option("--cc", opts.cc, "the C compiler command (default: cc)");
+  cmd->add_option("--keep", opts.keep, "write the kernel, harness, inputs and outputs to this folder and keep them");
+  cmd->add_option("--schedule", opts.schedule, "override the schedule (docs/schedule.md)");
+  cmd->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  return cmd;
+}
+
+namespace {
+
+std::string quote(const std::string &s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool writeFile(const fs::path &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return bool(out);
+}
+
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The longest chain of reductions one output element goes through: the number of terms a rounding error
+// can accumulate over (n for a sum of n terms, n + dk for decode's scores then weights).
+double reductionDepth(const DnfProgram &dnf, const DimValues &dims) {
+  auto value = [&](const SymExpr &e) { return double(e.evaluate([&](Symbol s) { return dims.at(s); })); };
+  double total = 0;
+  for (const DnfArray &a : dnf.arrays) {
+    if (!a.body)
+      continue;
+    std::vector<const DExpr *> stack{a.body.get()};
+    while (!stack.empty()) {
+      const DExpr *e = stack.back();
+      stack.pop_back();
+      if (e->kind == DKind::Reduce)
+        total += value(e->extent);
+      for (const auto &x : e->args)
+        stack.push_back(x.get());
+    }
+  }
+  return total;
+}
+
+} // namespace
+
+int runCheckCommand(const CheckOptions &opts) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  diags.setColor(opts.color == "always" ? ColorMode::Always : opts.color == "never" ? ColorMode::Never : ColorMode::Auto);
+  auto file = readSource(sources, diags, opts.file);
+  if (!file)
+    return 1;
+  std::optional<TypedProgram> typed = typeCheck(sources, *file, diags);
+  if (!typed)
+    return 1;
+  auto parsed = parseDims(opts.dims);
+  if (auto *problem = std::get_if<std::string>(&parsed)) {
+    std::fprintf(stderr, "moac check: --dims: %s\n", problem->c_str());
+    return 2;
+  }
+  auto dims = bindDims(*typed, std::get<std::vector<DimArg>>(parsed), diags);
+  if (!dims)
+    return 1;
+  for (const Guard &g : typed->guards)
+    if (!g.holds([&](Symbol s) { return dims->at(s); })) {
+      std::fprintf(stderr, "moac check: shape guard %s does not hold for these dims (%s)\n", g.str().c_str(),
+                   g.reason.c_str());
+      return 1;
+    }
+  Schedule schedule;
+  if (auto problem = parseSchedule(opts.schedule, schedule)) {
+    std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
+    return 2;
+  }
+
+  // the kernel and its harness
+  DnfProgram dnf = psiReduce(*typed);
+  Kernel kernel = lower(dnf, schedule, opts.target);
+  TrafficModel traffic = trafficModel(dnf, *typed);
+  std::string headerName = kernel.name + ".h";
+  EmitInputs emitInputs{sources.file(*file).text, dumpDnf(dnf), printTraffic(traffic), "moac check", headerName};
+  EmittedKernel code = emitKernel(kernel, opts.target, emitInputs);
+
+  fs::path dir;
+  bool keep = !opts.keep.empty();
+  if (keep) {
+    dir = opts.keep;
+    fs::create_directories(dir);
+  } else {
+    std::string pattern = (fs::temp_directory_path() / "moac-check-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) {
+      std::fprintf(stderr, "moac check: cannot make a temporary folder\n");
+      return 1;
+    }
+    dir = pattern;
+  }
+  struct Cleanup {
+    fs::path dir;
+    bool keep;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!keep)
+        fs::remove_all(dir, ec);
+    }
+  } cleanup{dir, keep};
+
+  writeFile(dir / (kernel.name + ".c"), formatC(code.source, "kernel.c"));
+  writeFile(dir / headerName, formatC(code.header, "kernel.h"));
+  writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName), "harness.c"));
+
+  RunOptions runOpts;
+  runOpts.seed = opts.seed;
+  auto inputs = makeInputs(*typed, *dims, runOpts, diags);
+  if (!inputs)
+    return 1;
+  std::vector<NDArray> reference;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    if (!writeArray(dir.string(), typed->inputs[i].name, (*inputs)[i].a, diags))
+      return 1;
+    reference.push_back(toNDArray((*inputs)[i].a));
+  }
+
+  std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? " -fopenacc" : "";
+  fs::path exe = dir / "harness";
+  std::string build = fmt::format("{} -std=c99 -O2 -Wall -Wextra -Werror{} -I{} -I{} {} {} {} -lm -o {} > {} 2>&1", opts.cc,
+                                  flags, quote(MOAC_RUNTIME_INCLUDE_DIR), quote(dir.string()),
+                                  quote((dir / (kernel.name + ".c")).string()), quote((dir / "harness.c").string()),
+                                  quote(MOAC_RUNTIME_LIBRARY), quote(exe.string()), quote((dir / "build.log").string()));
+  if (std::system(build.c_str()) != 0) {
+    std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
+                 readFile(dir / "build.log").c_str());
+    return 1;
+  }
+  std::string runCmd = quote(exe.string()) + " " + quote(dir.string());
+  for (const TDim &d : typed->dims)
+    if (!d.value)
+      runCmd += " " + std::to_string(dims->at(d.sym));
+  runCmd += " > " + quote((dir / "run.log").string()) + " 2>&1";
+  if (std::system(runCmd.c_str()) != 0) {
+    std::fprintf(stderr, "moac check: running the kernel failed:\n%s", readFile(dir / "run.log").c_str());
+    return 1;
+  }
+
+  std::vector<NDArray> expected;
+  try {
+    expected = interpret(*typed, *dims, reference);
+  } catch (const EvalError &e) {
+    diags.report(Diag::RunError, e.loc, e.what());
+    return 1;
+  }
+
+  // tolerance: (terms + 1) rounding steps of the output's precision, relative to the largest magnitude
+  double depth = reductionDepth(dnf, *dims);
+  std::printf("moac check %s --target=%s --dims %s --seed %llu\n", opts.file.c_str(), targetName(opts.target),
+              opts.dims.c_str(), (unsigned long long)opts.seed);
+  bool pass = true;
+  std::vector<size_t> outs = kernel.outputs();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Buffer &buf = kernel.buffers[outs[i]];
+    OwnedArray got;
+    char err[512] = "";
+    std::string path = (dir / ("out_" + buf.name + ".moarr")).string();
+    if (moart_read_array(path.c_str(), &got.a, err, sizeof err) != MOART_OK) {
+      std::fprintf(stderr, "moac check: %s\n", err);
+      return 1;
+    }
+    NDArray actual = toNDArray(got.a);
+    const NDArray &want = expected[i];
+    double eps = buf.elem == ElemType::F64 ? std::ldexp(1.0, -53) : buf.elem == ElemType::F32 ? std::ldexp(1.0, -24) : 0;
+    double scale = 1, worst = 0;
+    for (double v : want.data)
+      scale = std::max(scale, std::fabs(v));
+    bool finite = actual.data.size() == want.data.size();
+    for (size_t j = 0; finite && j < want.data.size(); ++j) {
+      double d = std::fabs(actual.data[j] - want.data[j]);
+      finite &= std::isfinite(actual.data[j]);
+      worst = std::max(worst, d);
+    }
+    double tolerance = 4 * eps * (depth + 1) * scale;
+    bool ok = finite && worst <= tolerance;
+    pass &= ok;
+    std::printf("  %s : %s%s  ‖err‖∞ = %.3g  (tolerance %.3g = 4·ε·(%g reduction terms + 1)·max|ref| %.3g)  %s\n",
+                buf.name.c_str(), spell(buf.elem), strShape(buf.shape).c_str(), worst, tolerance, depth, scale,
+                ok ? "ok" : "FAIL");
+  }
+  std::printf("%s", printTraffic(traffic, &*dims).c_str());
+  if (keep)
+    std::printf("kept the kernel, harness, inputs and outputs in %s\n", dir.c_str());
+  std::printf("%s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
+}
+
+} // namespace moac

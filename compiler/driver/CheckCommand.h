@@ -1,0 +1,32 @@
+// `moac check FILE.moa --dims n=4096,dk=64,dv=64 [--target=T] [--seed S] [--cc CC] [--keep DIR]`:
+// generates the kernel and a harness, builds them with the system C compiler, runs them on seeded
+// inputs, runs the reference interpreter on the same inputs and compares every output (docs/cli.md).
+#pragma once
+
+#include "Schedule.h"
+
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace moac {
+
+struct CheckOptions {
+  std::string file;
+  std::string dims;
+  uint64_t seed = 0;
+  Target target = Target::C;
+  std::string cc = "cc";
+  std::string keep; // keep the generated files in this folder
+  std::string schedule;
+  std::string color = "auto";
+};
+
+CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts);
+// Exit status: 0 every output within tolerance, 1 otherwise (or a build, run or program error).
+int runCheckCommand(const CheckOptions &opts);
+
+} // namespace moac

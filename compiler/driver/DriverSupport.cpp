@@ -1,0 +1,157 @@
+#include "DriverSupport.h"
+
+#include "ArrayOps.h"
+#include "Interpreter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+
+namespace moac {
+
+
+moart_dtype dtypeOf(ElemType elem) {
+  return elem == ElemType::F32 ? MOART_F32 : elem == ElemType::F64 ? MOART_F64 : MOART_I64;
+}
+
+NDArray toNDArray(const moart_array &a) {
+  NDArray r{std::vector<int64_t>(a.shape, a.shape + a.rank), std::vector<double>(size_t(a.count))};
+  for (int64_t i = 0; i < a.count; ++i) {
+    if (a.dtype == MOART_F32)
+      r.data[size_t(i)] = static_cast<const float *>(a.data)[i];
+    else if (a.dtype == MOART_F64)
+      r.data[size_t(i)] = static_cast<const double *>(a.data)[i];
+    else
+      r.data[size_t(i)] = double(static_cast<const int64_t *>(a.data)[i]);
+  }
+  return r;
+}
+
+// The result of an output as an f64 array, or i64 for an integer output.
+moart_status fromNDArray(const NDArray &v, ElemType elem, OwnedArray &out) {
+  if (v.shape.size() > MOART_MAX_RANK)
+    return MOART_ERR_RANK;
+  moart_dtype dtype = elem == ElemType::Int ? MOART_I64 : MOART_F64;
+  moart_status st = moart_array_create(&out.a, dtype, int(v.shape.size()), v.shape.data());
+  if (st != MOART_OK)
+    return st;
+  for (size_t i = 0; i < v.count(); ++i) {
+    if (dtype == MOART_I64)
+      static_cast<int64_t *>(out.a.data)[i] = int64_t(std::llround(v.data[i]));
+    else
+      static_cast<double *>(out.a.data)[i] = v.data[i];
+  }
+  return MOART_OK;
+}
+
+std::optional<uint32_t> readSource(SourceManager &sources, DiagnosticEngine &diags, const std::string &path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      diags.report(Diag::CannotRead, SourceLoc{}, path, std::strerror(errno));
+      return std::nullopt;
+    }
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) {
+      diags.report(Diag::CannotRead, SourceLoc{}, path, "read error");
+      return std::nullopt;
+    }
+  }
+  if (text.size() > maxSourceBytes) {
+    diags.report(Diag::SourceTooLarge, SourceLoc{}, maxSourceBytes);
+    return std::nullopt;
+  }
+  return sources.add(path == "-" ? "<stdin>" : path, std::move(text));
+}
+
+// --dims against the program's dims: every run-time dim bound, each positive, fixed ones unchanged.
+std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector<DimArg> &args,
+                                  DiagnosticEngine &diags) {
+  DimValues dims;
+  unsigned errors = diags.errorCount();
+  std::set<std::string> given;
+  for (const DimArg &arg : args) {
+    given.insert(arg.name);
+    auto dim = std::find_if(program.dims.begin(), program.dims.end(),
+                            [&](const TDim &d) { return d.name == arg.name; });
+    if (dim == program.dims.end()) {
+      diags.report(Diag::DimUnknown, SourceLoc{}, arg.name);
+    } else if (dim->value) {
+      if (*dim->value != arg.value) {
+        diags.reportSpan(Diag::DimFixed, dim->loc, uint32_t(dim->name.size()), dim->name, *dim->value, arg.value);
+      }
+    } else if (arg.value < 1) {
+      diags.report(Diag::DimNotPositive, SourceLoc{}, arg.name, arg.value);
+    } else {
+      dims[dim->sym] = arg.value;
+    }
+  }
+  for (const TDim &d : program.dims)
+    if (!d.value && !given.count(d.name))
+      diags.reportSpan(Diag::DimMissing, d.loc, uint32_t(d.name.size()), d.name, d.name);
+  if (diags.errorCount() != errors)
+    return std::nullopt;
+  return dims;
+}
+
+// Each input from DIR/<name>.moarr (its dtype and shape must be the declared ones) or from the seeded
+// fill with stream = the input's declaration index.
+std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
+                                                  const RunOptions &opts, DiagnosticEngine &diags) {
+  std::vector<OwnedArray> arrays;
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    const TInput &in = program.inputs[i];
+    uint32_t length = uint32_t(in.name.size());
+    Extents shape = concreteShape(in.shape, dims);
+    elementCount(shape, At{in.loc, length});
+    OwnedArray array;
+    if (!opts.inputsDir.empty()) {
+      std::string path = (std::filesystem::path(opts.inputsDir) / (in.name + ".moarr")).string();
+      char err[512] = "";
+      if (moart_read_array(path.c_str(), &array.a, err, sizeof err) != MOART_OK) {
+        diags.reportSpan(Diag::InputFileError, in.loc, length, in.name, err);
+        return std::nullopt;
+      }
+      if (array.a.dtype != dtypeOf(in.elem) || Extents(array.a.shape, array.a.shape + array.a.rank) != shape) {
+        Type type{in.elem, in.shape, std::nullopt};
+        diags.reportSpan(Diag::InputFileMismatch, in.loc, length, in.name, path, moart_dtype_name(array.a.dtype),
+                         strExtents(Extents(array.a.shape, array.a.shape + array.a.rank)),
+                         strType(type, opts.ascii), spell(in.elem), strExtents(shape));
+        return std::nullopt;
+      }
+    } else {
+      moart_status st = moart_array_create(&array.a, dtypeOf(in.elem), int(shape.size()), shape.data());
+      if (st == MOART_OK)
+        st = moart_fill_uniform(&array.a, opts.seed, uint64_t(i));
+      if (st != MOART_OK) {
+        diags.reportSpan(Diag::InputFileError, in.loc, length, in.name,
+                         fmt::format("cannot make a {}{} array: {}", spell(in.elem), strExtents(shape),
+                                     moart_status_string(st)));
+        return std::nullopt;
+      }
+    }
+    arrays.push_back(std::move(array));
+  }
+  return arrays;
+}
+
+bool writeArray(const std::string &dir, const std::string &name, const moart_array &a, DiagnosticEngine &diags) {
+  std::string path = (std::filesystem::path(dir) / (name + ".moarr")).string();
+  moart_status st = moart_write_array(path.c_str(), &a);
+  if (st != MOART_OK)
+    diags.report(Diag::CannotWrite, SourceLoc{}, path, moart_status_string(st));
+  return st == MOART_OK;
+}
+
+} // namespace moac

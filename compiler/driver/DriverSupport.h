@@ -1,0 +1,44 @@
+// What the driver's commands share: reading a source file, binding --dims, making seeded inputs,
+// and converting between libmoart arrays and the evaluators' NDArrays.
+#pragma once
+
+#include "Diagnostics.h"
+#include "NDArray.h"
+#include "RunCommand.h"
+#include "Typed.h"
+
+#include <moart/moart.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moac {
+
+constexpr size_t maxSourceBytes = 64u << 20;
+
+// A libmoart array that frees itself.
+struct OwnedArray {
+  moart_array a{};
+  OwnedArray() = default;
+  OwnedArray(const OwnedArray &) = delete;
+  OwnedArray &operator=(const OwnedArray &) = delete;
+  OwnedArray(OwnedArray &&other) noexcept : a(other.a) { other.a = moart_array{}; }
+  ~OwnedArray() { moart_array_free(&a); }
+};
+
+moart_dtype dtypeOf(ElemType elem);
+NDArray toNDArray(const moart_array &a);
+// The result of an output as an f64 array, or i64 for an integer output.
+moart_status fromNDArray(const NDArray &v, ElemType elem, OwnedArray &out);
+// Reads FILE or standard input ("-"); an unreadable file is a user error with a diagnostic.
+std::optional<uint32_t> readSource(SourceManager &sources, DiagnosticEngine &diags, const std::string &path);
+// --dims against the program's dims: every run-time dim bound, each positive, fixed ones unchanged.
+std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector<DimArg> &args,
+                                  DiagnosticEngine &diags);
+// Each input from DIR/<name>.moarr (opts.inputsDir) or from the seeded fill, stream = declaration index.
+std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
+                                                  const RunOptions &opts, DiagnosticEngine &diags);
+bool writeArray(const std::string &dir, const std::string &name, const moart_array &a, DiagnosticEngine &diags);
+
+} // namespace moac

@@ -1,0 +1,51 @@
+/* moart/kernel.h: the small inline helpers every generated kernel includes.
+ *
+ * Floor division and modulus (MoA's div and mod round toward -inf, C's / and % toward 0), max/min with
+ * the reference interpreter's semantics (a > b ? a : b), the chunk count of a split reduction, and
+ * the 64-byte alignment of workspace slots. Header-only: the kernels need no library to link for these. */
+#ifndef MOART_KERNEL_H
+#define MOART_KERNEL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "moart/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static inline int64_t moart_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static inline int64_t moart_floormod(int64_t a, int64_t b) { return a - moart_floordiv(a, b) * b; }
+
+static inline float moart_maxf(float a, float b) { return a > b ? a : b; }
+static inline float moart_minf(float a, float b) { return a < b ? a : b; }
+static inline double moart_max(double a, double b) { return a > b ? a : b; }
+static inline double moart_min(double a, double b) { return a < b ? a : b; }
+static inline int64_t moart_maxi(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t moart_mini(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t moart_absi(int64_t a) { return a < 0 ? -a : a; }
+
+/* Chunks of a split reduction over `terms` terms for each of `items` results: enough chunks that about
+ * `threads` work items run, but no chunk shorter than `chunk` terms; at least 1. */
+static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads, int64_t chunk) {
+  int64_t wanted = (threads + items - 1) / items;
+  int64_t most = (terms + chunk - 1) / chunk;
+  if (wanted > most)
+    wanted = most;
+  return wanted < 1 ? 1 : wanted;
+}
+
+/* Bytes rounded up to a multiple of 64, so every workspace slot starts cache-line aligned. */
+static inline size_t moart_align64(size_t bytes) { return (bytes + 63u) & ~(size_t)63u; }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
