@@ -240,29 +240,7 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
 // The buffers a region touches, as OpenACC array sections.
 std::string CPrinter::present(const Region &r) {
   std::set<size_t> used;
-  std::vector<const LStmt *> stack;
-  std::vector<const LExpr *> exprs;
-  for (const LStmt &s : r.body)
-    stack.push_back(&s);
-  while (!stack.empty()) {
-    const LStmt *s = stack.back();
-    stack.pop_back();
-    for (const auto *list : {&s->body, &s->orElse})
-      for (const LStmt &x : *list)
-        stack.push_back(&x);
-    if (s->kind == LStmt::Store)
-      used.insert(s->buffer);
-    if (s->value)
-      exprs.push_back(s->value.get());
-  }
-  while (!exprs.empty()) {
-    const LExpr *e = exprs.back();
-    exprs.pop_back();
-    if (e->kind == LExprKind::Load)
-      used.insert(e->buffer);
-    for (const auto &a : e->args)
-      exprs.push_back(a.get());
-  }
+  forEachAccess(r.body, [&](size_t buffer, const SymExpr &, bool) { used.insert(buffer); });
   std::string out;
   for (size_t b : used)
     out += fmt::format("{}{}[0:{}]", out.empty() ? "" : ", ", k.buffers[b].name,

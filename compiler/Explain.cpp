@@ -1,5 +1,6 @@
 #include "Explain.h"
 
+#include "Lower.h"
 #include "Traffic.h"
 
 #include <fmt/format.h>
@@ -54,6 +55,15 @@ std::string explain(const SourceFile &source, const TypedProgram &typed, const D
   section(out, "storage");
   out += storageNotes(dnf);
   out += printTraffic(trafficModel(dnf, typed));
+  // How the default schedule maps it onto a GPU, and why (docs/schedule.md).
+  section(out, "ONF for OpenACC: coalescing");
+  Kernel kernel = lower(dnf, Schedule{}, Target::OpenACC);
+  for (const std::string &d : kernel.decisions)
+    out += d + "\n";
+  out += "γ-difference between adjacent vector lanes of every access (1: coalesced, 0: one address for all):\n";
+  for (const Coalescing &c : kernel.coalescing)
+    out += fmt::format("  {}: {} — lane {}: {}{}\n", c.stage, c.access, c.lane, c.difference,
+                       c.note.empty() ? "" : " (" + c.note + ")");
   return out;
 }
 

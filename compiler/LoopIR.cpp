@@ -98,6 +98,33 @@ const char *roleName(Buffer::Role r) {
 
 } // namespace
 
+void forEachAccess(const std::vector<LStmt> &body,
+                   const std::function<void(size_t buffer, const SymExpr &offset, bool isStore)> &f) {
+  std::vector<const LStmt *> stmts;
+  std::vector<const LExpr *> exprs;
+  for (const LStmt &s : body)
+    stmts.push_back(&s);
+  while (!stmts.empty()) {
+    const LStmt *s = stmts.back();
+    stmts.pop_back();
+    for (const auto *list : {&s->body, &s->orElse})
+      for (const LStmt &x : *list)
+        stmts.push_back(&x);
+    if (s->kind == LStmt::Store)
+      f(s->buffer, s->offset, true);
+    if (s->value)
+      exprs.push_back(s->value.get());
+  }
+  while (!exprs.empty()) {
+    const LExpr *e = exprs.back();
+    exprs.pop_back();
+    if (e->kind == LExprKind::Load)
+      f(e->buffer, e->offset, false);
+    for (const auto &a : e->args)
+      exprs.push_back(a.get());
+  }
+}
+
 std::string dumpLoopIR(const Kernel &k) {
   Printer p{k, {}};
   std::string &out = p.out;

@@ -9,6 +9,7 @@
 #include "Symbolic.h"
 #include "Typed.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,5 +134,9 @@ struct Kernel {
 };
 
 std::string dumpLoopIR(const Kernel &kernel);
+
+// Calls f for every load and store in the statements, nested ones included.
+void forEachAccess(const std::vector<LStmt> &body,
+                   const std::function<void(size_t buffer, const SymExpr &offset, bool isStore)> &f);
 
 } // namespace moac

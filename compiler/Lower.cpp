@@ -224,11 +224,7 @@ void Lowerer::chooseLayouts() {
 }
 
 void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst) {
-  std::vector<const LStmt *> stmts;
-  std::vector<const LExpr *> exprs;
-  for (const LStmt &s : stage.body)
-    stmts.push_back(&s);
-  auto visit = [&](const SymExpr &offset, size_t buffer, bool isStore) {
+  auto visit = [&](size_t buffer, const SymExpr &offset, bool isStore) {
     SymExpr o = offset.substitute(laneSubst);
     auto diff = gammaDifference(o, lane, sched.block);
     Coalescing c;
@@ -245,25 +241,7 @@ void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Sy
         return;
     k.coalescing.push_back(c);
   };
-  while (!stmts.empty()) {
-    const LStmt *s = stmts.back();
-    stmts.pop_back();
-    for (const auto *list : {&s->body, &s->orElse})
-      for (const LStmt &x : *list)
-        stmts.push_back(&x);
-    if (s->kind == LStmt::Store)
-      visit(s->offset, s->buffer, true);
-    if (s->value)
-      exprs.push_back(s->value.get());
-  }
-  while (!exprs.empty()) {
-    const LExpr *e = exprs.back();
-    exprs.pop_back();
-    if (e->kind == LExprKind::Load)
-      visit(e->offset, e->buffer, false);
-    for (const auto &a : e->args)
-      exprs.push_back(a.get());
-  }
+  forEachAccess(stage.body, visit);
 }
 
 void Lowerer::lowerArray(size_t id) {

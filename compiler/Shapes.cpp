@@ -1,5 +1,6 @@
 #include "Shapes.h"
 
+#include "Gamma.h"
 #include "ShapeRules.h"
 
 #include <algorithm>
@@ -99,53 +100,7 @@ void ShapeChecker::addGuard(Guard g, SourceLoc loc, std::string reason) {
 
 // Interval of an index expression over the comprehension indices in scope, as dims-only bounds.
 std::optional<std::pair<SymExpr, SymExpr>> ShapeChecker::bounds(const SymExpr &e) const {
-  SymExpr lo, hi;
-  for (const auto &t : e.terms()) {
-    SymExpr tlo(1), thi(1);
-    for (const auto &f : t.factors) {
-      SymExpr flo, fhi;
-      if (f->kind == SymExpr::Atom::Sym) {
-        auto ext = indexExtent.find(f->sym);
-        if (ext != indexExtent.end()) {
-          flo = SymExpr(0);
-          fhi = ext->second - 1;
-        } else {
-          flo = fhi = SymExpr::symbol(f->sym);
-        }
-      } else {
-        // floor division and modulus by a positive dims-only divisor
-        const SymExpr &den = f->rhs;
-        for (Symbol s : den.symbols())
-          if (!dimSymbols.count(s))
-            return std::nullopt;
-        if (signOf(den) != Sign::Positive)
-          return std::nullopt;
-        if (f->kind == SymExpr::Atom::Mod) {
-          flo = SymExpr(0);
-          fhi = den - 1;
-        } else {
-          auto inner = bounds(f->lhs);
-          if (!inner)
-            return std::nullopt;
-          flo = SymExpr::floorDiv(inner->first, den);
-          fhi = SymExpr::floorDiv(inner->second, den);
-        }
-      }
-      Sign s = signOf(flo);
-      if (s != Sign::Positive && s != Sign::NonNegative && s != Sign::Zero)
-        return std::nullopt; // products are monotone only over non-negative factors
-      tlo = tlo * flo;
-      thi = thi * fhi;
-    }
-    if (t.coef >= 0) {
-      lo = lo + tlo * SymExpr(t.coef);
-      hi = hi + thi * SymExpr(t.coef);
-    } else {
-      lo = lo + thi * SymExpr(t.coef);
-      hi = hi + tlo * SymExpr(t.coef);
-    }
-  }
-  return std::make_pair(lo, hi);
+  return indexBounds(e, indexExtent);
 }
 
 // hi < extent, also through one floor division: a div b < c  ⟺  a < b·c  when b > 0.
