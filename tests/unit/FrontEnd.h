@@ -1,0 +1,90 @@
+// Helpers shared by the front-end tests: Catch printers for symbolic values, and runners that take a
+// source text through the lexer, the parser or shape inference with the diagnostics captured as plain
+// text (no colour), so that tests can assert on both.
+#pragma once
+
+#include "Diagnostics.h"
+#include "Lexer.h"
+#include "Parser.h"
+#include "Shapes.h"
+#include "Symbolic.h"
+
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moac::test {
+
+inline constexpr const char *fileName = "t.moa";
+
+struct Lexed {
+  std::vector<Token> tokens;
+  std::string diags;
+  unsigned errors = 0;
+};
+
+inline Lexed lexText(const std::string &text) {
+  SourceManager sources;
+  uint32_t file = sources.add(fileName, text);
+  DiagnosticEngine engine(sources);
+  engine.setColor(ColorMode::Never);
+  Lexed out;
+  engine.captureInto(&out.diags);
+  out.tokens = lex(sources, file, engine);
+  out.errors = engine.errorCount();
+  return out;
+}
+
+struct Parsed {
+  Program program;
+  std::string diags;
+  unsigned errors = 0;
+};
+
+inline Parsed parseText(const std::string &text) {
+  SourceManager sources;
+  uint32_t file = sources.add(fileName, text);
+  DiagnosticEngine engine(sources);
+  engine.setColor(ColorMode::Never);
+  Parsed out;
+  engine.captureInto(&out.diags);
+  std::vector<Token> tokens = lex(sources, file, engine);
+  out.program = parse(tokens, fileName, engine);
+  out.errors = engine.errorCount();
+  return out;
+}
+
+// lex -> parse -> inferShapes; `program` is set only when every stage succeeded.
+struct Checked {
+  std::optional<TypedProgram> program;
+  std::string diags;
+};
+
+inline Checked checkText(const std::string &text) {
+  SourceManager sources;
+  uint32_t file = sources.add(fileName, text);
+  DiagnosticEngine engine(sources);
+  engine.setColor(ColorMode::Never);
+  Checked out;
+  engine.captureInto(&out.diags);
+  std::vector<Token> tokens = lex(sources, file, engine);
+  Program ast = parse(tokens, fileName, engine);
+  if (engine.hasErrors())
+    return out;
+  out.program = inferShapes(ast, engine);
+  return out;
+}
+
+} // namespace moac::test
+
+// Failed checks print symbolic values as moac writes them.
+namespace Catch {
+template <> struct StringMaker<moac::SymExpr> {
+  static std::string convert(const moac::SymExpr &e) { return e.str(); }
+};
+template <> struct StringMaker<moac::Symbol> {
+  static std::string convert(moac::Symbol s) { return s.name(); }
+};
+} // namespace Catch
