@@ -214,13 +214,15 @@ NDArray reshape(const std::vector<int64_t> &shape, const NDArray &a, At at) {
 NDArray rav(const NDArray &a) { return NDArray{{int64_t(a.count())}, a.data}; }
 
 // op/A: fold the items along the leading axis from index 0 upward.
-NDArray reduce(BinOp op, const NDArray &a, At at) {
+NDArray reduce(BinOp op, bool integer, const NDArray &a, At at) {
   needRank(a, 1, "reduction", at);
-  if (a.shape[0] == 0)
-    fail(at, fmt::format("'{}/' reduces an empty axis", spell(op)));
   NDArray r = makeArray(tail(a.shape), at);
   int64_t item = int64_t(r.count());
   for (int64_t j = 0; j < item; ++j) {
+    if (a.shape[0] == 0) {
+      r.data[size_t(j)] = identity(op, integer);
+      continue;
+    }
     double acc = get(a, j, at);
     for (int64_t l = 1; l < a.shape[0]; ++l)
       acc = apply(op, acc, get(a, l * item + j, at));
@@ -230,20 +232,23 @@ NDArray reduce(BinOp op, const NDArray &a, At at) {
 }
 
 // (A f.g B)[i′, i″] = f-fold over k of A[i′, k] g B[k, i″], from k = 0 upward.
-NDArray inner(BinOp f, BinOp g, const NDArray &a, const NDArray &b, At at) {
+NDArray inner(BinOp f, BinOp g, bool integer, const NDArray &a, const NDArray &b, At at) {
   needRank(a, 1, "the left operand of an inner product", at);
   needRank(b, 1, "the right operand of an inner product", at);
   int64_t m = a.shape.back();
   if (m != b.shape.front())
     fail(at, fmt::format("inner product needs matching axes: {} vs {}", m, b.shape.front()));
-  if (m == 0)
-    fail(at, "inner product over an empty axis");
   Extents shape(a.shape.begin(), a.shape.end() - 1);
   shape.insert(shape.end(), b.shape.begin() + 1, b.shape.end());
   NDArray r = makeArray(shape, at);
-  int64_t rowsA = int64_t(a.count()) / m, colsB = int64_t(b.count()) / m;
+  int64_t rowsA = elementCount(Extents(a.shape.begin(), a.shape.end() - 1), at);
+  int64_t colsB = elementCount(Extents(b.shape.begin() + 1, b.shape.end()), at);
   for (int64_t i = 0; i < rowsA; ++i)
     for (int64_t j = 0; j < colsB; ++j) {
+      if (m == 0) {
+        r.data[size_t(i * colsB + j)] = identity(f, integer);
+        continue;
+      }
       double acc = apply(g, get(a, i * m, at), get(b, j, at));
       for (int64_t k = 1; k < m; ++k)
         acc = apply(f, acc, apply(g, get(a, i * m + k, at), get(b, k * colsB + j, at)));

@@ -46,8 +46,9 @@ NDArray drop(int64_t count, const NDArray &a, At at);
 NDArray cat(const NDArray &a, const NDArray &b, At at);
 NDArray reshape(const std::vector<int64_t> &shape, const NDArray &a, At at);
 NDArray rav(const NDArray &a);
-NDArray reduce(BinOp op, const NDArray &a, At at);
-NDArray inner(BinOp f, BinOp g, const NDArray &a, const NDArray &b, At at);
+// A fold over an empty axis gives f's identity; `integer` picks int64's for max and min.
+NDArray reduce(BinOp op, bool integer, const NDArray &a, At at);
+NDArray inner(BinOp f, BinOp g, bool integer, const NDArray &a, const NDArray &b, At at);
 NDArray outer(BinOp g, const NDArray &a, const NDArray &b, At at);
 NDArray iota(int64_t n, At at);
 NDArray rho(const NDArray &a);

@@ -59,7 +59,7 @@ double DnfEvaluator::eval(const DExpr &e) {
   }
   case DKind::Reduce: {
     int64_t n = integer(e.extent);
-    double acc = identity(e.op);
+    double acc = identity(e.op, e.isInt);
     for (int64_t i = 0; i < n; ++i) {
       env[e.var.id] = i;
       acc = apply(e.op, acc, eval(*e.args[0]));

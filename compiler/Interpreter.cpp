@@ -230,10 +230,10 @@ NDArray Evaluator::evalNode(const TExpr &e) {
     const NDArray &a = arg(0);
     return elementwise(e.op, e.type.elem == ElemType::Int, a, arg(1), at(e));
   }
-  case TKind::Reduce: return reduce(e.op, arg(0), at(e));
+  case TKind::Reduce: return reduce(e.op, e.type.elem == ElemType::Int, arg(0), at(e));
   case TKind::Inner: {
     const NDArray &a = arg(0);
-    return inner(e.op, e.op2, a, arg(1), at(e));
+    return inner(e.op, e.op2, e.type.elem == ElemType::Int, a, arg(1), at(e));
   }
   case TKind::Outer: {
     const NDArray &a = arg(0);

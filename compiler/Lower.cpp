@@ -146,7 +146,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
   case DKind::Reduce: {
     ElemType accType = e->isInt ? ElemType::Int : type;
     Symbol acc = SymbolTable::fresh("acc");
-    prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op)), e->loc));
+    prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op, e->isInt)), e->loc));
     LStmt l = loop(e->var, 0, e->extent, 1, LoopKind::Serial, e->loc);
     LExprPtr value = lowerExpr(e->args[0], l.body, type);
     l.body.push_back(scalarStmt(LStmt::Accumulate, acc, accType, value, e->loc, e->op));
@@ -291,7 +291,7 @@ void Lowerer::lowerArray(size_t id) {
   {
     std::vector<LStmt> body;
     Symbol acc = SymbolTable::fresh("acc");
-    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op)), r.loc));
+    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op, type == ElemType::Int)), r.loc));
     LStmt terms = loop(r.var, SymExpr::symbol(c), r.extent, SymExpr::symbol(chunks), LoopKind::Serial, r.loc);
     LExprPtr value = lowerExpr(r.args[0], terms.body, type);
     terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, value, r.loc, r.op));
@@ -317,7 +317,7 @@ void Lowerer::lowerArray(size_t id) {
   {
     std::vector<LStmt> body;
     Symbol acc = SymbolTable::fresh("acc");
-    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op)), r.loc));
+    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op, type == ElemType::Int)), r.loc));
     Symbol c2 = SymbolTable::fresh("c");
     LStmt combine = loop(c2, 0, SymExpr::symbol(chunks), 1, LoopKind::Serial, r.loc);
     LExpr partial{};

@@ -1,6 +1,7 @@
 #include "Ops.h"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace moac {
@@ -43,11 +44,13 @@ bool isReducer(BinOp op) {
   return op == BinOp::Add || op == BinOp::Mul || op == BinOp::Max || op == BinOp::Min;
 }
 
-double identity(BinOp op) {
+double identity(BinOp op, bool integer) {
   switch (op) {
   case BinOp::Mul: return 1.0;
-  case BinOp::Max: return -std::numeric_limits<double>::infinity();
-  case BinOp::Min: return std::numeric_limits<double>::infinity();
+  case BinOp::Max:
+    return integer ? double(std::numeric_limits<int64_t>::min()) : -std::numeric_limits<double>::infinity();
+  case BinOp::Min:
+    return integer ? double(std::numeric_limits<int64_t>::max()) : std::numeric_limits<double>::infinity();
   default: return 0.0;
   }
 }

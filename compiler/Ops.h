@@ -16,8 +16,10 @@ std::string_view spellUnicode(BinOp op); // + - × ÷ max min div mod
 std::string_view spell(UnOp op);         // neg exp log sqrt abs
 // Operators that may reduce (`op/`) or be the f of an inner product f.g: associative and commutative.
 bool isReducer(BinOp op);
-// Identity element of a reducer (0, 1, -inf, +inf) as a double.
-double identity(BinOp op);
+// Identity element of a reducer, the value of a fold over an empty axis: 0, 1, and for max and min
+// -inf and +inf, or over int the least and greatest int64 (-2^63 and 2^63 - 1, which rounds to 2^63
+// as a double; the C emitter spells both as INT64_MIN and INT64_MAX).
+double identity(BinOp op, bool integer);
 double apply(BinOp op, double a, double b);
 double apply(UnOp op, double a);
 

@@ -408,10 +408,21 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
     step("cat", psiText(idx, e),
          fmt::format("{} < {} ? {} : {}", idx[0].str(), a0.str(), psiText(ia, a), psiText(ib, b)),
          "a case split on the leading index");
-    // A split decided at compile time (<0> psi (x cat v)): reduce only the branch taken, since the
-    // other one's index is out of range, which a vector or rho operand there cannot select.
-    if (auto c = (a0 - idx[0]).constant())
-      return *c > 0 ? reduce(a, ia) : reduce(b, ib);
+    // A split decided at compile time (<0> psi (x cat v), or <0> with a0 = n): reduce only the branch
+    // taken. The other one's index is out of range: a vector or rho operand there cannot select it,
+    // and a reduction there would be hoisted out of the split and read it. Over dims only, signOf's
+    // premise (every symbol positive) holds.
+    SymExpr room = a0 - idx[0];
+    std::vector<Symbol> used = room.symbols();
+    if (std::all_of(used.begin(), used.end(), [&](Symbol s) {
+          return std::any_of(prog.dims.begin(), prog.dims.end(), [&](const TDim &d) { return d.sym == s; });
+        })) {
+      Sign sign = signOf(room);
+      if (sign == Sign::Positive)
+        return reduce(a, ia);
+      if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+        return reduce(b, ib);
+    }
     return dSelect(idx[0], a0, reduce(a, ia), reduce(b, ib), loc);
   }
   case TKind::Reshape:
@@ -446,7 +457,12 @@ static Binders dependencies(const DExprPtr &e, const Binders &binders, const Bra
     changed = false;
     for (size_t k = 0; k < branches.size(); ++k) {
       std::vector<Symbol> syms = (branches[k].rhs - branches[k].lhs).symbols();
-      if (taken[k] || std::none_of(syms.begin(), syms.end(), [&](Symbol s) { return used.count(s) > 0; }))
+      // A condition over dims only (2 < n, from <2> psi (A cat B)) decides the branch for every binder.
+      bool overDims = std::none_of(binders.begin(), binders.end(), [&](const auto &b) {
+        return std::find(syms.begin(), syms.end(), b.first) != syms.end();
+      });
+      if (taken[k] ||
+          (!overDims && std::none_of(syms.begin(), syms.end(), [&](Symbol s) { return used.count(s) > 0; })))
         continue;
       taken[k] = changed = true;
       for (const auto &b : binders)

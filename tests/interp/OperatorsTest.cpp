@@ -3,6 +3,9 @@
 // row-major order, so A = counting({2, 3}) is [[0 1 2] [3 4 5]].
 #include "Interp.h"
 
+#include <cstdint>
+#include <limits>
+
 using namespace moac;
 using namespace moac::test;
 
@@ -132,6 +135,22 @@ TEST_CASE("every reduction folds the leading axis", "[interp][reduce]") {
   CHECK(o[3] == array({}, {-1.5}));
   CHECK(o[4] == array({}, {2.5}));
   CHECK(o[5] == array({2, 2}, {4, 6, 8, 10})); // only the leading axis is reduced
+}
+
+TEST_CASE("a reduction over an empty axis gives the operator's identity", "[interp][reduce]") {
+  const char *program = "in A : f32[2, 3]\nin x : f32[2]\n"
+                        "out sum = +/ (0 take A)\nout prod = */ (0 take x)\nout mx = max/ (0 take x)\n"
+                        "out mn = min/ (0 take x)\nout imx = max/ (0 take iota 3)\nout imn = min/ (3 drop iota 3)\n"
+                        "out dot = (0 take x) +.* (0 take A)\n";
+  auto o = runAll(program, {}, {a23(), array({2}, {-1.5, 4})});
+  double inf = std::numeric_limits<double>::infinity();
+  CHECK(o[0] == array({3}, {0, 0, 0}));
+  CHECK(o[1] == array({}, {1}));
+  CHECK(o[2] == array({}, {-inf}));
+  CHECK(o[3] == array({}, {inf}));
+  CHECK(o[4] == array({}, {double(std::numeric_limits<int64_t>::min())})); // int: INT64_MIN, not -inf
+  CHECK(o[5] == array({}, {double(std::numeric_limits<int64_t>::max())}));
+  CHECK(o[6] == array({3}, {0, 0, 0}));
 }
 
 TEST_CASE("inner product +.* contracts the last axis with the first", "[interp][inner]") {
