@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -64,7 +66,7 @@ void CPrinter::reserveNames() {
       "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
       "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
       "volatile", "while", "int64_t", "size_t", "ws", "offset", "workspace", "status", "main", "NAN",
-      "INFINITY", "exp", "log", "sqrt", "fabs", "expf", "logf", "sqrtf", "fabsf"};
+      "INFINITY", "INT64_MIN", "INT64_MAX", "exp", "log", "sqrt", "fabs", "expf", "logf", "sqrtf", "fabsf"};
   for (const char *r : reserved)
     taken.insert(r);
   fileStem = k.fileName.substr(k.fileName.find_last_of('/') == std::string::npos ? 0 : k.fileName.find_last_of('/') + 1);
@@ -125,10 +127,16 @@ std::string CPrinter::integer(const SymExpr &e) {
 }
 
 std::string CPrinter::floatLiteral(double v, ElemType t) const {
+  if (t == ElemType::Int) {
+    // the identities of int max and min (Ops.h); INT64_MAX is 2^63 - 1, which rounds to 2^63
+    if (v <= double(std::numeric_limits<int64_t>::min()))
+      return "INT64_MIN";
+    if (v >= double(std::numeric_limits<int64_t>::max()))
+      return "INT64_MAX";
+    return fmt::format("{}", int64_t(v));
+  }
   if (std::isinf(v))
     return v > 0 ? "INFINITY" : "-INFINITY";
-  if (t == ElemType::Int)
-    return fmt::format("{}", int64_t(v));
   std::string s = fmt::format("{}", v);
   if (s.find_first_of(".eE") == std::string::npos)
     s += ".0";
@@ -153,7 +161,7 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   case LExprKind::Unary: {
     std::string a = asType(e->args[0], t);
     switch (e->unop) {
-    case UnOp::Neg: return "(-" + a + ")";
+    case UnOp::Neg: return a[0] == '-' ? "(-(" + a + "))" : "(-" + a + ")"; // never "--"
     case UnOp::Abs: return t == ElemType::Int ? "moart_absi(" + a + ")" : (f32 ? "fabsf(" : "fabs(") + a + ")";
     case UnOp::Exp: return (f32 ? "expf(" : "exp(") + a + ")";
     case UnOp::Log: return (f32 ? "logf(" : "log(") + a + ")";
@@ -395,8 +403,23 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   src += fmt::format("size_t {}_workspace_bytes({}) {{\n  size_t offsets[{}];\n  return {}_workspace_layout({}{}offsets);\n}}\n\n",
                      k.name, dims.empty() ? "void" : dims, std::max<size_t>(k.buffers.size(), 1), k.name, dimArgs(),
                      dimArgs().empty() ? "" : ", ");
+  // An input the outputs do not depend on is still a parameter of the ABI; -Wextra would call it unused.
+  std::set<size_t> read;
+  for (const Region &r : k.stages)
+    forEachAccess(r.body, [&](size_t b, const SymExpr &, bool isStore) {
+      if (!isStore)
+        read.insert(b);
+    });
+  for (const Buffer &buf : k.buffers)
+    if (buf.aliasOf)
+      read.insert(*buf.aliasOf);
+  std::string voidInputs;
+  for (size_t b : k.inputs())
+    if (!read.count(b))
+      voidInputs += fmt::format("  (void){};\n", k.buffers[b].name);
   src += signature() + " {\n";
   src += voidDims;
+  src += voidInputs;
   src += stages;
   src += chunkDecls;
   src += fmt::format("  size_t offsets[{}];\n  (void){}_workspace_layout({}{}offsets);\n", std::max<size_t>(k.buffers.size(), 1),
