@@ -29,7 +29,7 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
       k.name, headerName);
   out += "static int fail(const char *what, const char *detail) {\n"
          "  fprintf(stderr, \"harness: %s: %s\\n\", what, detail);\n  return 1;\n}\n\n";
-  out += "int main(int argc, char **argv) {\n  char path[4096];\n  char err[512];\n  moart_status st;\n";
+  out += "int main(int argc, char **argv) {\n  char path[4096];\n  char err[512];\n  moart_status st;\n  (void)err; /* unused when the program has no inputs */\n";
   std::vector<const TDim *> dims;
   for (const TDim &d : k.dims)
     if (!d.value)

@@ -1,0 +1,345 @@
+// Unit tests of the lowering to the ONF (compiler/Lower.cpp, compiler/LoopIR.h): dimension lifting of
+// split reductions and of the coalescing layout (N divisible by the lifting factor, not divisible,
+// N < Π, N = 1), γ lowering of reads and writes, and the coalescing analysis (γ-differences).
+//
+// A small evaluator of the loop IR below runs a lowered kernel on concrete dims and inputs, so the
+// tests check what the loops and γ offsets compute, not how they print.
+#include "FrontEnd.h"
+
+#include "Interpreter.h"
+#include "Lower.h"
+#include "Pipeline.h"
+#include "Psi.h"
+
+#include "moart/kernel.h"
+#include "moart/layout.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace moac;
+
+namespace {
+
+struct Lowered {
+  std::optional<TypedProgram> typed;
+  Kernel kernel;
+};
+
+Lowered lowerText(const std::string &text, Target target, Schedule schedule = {}) {
+  SourceManager sources;
+  uint32_t file = sources.add("t.moa", text);
+  DiagnosticEngine engine(sources);
+  engine.setColor(ColorMode::Never);
+  std::string diags;
+  engine.captureInto(&diags);
+  Lowered out;
+  out.typed = typeCheck(sources, file, engine);
+  INFO(diags);
+  REQUIRE(out.typed);
+  out.kernel = lower(psiReduce(*out.typed), schedule, target);
+  return out;
+}
+
+// Runs a kernel's stages on concrete dims. Buffers hold their storage (lifted ones lifted); values
+// are doubles, as the interpreter's.
+class LoopEval {
+public:
+  LoopEval(const Kernel &k, std::map<std::string, int64_t> dimValues) : k(k) {
+    for (const TDim &d : k.dims)
+      env[d.sym.id] = d.value ? *d.value : dimValues.at(d.sym.name());
+    for (const ChunkCount &c : k.chunkCounts)
+      env[c.sym.id] = moart_chunks(value(c.items), value(c.terms), c.threads, c.chunk);
+    for (const Buffer &b : k.buffers)
+      memory.emplace_back(size_t(value(b.storageElements())), 0.0);
+    // partials of a reduction with one chunk are the result itself
+    for (size_t b = 0; b < k.buffers.size(); ++b)
+      home.push_back(k.buffers[b].aliasOf && env.at(k.buffers[b].aliasChunks.id) <= 1 ? *k.buffers[b].aliasOf : b);
+  }
+
+  int64_t value(const SymExpr &e) const {
+    return e.evaluate([&](Symbol s) { return env.at(s.id); });
+  }
+  std::vector<double> &buffer(const std::string &name) {
+    for (size_t b = 0; b < k.buffers.size(); ++b)
+      if (k.buffers[b].name == name)
+        return memory[b];
+    FAIL("no buffer " << name);
+    return memory[0];
+  }
+  // Every store's buffer and offset, in execution order.
+  std::vector<std::pair<size_t, int64_t>> stores;
+
+  void run() {
+    for (const Region &r : k.stages)
+      if (!r.onlyIfChunks || env.at(r.onlyIfChunks->id) > 1)
+        exec(r.body);
+  }
+
+private:
+  double eval(const LExprPtr &e) {
+    switch (e->kind) {
+    case LExprKind::Float: return e->floatValue;
+    case LExprKind::Int: return double(value(e->intValue));
+    case LExprKind::Load: {
+      int64_t at = value(e->offset);
+      REQUIRE(at >= 0);
+      REQUIRE(size_t(at) < memory[home[e->buffer]].size());
+      return memory[home[e->buffer]][size_t(at)];
+    }
+    case LExprKind::Var: return scalars.at(e->var.id);
+    case LExprKind::Unary: return apply(e->unop, eval(e->args[0]));
+    case LExprKind::Binary: return apply(e->op, eval(e->args[0]), eval(e->args[1]));
+    case LExprKind::Select: return value(e->lhs) < value(e->rhs) ? eval(e->args[0]) : eval(e->args[1]);
+    }
+    return 0;
+  }
+  void exec(const std::vector<LStmt> &body) {
+    for (const LStmt &s : body)
+      switch (s.kind) {
+      case LStmt::Loop:
+        for (int64_t i = value(s.start), end = value(s.end), step = value(s.step); i < end; i += step) {
+          env[s.var.id] = i;
+          exec(s.body);
+        }
+        env.erase(s.var.id);
+        break;
+      case LStmt::Decl:
+      case LStmt::Assign: scalars[s.scalar.id] = eval(s.value); break;
+      case LStmt::Accumulate: scalars[s.scalar.id] = apply(s.op, scalars.at(s.scalar.id), eval(s.value)); break;
+      case LStmt::Store: {
+        int64_t at = value(s.offset);
+        REQUIRE(at >= 0);
+        REQUIRE(size_t(at) < memory[home[s.buffer]].size());
+        memory[home[s.buffer]][size_t(at)] = eval(s.value);
+        stores.emplace_back(s.buffer, at);
+        break;
+      }
+      case LStmt::If: exec(value(s.lhs) < value(s.rhs) ? s.body : s.orElse); break;
+      }
+  }
+
+  const Kernel &k;
+  std::map<uint32_t, int64_t> env;
+  std::map<uint32_t, double> scalars;
+  std::vector<std::vector<double>> memory;
+  std::vector<size_t> home; // the buffer whose memory each buffer uses
+};
+
+const Buffer &bufferNamed(const Kernel &k, const std::string &name) {
+  for (const Buffer &b : k.buffers)
+    if (b.name == name)
+      return b;
+  FAIL("no buffer " << name);
+  return k.buffers[0];
+}
+
+std::vector<double> iotaData(int64_t n) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    v[size_t(i)] = double(i + 1);
+  return v;
+}
+
+} // namespace
+
+// ---- lifting of the coalescing layout: K ⟨N, r⟩ stored ⟨⌈N/B⌉, r, B⟩ --------------------------------
+
+TEST_CASE("lifted layout offsets agree with the runtime's pack, N divisible or not, N < B, N = 1", "[lower][lifting]") {
+  Symbol n = SymbolTable::intern("n"), r = SymbolTable::intern("r");
+  Buffer K{Buffer::Input, "K", ElemType::F32, {SymExpr::symbol(n), SymExpr::symbol(r)}, Layout{Layout::Lifted, 32},
+           "", std::nullopt, Symbol()};
+  Symbol x = SymbolTable::intern("x"), y = SymbolTable::intern("y");
+  SymExpr offset = K.offset({SymExpr::symbol(x), SymExpr::symbol(y)});
+  for (auto [N, R] : {std::pair<int64_t, int64_t>{64, 3}, {70, 3}, {5, 4}, {1, 2}, {33, 1}}) {
+    INFO("N = " << N << ", row length " << R);
+    std::map<uint32_t, int64_t> env{{n.id, N}, {r.id, R}};
+    auto at = [&](const SymExpr &e) { return e.evaluate([&](Symbol s) { return env.at(s.id); }); };
+    int64_t storage = at(K.storageElements());
+    CHECK(storage == moart_lifted_count(N, R, 32));
+    CHECK(storage == (N + 31) / 32 * 32 * R); // ⌈N/B⌉ groups, the last padded
+    std::vector<float> rowMajor(static_cast<size_t>(N * R)), lifted(static_cast<size_t>(storage));
+    for (size_t i = 0; i < rowMajor.size(); ++i)
+      rowMajor[i] = float(i + 1);
+    moart_pack_lifted_f32(rowMajor.data(), lifted.data(), N, R, 32);
+    std::set<int64_t> seen;
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < R; ++j) {
+        env[x.id] = i;
+        env[y.id] = j;
+        int64_t o = at(offset);
+        CHECK(o == moart_lifted_offset(i, j, R, 32));
+        REQUIRE(o >= 0);
+        REQUIRE(o < storage);
+        CHECK(lifted[size_t(o)] == rowMajor[size_t(i * R + j)]);
+        seen.insert(o);
+      }
+    CHECK(int64_t(seen.size()) == N * R); // one place per element
+  }
+}
+
+TEST_CASE("the lifting factor comes from the schedule and only lifts row-per-lane inputs", "[lower][lifting]") {
+  const char *decode = "dim n, dk, dv\nin q : f32[dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
+                       "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                       "s = (q +.* tran K) / sqrt(dk)\nout o = softmax(s) +.* V\n";
+  Schedule s;
+  s.block = 16;
+  Lowered acc = lowerText(decode, Target::OpenACC, s);
+  CHECK(bufferNamed(acc.kernel, "K").layout.kind == Layout::Lifted);
+  CHECK(bufferNamed(acc.kernel, "K").layout.block == 16);
+  // V is read along n by adjacent lanes i (dv*l + i): row-major is coalesced already
+  CHECK(bufferNamed(acc.kernel, "V").layout.kind == Layout::RowMajor);
+  CHECK(bufferNamed(acc.kernel, "q").layout.kind == Layout::RowMajor);
+  // CPUs keep row-major unless told otherwise
+  CHECK(bufferNamed(lowerText(decode, Target::C).kernel, "K").layout.kind == Layout::RowMajor);
+  s.layouts = Schedule::Layouts::RowMajor;
+  CHECK(bufferNamed(lowerText(decode, Target::OpenACC, s).kernel, "K").layout.kind == Layout::RowMajor);
+}
+
+TEST_CASE("the lowered decode computes the interpreter's result with K lifted, for N across the factor", "[lower][lifting]") {
+  const char *decode = "dim n, dk, dv\nin q : f64[dk]\nin K : f64[n, dk]\nin V : f64[n, dv]\n"
+                       "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                       "s = (q +.* tran K) / sqrt(dk)\nout o = softmax(s) +.* V\n";
+  Lowered l = lowerText(decode, Target::OpenACC);
+  REQUIRE(bufferNamed(l.kernel, "K").layout.kind == Layout::Lifted);
+  for (int64_t N : {1, 5, 32, 70}) {
+    INFO("n = " << N);
+    const int64_t dk = 3, dv = 2;
+    LoopEval ev(l.kernel, {{"n", N}, {"dk", dk}, {"dv", dv}});
+    std::vector<double> q = iotaData(dk), K(static_cast<size_t>(N * dk)), V(static_cast<size_t>(N * dv));
+    for (size_t i = 0; i < K.size(); ++i)
+      K[i] = std::sin(double(i));
+    for (size_t i = 0; i < V.size(); ++i)
+      V[i] = std::cos(double(i));
+    ev.buffer("q") = q;
+    moart_pack_lifted_f64(K.data(), ev.buffer("K").data(), N, dk, 32);
+    ev.buffer("V") = V;
+    ev.run();
+    DimValues dims{{SymbolTable::intern("n"), N}, {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
+    std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}});
+    std::vector<double> &o = ev.buffer("o");
+    REQUIRE(o.size() == want[0].data.size());
+    for (size_t i = 0; i < o.size(); ++i)
+      CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
+  }
+}
+
+// ---- lifting of split reductions: ⟨N⟩ → ⟨P, ⌈N/P⌉⟩, chunk c sums terms c, c + P, c + 2P, … --------------
+
+TEST_CASE("a split reduction's chunks cover every term once, N divisible by P or not, N < P, N = 1", "[lower][lifting]") {
+  Schedule s;
+  s.threads = 8;
+  s.chunk = 1; // so that P = min(8, N): N < P and N not divisible by P both occur
+  Lowered l = lowerText("dim n\nin x : f64[n]\nout t = +/ x\n", Target::OpenMP, s);
+  REQUIRE(l.kernel.chunkCounts.size() == 1);
+  for (int64_t N : {1, 3, 8, 13, 16}) {
+    INFO("n = " << N);
+    int64_t P = moart_chunks(1, N, 8, 1);
+    CHECK(P == std::min<int64_t>(N, 8));
+    LoopEval ev(l.kernel, {{"n", N}});
+    std::vector<double> x(static_cast<size_t>(N));
+    for (int64_t i = 0; i < N; ++i)
+      x[size_t(i)] = double(int64_t(1) << i); // each term its own bit: the sum says which terms were added
+    ev.buffer("x") = x;
+    ev.run();
+    CHECK(ev.buffer("t")[0] == double((int64_t(1) << N) - 1)); // all terms, none twice
+    if (P > 1) {
+      // the partials: chunk c holds the terms l ≡ c (mod P)
+      std::vector<double> &part = ev.buffer("t_part");
+      for (int64_t c = 0; c < P; ++c) {
+        double want = 0;
+        for (int64_t t = c; t < N; t += P)
+          want += x[size_t(t)];
+        CHECK(part[size_t(c)] == want);
+      }
+    }
+  }
+}
+
+TEST_CASE("the chunk count clamps to one chunk for short reductions and to the thread budget for long ones", "[lower][lifting]") {
+  CHECK(moart_chunks(1, 1, 65536, 256) == 1);        // N = 1
+  CHECK(moart_chunks(1, 255, 65536, 256) == 1);      // shorter than one chunk
+  CHECK(moart_chunks(1, 257, 65536, 256) == 2);      // not divisible: ⌈257/256⌉
+  CHECK(moart_chunks(1, 1 << 20, 65536, 256) == 4096);
+  CHECK(moart_chunks(64, 1 << 30, 65536, 256) == 1024); // items share the thread budget
+  CHECK(moart_chunks(1 << 20, 4096, 65536, 256) == 1);  // enough items: no split
+}
+
+// ---- γ lowering -------------------------------------------------------------------------------------
+
+TEST_CASE("γ lowering: structural operators become offsets into the input, with no copies", "[lower][gamma]") {
+  struct Case {
+    const char *program;
+    std::map<std::string, int64_t> dims;
+  };
+  for (const Case &c : std::vector<Case>{
+           {"dim n, m\nin A : f64[n, m]\nout r = tran A\n", {{"n", 3}, {"m", 4}}},
+           {"dim n, m\nin A : f64[n, m]\nout r = 2 drop A\n", {{"n", 5}, {"m", 2}}},
+           {"dim n, m\nin A : f64[n, m]\nout r = -2 take A\n", {{"n", 5}, {"m", 3}}},
+           {"dim n, m\nin A : f64[n, m]\nin B : f64[2, m]\nout r = A cat B\n", {{"n", 3}, {"m", 2}}},
+           {"dim n\nin A : f64[n, 6]\nout r = <n * 3, 2> reshape A\n", {{"n", 2}}},
+           {"dim n, m, p\nin A : f64[n, m, p]\nout r = <2 0 1> tran A\n", {{"n", 2}, {"m", 3}, {"p", 4}}},
+           {"dim n, m\nin A : f64[n, m]\nout r = [i < m] <1, i> psi A\n", {{"n", 2}, {"m", 3}}},
+       }) {
+    INFO(c.program);
+    Lowered l = lowerText(c.program, Target::C);
+    CHECK(l.kernel.workspace().empty()); // no temporaries: every read is an offset into an input
+    LoopEval ev(l.kernel, c.dims);
+    DimValues dims;
+    std::vector<NDArray> inputs;
+    for (size_t b : l.kernel.inputs()) {
+      std::vector<double> &mem = ev.buffer(l.kernel.buffers[b].name);
+      mem = iotaData(int64_t(mem.size()));
+      std::vector<int64_t> shape;
+      for (const SymExpr &e : l.kernel.buffers[b].shape)
+        shape.push_back(ev.value(e));
+      inputs.push_back(NDArray{shape, mem});
+    }
+    for (const auto &[name, v] : c.dims)
+      dims[SymbolTable::intern(name)] = v;
+    ev.run();
+    std::vector<NDArray> want = interpret(*l.typed, dims, inputs);
+    CHECK(ev.buffer("r") == want[0].data);
+    // every output element is stored exactly once
+    std::set<int64_t> stored;
+    for (const auto &[buf, at] : ev.stores)
+      CHECK(stored.insert(at).second);
+    CHECK(stored.size() == want[0].data.size());
+  }
+}
+
+// ---- coalescing analysis ----------------------------------------------------------------------------
+
+TEST_CASE("gammaDifference: the change of an offset between adjacent lanes", "[lower][coalescing]") {
+  Symbol i = SymbolTable::intern("i"), l = SymbolTable::intern("l"), dk = SymbolTable::intern("dk");
+  SymExpr I = SymExpr::symbol(i), L = SymExpr::symbol(l), DK = SymExpr::symbol(dk);
+  CHECK(gammaDifference(DK * I + L, i, 32) == std::optional<SymExpr>(DK)); // one lane per row: stride dk
+  CHECK(gammaDifference(DK * L + I, i, 32) == std::optional<SymExpr>(SymExpr(1)));
+  CHECK(gammaDifference(L, i, 32) == std::optional<SymExpr>(SymExpr(0))); // broadcast
+  // the lifted layout: 32·dk·(i div 32) + 32·l + i mod 32 steps by 1 inside a group of 32 lanes
+  SymExpr lifted = SymExpr(32) * DK * SymExpr::floorDiv(I, SymExpr(32)) + SymExpr(32) * L + SymExpr::mod(I, SymExpr(32));
+  CHECK(gammaDifference(lifted, i, 32) == std::optional<SymExpr>(SymExpr(1)));
+  CHECK_FALSE(gammaDifference(I * I, i, 32)); // not affine in the lane
+}
+
+TEST_CASE("decode on OpenACC: every vector-lane access is coalesced or a broadcast; row-major K would not be", "[lower][coalescing]") {
+  const char *decode = "dim n, dk, dv\nin q : f32[dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
+                       "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                       "s = (q +.* tran K) / sqrt(dk)\nout o = softmax(s) +.* V\n";
+  Lowered l = lowerText(decode, Target::OpenACC);
+  REQUIRE(!l.kernel.coalescing.empty());
+  bool sawK = false;
+  for (const Coalescing &c : l.kernel.coalescing) {
+    INFO(c.stage << ": " << c.access << " Δ" << c.lane << " = " << c.difference);
+    CHECK((c.difference == "1" || c.difference == "0"));
+    sawK |= c.access.find("K[") != std::string::npos;
+  }
+  CHECK(sawK);
+  Schedule rowMajor;
+  rowMajor.layouts = Schedule::Layouts::RowMajor;
+  bool strided = false;
+  for (const Coalescing &c : lowerText(decode, Target::OpenACC, rowMajor).kernel.coalescing)
+    strided |= c.access.find("K[") != std::string::npos && c.difference == "dk";
+  CHECK(strided);
+}
