@@ -36,6 +36,10 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("--cc", opts.cc, "the C compiler command (default: cc)");
   cmd->add_option("--keep", opts.keep, "write the kernel, harness, inputs and outputs to this folder and keep them");
   cmd->add_option("--schedule", opts.schedule, "override the schedule (docs/schedule.md)");
+  cmd->add_option("--offload", opts.offload,
+                  "openacc: none (build for the host, whatever offload compilers are installed) or nvptx (GCC "
+                  "offload to an NVIDIA GPU, sm_80 PTX)")
+      ->check(CLI::IsMember({"none", "nvptx"}));
   cmd->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   return cmd;
@@ -161,7 +165,12 @@ int runCheckCommand(const CheckOptions &opts) {
     reference.push_back(toNDArray((*inputs)[i].a));
   }
 
-  std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? " -fopenacc" : "";
+  // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
+  // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects.
+  std::string acc = opts.offload == "nvptx"
+                        ? " -fopenacc -foffload=nvptx-none '-foffload-options=nvptx-none=-misa=sm_80 -lm'"
+                        : " -fopenacc -foffload=disable";
+  std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? acc : "";
   fs::path exe = dir / "harness";
   std::string build = fmt::format("{} -std=c99 -O2 -Wall -Wextra -Werror{} -I{} -I{} {} {} {} -lm -o {} > {} 2>&1", opts.cc,
                                   flags, quote(MOAC_RUNTIME_INCLUDE_DIR), quote(dir.string()),

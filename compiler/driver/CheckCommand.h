@@ -23,6 +23,7 @@ struct CheckOptions {
   std::string keep; // keep the generated files in this folder
   std::string schedule;
   std::string color = "auto";
+  std::string offload = "none"; // openacc: none (run on the host) or nvptx (GCC offload to NVIDIA GPUs)
 };
 
 CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts);
