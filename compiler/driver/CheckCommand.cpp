@@ -163,10 +163,11 @@ int runCheckCommand(const CheckOptions &opts) {
 
   std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? " -fopenacc" : "";
   fs::path exe = dir / "harness";
+  RuntimePaths runtime = runtimePaths();
   std::string build = fmt::format("{} -std=c99 -O2 -Wall -Wextra -Werror{} -I{} -I{} {} {} {} -lm -o {} > {} 2>&1", opts.cc,
-                                  flags, quote(MOAC_RUNTIME_INCLUDE_DIR), quote(dir.string()),
+                                  flags, quote(runtime.includeDir), quote(dir.string()),
                                   quote((dir / (kernel.name + ".c")).string()), quote((dir / "harness.c").string()),
-                                  quote(MOAC_RUNTIME_LIBRARY), quote(exe.string()), quote((dir / "build.log").string()));
+                                  quote(runtime.library), quote(exe.string()), quote((dir / "build.log").string()));
   if (std::system(build.c_str()) != 0) {
     std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
                  readFile(dir / "build.log").c_str());
