@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   CLI::App *cmd = app.add_subcommand("check", "build the kernel for FILE.moa, run it and compare with the reference");
-  cmd->add_option("file", opts.file, "the .moa program")->required();
+  cmd->add_option("file", opts.file, "the .moa program, or - for standard input")->required();
   cmd->add_option("--dims", opts.dims, "values of the run-time dims, e.g. n=4096,dk=64,dv=64");
   cmd->add_option("--seed", opts.seed, "seed of the inputs' fill (input k uses stream k)");
   cmd->add_option("--target", opts.target, "c, openmp, openacc")
@@ -38,6 +38,12 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("--schedule", opts.schedule, "override the schedule (docs/schedule.md)");
   cmd->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  // `moac --color never check …` means the same as `moac check --color never …`.
+  cmd->callback([&app, &opts, cmd] {
+    const CLI::Option *global = app.get_option_no_throw("--color");
+    if (cmd->count("--color") == 0 && global && global->count() > 0)
+      opts.color = global->as<std::string>();
+  });
   return cmd;
 }
 
