@@ -30,6 +30,7 @@ public:
   // Registers a buffer and returns its file id (>= 1).
   uint32_t add(std::string name, std::string text);
   const SourceFile &file(uint32_t id) const { return *files.at(id - 1); }
+  uint32_t fileCount() const { return uint32_t(files.size()); }
   SourceLoc locate(uint32_t file, uint32_t offset) const;
 
 private:

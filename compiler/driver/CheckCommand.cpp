@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   CLI::App *cmd = app.add_subcommand("check", "build the kernel for FILE.moa, run it and compare with the reference");
-  cmd->add_option("file", opts.file, "the .moa program")->required();
+  cmd->add_option("file", opts.file, "the .moa program, or - for standard input")->required();
   cmd->add_option("--dims", opts.dims, "values of the run-time dims, e.g. n=4096,dk=64,dv=64");
   cmd->add_option("--seed", opts.seed, "seed of the inputs' fill (input k uses stream k)");
   cmd->add_option("--target", opts.target, "c, openmp, openacc")
@@ -42,6 +42,12 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
       ->check(CLI::IsMember({"none", "nvptx"}));
   cmd->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  // `moac --color never check …` means the same as `moac check --color never …`.
+  cmd->callback([&app, &opts, cmd] {
+    const CLI::Option *global = app.get_option_no_throw("--color");
+    if (cmd->count("--color") == 0 && global && global->count() > 0)
+      opts.color = global->as<std::string>();
+  });
   return cmd;
 }
 
@@ -172,10 +178,11 @@ int runCheckCommand(const CheckOptions &opts) {
                         : " -fopenacc -foffload=disable";
   std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? acc : "";
   fs::path exe = dir / "harness";
+  RuntimePaths runtime = runtimePaths();
   std::string build = fmt::format("{} -std=c99 -O2 -Wall -Wextra -Werror{} -I{} -I{} {} {} {} -lm -o {} > {} 2>&1", opts.cc,
-                                  flags, quote(MOAC_RUNTIME_INCLUDE_DIR), quote(dir.string()),
+                                  flags, quote(runtime.includeDir), quote(dir.string()),
                                   quote((dir / (kernel.name + ".c")).string()), quote((dir / "harness.c").string()),
-                                  quote(MOAC_RUNTIME_LIBRARY), quote(exe.string()), quote((dir / "build.log").string()));
+                                  quote(runtime.library), quote(exe.string()), quote((dir / "build.log").string()));
   if (std::system(build.c_str()) != 0) {
     std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
                  readFile(dir / "build.log").c_str());

@@ -17,6 +17,47 @@
 
 namespace moac {
 
+namespace fs = std::filesystem;
+
+RuntimePaths runtimePaths() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path prefix = exe.parent_path().parent_path();
+    fs::path include = prefix / MOAC_INSTALL_INCLUDEDIR;
+    fs::path library = prefix / MOAC_INSTALL_LIBDIR / "libmoart.a";
+    if (exe.parent_path().filename() == MOAC_INSTALL_BINDIR && fs::exists(include / "moart" / "kernel.h", ec) &&
+        fs::exists(library, ec))
+      return {include.string(), library.string()};
+  }
+  return {MOAC_RUNTIME_INCLUDE_DIR, MOAC_RUNTIME_LIBRARY};
+}
+
+namespace {
+std::string makeEscape(const std::string &path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#')
+      out += '\\';
+    if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+} // namespace
+
+std::string depfileText(const std::vector<std::string> &targets, const SourceManager &sources) {
+  std::string out;
+  for (const std::string &t : targets)
+    out += (out.empty() ? "" : " ") + makeEscape(t);
+  out += ":";
+  for (uint32_t id = 1; id <= sources.fileCount(); ++id)
+    if (sources.file(id).name != "<stdin>")
+      out += " " + makeEscape(sources.file(id).name);
+  return out + "\n";
+}
+
 
 moart_dtype dtypeOf(ElemType elem) {
   return elem == ElemType::F32 ? MOART_F32 : elem == ElemType::F64 ? MOART_F64 : MOART_I64;

@@ -41,4 +41,16 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
                                                   const RunOptions &opts, DiagnosticEngine &diags);
 bool writeArray(const std::string &dir, const std::string &name, const moart_array &a, DiagnosticEngine &diags);
 
+// libmoart's headers and static library, which `moac check` builds against and `--verify-output` parses
+// with: beside the executable when moac runs installed (PREFIX/bin/moac: PREFIX/include and
+// PREFIX/lib/libmoart.a), else the build tree moac was built in.
+struct RuntimePaths {
+  std::string includeDir, library;
+};
+RuntimePaths runtimePaths();
+
+// A make-style dependency file: `targets: deps` on one line, each path escaped for make (space, '#',
+// '$'), as compilers write for -MD. The deps are every file the source manager read.
+std::string depfileText(const std::vector<std::string> &targets, const SourceManager &sources);
+
 } // namespace moac

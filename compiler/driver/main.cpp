@@ -1,8 +1,10 @@
 // moac: the command-line driver. Parses the command line (CLI11), reads the source, runs the pipeline
 // to the requested stage and prints the result. Exit status: 0 success, 1 errors in the program,
 // 2 usage errors, 70 internal errors (a bug in moac).
-#include "Diagnostics.h"
+#include "CFormat.h"
+#include "CVerify.h"
 #include "CheckCommand.h"
+#include "Diagnostics.h"
 #include "DriverSupport.h"
 #include "Explain.h"
 #include "Pipeline.h"
@@ -13,7 +15,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -38,7 +42,15 @@ struct Options {
   std::string header;   // --header OUT.h
   std::string schedule; // --schedule key=value,…
   std::string command;  // the command line, for generated files
+  std::string depfile;  // --depfile FILE: make-style dependencies of the output
+  bool verifyOutput = false;
 };
+
+// The one way moac reports its own bugs: a message, a plea, exit status 70.
+int internalError(const std::string &what) {
+  std::fprintf(stderr, "moac: internal error: %s\nplease report this as a bug, with the input\n", what.c_str());
+  return exitInternal;
+}
 
 bool writeOutput(const std::string &path, const std::string &text) {
   if (path == "-") {
@@ -70,23 +82,50 @@ int runCompile(const Options &opts) {
     std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
     return exitUsage;
   }
+  std::vector<std::pair<std::string, std::string>> outputs; // {path, text}
   if (opts.emit == Stage::Code) {
     std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
     auto code = generateCode(sources, *file, diags, options, headerName);
     if (!code)
       return exitUserError;
-    if (!writeOutput(opts.output, code->source) || (!opts.header.empty() && !writeOutput(opts.header, code->header))) {
-      diags.report(Diag::CannotRead, SourceLoc{}, opts.output, "cannot write the output");
+    if (opts.verifyOutput) {
+      VerifyInput input;
+      input.fileName = opts.output == "-" ? "kernel.c" : opts.output.substr(opts.output.find_last_of('/') + 1);
+      input.source = code->source;
+      if (!headerName.empty())
+        input.siblings.push_back({headerName, code->header});
+      input.includeDirs.push_back(runtimePaths().includeDir);
+      input.target = opts.target;
+      std::vector<CDiagnostic> problems = verifyC(input);
+      if (!problems.empty())
+        return internalError(fmt::format("the generated C for target {} does not pass {} -fsyntax-only "
+                                         "(--verify-output):\n{}",
+                                         targetName(opts.target), clangVersion(),
+                                         verifyReport(problems, input, &sources.file(*file))));
+    }
+    outputs.push_back({opts.output, code->source});
+    if (!opts.header.empty())
+      outputs.push_back({opts.header, code->header});
+  } else {
+    std::optional<std::string> result = compileToStage(sources, *file, diags, options);
+    if (!result)
+      return exitUserError;
+    outputs.push_back({opts.output, *result});
+  }
+  for (const auto &[path, text] : outputs)
+    if (!writeOutput(path, text)) {
+      diags.report(Diag::CannotWrite, SourceLoc{}, path, std::strerror(errno));
       return exitUserError;
     }
-    return 0;
-  }
-  std::optional<std::string> result = compileToStage(sources, *file, diags, options);
-  if (!result)
-    return exitUserError;
-  if (!writeOutput(opts.output, *result)) {
-    diags.report(Diag::CannotRead, SourceLoc{}, opts.output, "cannot write the output");
-    return exitUserError;
+  // Written last, so that a failed compilation leaves no depfile claiming an up-to-date output.
+  if (!opts.depfile.empty()) {
+    std::vector<std::string> targets;
+    for (const auto &output : outputs)
+      targets.push_back(output.first);
+    if (!writeOutput(opts.depfile, depfileText(targets, sources))) {
+      diags.report(Diag::CannotWrite, SourceLoc{}, opts.depfile, std::strerror(errno));
+      return exitUserError;
+    }
   }
   return 0;
 }
@@ -105,7 +144,7 @@ int runExplain(const Options &opts) {
   DnfProgram dnf = psiReduce(*typed);
   std::string text = explain(sources.file(*file), *typed, dnf);
   if (!writeOutput(opts.output, opts.ascii ? asciify(text) : text)) {
-    diags.report(Diag::CannotRead, SourceLoc{}, opts.output, "cannot write the output");
+    diags.report(Diag::CannotWrite, SourceLoc{}, opts.output, std::strerror(errno));
     return exitUserError;
   }
   return 0;
@@ -113,7 +152,9 @@ int runExplain(const Options &opts) {
 
 int run(int argc, char **argv) {
   CLI::App app{"moac: a Mathematics-of-Arrays compiler from .moa programs to C/OpenMP/OpenACC kernels"};
-  app.set_version_flag("--version", std::string("moac ") + moacVersion);
+  std::string version = fmt::format("moac {}{}\nlibTooling: {}", moacVersion,
+                                    *moacGitRevision ? fmt::format(" (git {})", moacGitRevision) : "", clangVersion());
+  app.set_version_flag("--version", version, "print the version, the git revision and the Clang it uses");
   app.require_subcommand(1);
   Options opts;
   app.add_option("--color", opts.color, "colour diagnostics: auto (TTY without NO_COLOR), always, never")
@@ -151,6 +192,11 @@ int run(int argc, char **argv) {
                       "(docs/schedule.md)");
   compile->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  compile->add_option("--depfile", opts.depfile,
+                      "also write a make-style dependency file: the outputs depend on the .moa source");
+  compile->add_flag("--verify-output", opts.verifyOutput,
+                    "parse the generated C with Clang (-fsyntax-only -Wall -Wextra); any diagnostic is an "
+                    "internal error (exit 70)");
 
   CLI::App *explainApp = app.add_subcommand("explain", "show the derivation of FILE.moa: ψ-rules, DNF, storage");
   explainApp->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
@@ -169,7 +215,7 @@ int run(int argc, char **argv) {
     try {
       app.get_subcommand(argv[1]);
     } catch (const CLI::OptionNotFound &) {
-      std::fprintf(stderr, "unknown subcommand '%s' (expected compile, explain or run)\n"
+      std::fprintf(stderr, "unknown subcommand '%s' (expected compile, explain, check or run)\n"
                            "Run with --help for more information.\n", argv[1]);
       return exitUsage;
     }
@@ -187,6 +233,14 @@ int run(int argc, char **argv) {
   if (runApp->parsed())
     return runRunCommand(runOpts);
   if (compile->parsed()) {
+    if (opts.verifyOutput && opts.emit != Stage::Code) {
+      std::fprintf(stderr, "moac compile: --verify-output checks generated C: it needs --emit=code\n");
+      return exitUsage;
+    }
+    if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-")) {
+      std::fprintf(stderr, "moac compile: --depfile needs -o FILE (and --header FILE): a make target is a file\n");
+      return exitUsage;
+    }
     opts.command = fmt::format("moac compile {} --target={}{}", opts.input, targetName(opts.target),
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
     return runCompile(opts);
@@ -202,7 +256,6 @@ int main(int argc, char **argv) {
   try {
     return run(argc, argv);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "moac: internal error: %s\nplease report this as a bug, with the input\n", e.what());
-    return exitInternal;
+    return internalError(e.what());
   }
 }
