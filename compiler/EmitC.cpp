@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -328,6 +329,28 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   for (const ChunkCount &c : k.chunkCounts)
     chunkDecls += fmt::format("  const int64_t {} = moart_chunks({}, {}, INT64_C({}), INT64_C({}));\n", name(c.sym),
                               integer(c.items), integer(c.terms), c.threads, c.chunk);
+  // A chunk count whose stages were dropped (an empty index space) is unused.
+  std::set<Symbol> counted;
+  std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
+    for (const LStmt &st : body)
+      if (st.kind == LStmt::Loop) {
+        for (const SymExpr *e : {&st.start, &st.end, &st.step})
+          for (Symbol sym : e->symbols())
+            counted.insert(sym);
+        walk(st.body);
+      } else if (st.kind == LStmt::If) {
+        walk(st.body);
+        walk(st.orElse);
+      }
+  };
+  for (const Region &r : k.stages) {
+    walk(r.body);
+    if (r.onlyIfChunks)
+      counted.insert(*r.onlyIfChunks);
+  }
+  for (const ChunkCount &c : k.chunkCounts)
+    if (!counted.count(c.sym))
+      chunkDecls += fmt::format("  (void){};\n", name(c.sym));
 
   // the kernel body
   for (const Guard &g : k.guards) {
@@ -335,8 +358,18 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
     line(fmt::format("if (!({} {} {})) /* {}: {} */", integer(g.lhs), op, integer(g.rhs), g.reason, commentSafe(g.str())));
     line("  return MOART_ERR_SHAPE;");
   }
+  // Buffers some stage loads or stores; a partials buffer also needs the result it may alias. Others
+  // (inputs the outputs do not depend on, arrays with an empty index space) are declared but unused.
+  std::set<size_t> used;
+  for (const Region &r : k.stages)
+    forEachAccess(r.body, [&](size_t b, const SymExpr &, bool) { used.insert(b); });
+  for (size_t b = 0; b < k.buffers.size(); ++b)
+    if (used.count(b) && k.buffers[b].aliasOf)
+      used.insert(*k.buffers[b].aliasOf);
   std::string ws;
   for (size_t b : k.workspace()) {
+    if (!used.count(b))
+      continue;
     const Buffer &buf = k.buffers[b];
     std::string pointer = fmt::format("({} *)((char *)workspace + offsets[{}])", cType(buf.elem), b);
     if (buf.aliasOf)
@@ -403,19 +436,10 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   src += fmt::format("size_t {}_workspace_bytes({}) {{\n  size_t offsets[{}];\n  return {}_workspace_layout({}{}offsets);\n}}\n\n",
                      k.name, dims.empty() ? "void" : dims, std::max<size_t>(k.buffers.size(), 1), k.name, dimArgs(),
                      dimArgs().empty() ? "" : ", ");
-  // An input the outputs do not depend on is still a parameter of the ABI; -Wextra would call it unused.
-  std::set<size_t> read;
-  for (const Region &r : k.stages)
-    forEachAccess(r.body, [&](size_t b, const SymExpr &, bool isStore) {
-      if (!isStore)
-        read.insert(b);
-    });
-  for (const Buffer &buf : k.buffers)
-    if (buf.aliasOf)
-      read.insert(*buf.aliasOf);
+  // Unused arguments are still parameters of the ABI; -Wextra would call them unused.
   std::string voidInputs;
-  for (size_t b : k.inputs())
-    if (!read.count(b))
+  for (size_t b = 0; b < k.buffers.size(); ++b)
+    if (k.buffers[b].role != Buffer::Workspace && !used.count(b))
       voidInputs += fmt::format("  (void){};\n", k.buffers[b].name);
   src += signature() + " {\n";
   src += voidDims;

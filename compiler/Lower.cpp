@@ -357,6 +357,20 @@ Kernel Lowerer::run() {
   chooseLayouts();
   for (size_t id : dnf.order)
     lowerArray(id);
+  // A stage whose parallel index space is empty at compile time (an axis of extent 0, e.g. from
+  // `0 take A`) computes nothing; drop it rather than emit `for (i = 0; i < 0; …)` inside an OpenMP
+  // collapse, which GCC compiles to a trap.
+  k.stages.erase(std::remove_if(k.stages.begin(), k.stages.end(), [](const Region &r) {
+                   for (const std::vector<LStmt> *body = &r.body; body->size() == 1 && (*body)[0].kind == LStmt::Loop &&
+                                                             (*body)[0].loopKind == LoopKind::Parallel;
+                        body = &(*body)[0].body) {
+                     auto trips = ((*body)[0].end - (*body)[0].start).constant();
+                     if (trips && *trips <= 0)
+                       return true;
+                   }
+                   return false;
+                 }),
+                 k.stages.end());
   return std::move(k);
 }
 
