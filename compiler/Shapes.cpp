@@ -62,6 +62,14 @@ private:
   std::vector<SourceLoc> callSites;
   std::map<Symbol, SymExpr> indexExtent;    // comprehension indices in scope
   std::set<Symbol> dimSymbols;
+  // Inlining multiplies: a chain of functions each calling the previous one twice doubles the program
+  // per link, and nests bodies inside bodies. Both are bounded, so that no later stage recurses or
+  // allocates without limit; real programs stay far below.
+  static constexpr unsigned maxDepth = 1000;       // nested operations, inlined bodies included
+  static constexpr size_t maxNodes = 200000;       // operations inside inlined bodies, each copy counted
+  unsigned depth = 0;
+  size_t nodes = 0;
+  bool tooLarge = false; // reported once; elaboration stops
 };
 
 const Entity *ShapeChecker::lookup(const std::string &name) const {
@@ -269,7 +277,7 @@ TExprPtr ShapeChecker::elabCall(const Expr &e) {
   const FnDecl &fn = *entity->fn;
   if (fn.params.size() != e.args.size()) {
     diags.reportSpan(Diag::ArityMismatch, e.loc, e.length, fn.name, fn.params.size(),
-                     fn.params.size() == 1 ? "" : "s", e.args.size());
+                     fn.params.size() == 1 ? "" : "s", e.args.size(), e.args.size() == 1 ? "was" : "were");
     return nullptr;
   }
   if (std::find(callStack.begin(), callStack.end(), &fn) != callStack.end()) {
@@ -399,8 +407,24 @@ TExprPtr ShapeChecker::elabComprehension(const Expr &e) {
 }
 
 TExprPtr ShapeChecker::elab(const Expr &e) {
-  if (diags.tooMany())
+  if (diags.tooMany() || tooLarge)
     return nullptr;
+  // What is written outside functions is bounded by the source size; what inlining copies is counted.
+  if (depth >= maxDepth || (!callStack.empty() && ++nodes > maxNodes)) {
+    tooLarge = true;
+    if (depth >= maxDepth)
+      diags.reportSpan(Diag::InlinedTooDeep, e.loc, e.length, maxDepth);
+    else
+      diags.reportSpan(Diag::InlinedTooLarge, e.loc, e.length, maxNodes);
+    for (size_t i = callStack.size(); i-- > 0 && callStack.size() - i <= 3;)
+      diags.report(Diag::CallChainNote, callSites[i], callStack[i]->name);
+    return nullptr;
+  }
+  struct Deeper {
+    unsigned &depth;
+    explicit Deeper(unsigned &d) : depth(++d) {}
+    ~Deeper() { --depth; }
+  } deeper(depth);
   switch (e.kind) {
   case ExprKind::Number:
     if (e.isInt)
@@ -578,7 +602,7 @@ std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
   if (diags.hasErrors())
     return std::nullopt;
   if (std::none_of(out.bindings.begin(), out.bindings.end(), [](const auto &b) { return b->isOutput; })) {
-    diags.report(Diag::NoOutputs, SourceLoc{});
+    diags.report(Diag::NoOutputs, program.end);
     return std::nullopt;
   }
   return std::move(out);
