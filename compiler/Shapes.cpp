@@ -464,38 +464,36 @@ TExprPtr ShapeChecker::elab(const Expr &e) {
       (e.kind == ExprKind::Iota && !dimsOnly(0, "the count of iota")) ||
       (e.kind == ExprKind::Reshape && !dimsOnly(0, "the new shape of reshape")))
     return nullptr;
+  // The rule is computed before `args` is moved into apply(): argument evaluation order is unspecified,
+  // and Clang moves first (so type(0) would read a moved-from vector).
+  auto applyRule = [&](TKind kind, RuleResult rule) { return apply(e, kind, std::move(args), rule); };
   switch (e.kind) {
   case ExprKind::Vector: {
     std::vector<Type> types;
     for (const auto &a : args)
       types.push_back(a->type);
-    return apply(e, TKind::Vector, std::move(args), shapeOfVector(types));
+    return applyRule(TKind::Vector, shapeOfVector(types));
   }
-  case ExprKind::Unary: return apply(e, TKind::Unary, std::move(args), shapeOfUnary(e.unop, type(0)));
-  case ExprKind::Binary:
-    return apply(e, TKind::Binary, std::move(args), shapeOfElementwise(e.op, type(0), type(1)));
-  case ExprKind::Reduce: return apply(e, TKind::Reduce, std::move(args), shapeOfReduce(e.op, type(0)));
-  case ExprKind::Inner:
-    return apply(e, TKind::Inner, std::move(args), shapeOfInner(e.op, e.op2, type(0), type(1)));
-  case ExprKind::Outer:
-    return apply(e, TKind::Outer, std::move(args), shapeOfOuter(e.op2, type(0), type(1)));
+  case ExprKind::Unary: return applyRule(TKind::Unary, shapeOfUnary(e.unop, type(0)));
+  case ExprKind::Binary: return applyRule(TKind::Binary, shapeOfElementwise(e.op, type(0), type(1)));
+  case ExprKind::Reduce: return applyRule(TKind::Reduce, shapeOfReduce(e.op, type(0)));
+  case ExprKind::Inner: return applyRule(TKind::Inner, shapeOfInner(e.op, e.op2, type(0), type(1)));
+  case ExprKind::Outer: return applyRule(TKind::Outer, shapeOfOuter(e.op2, type(0), type(1)));
   case ExprKind::Psi: {
     RuleResult rule = shapeOfPsi(type(0), type(1));
     if (rule.ok())
       checkIndexBounds(e, *args[0], *args[1]);
-    return apply(e, TKind::Psi, std::move(args), rule);
+    return applyRule(TKind::Psi, std::move(rule));
   }
-  case ExprKind::Rho: return apply(e, TKind::Rho, std::move(args), shapeOfRho(type(0)));
-  case ExprKind::Iota: return apply(e, TKind::Iota, std::move(args), shapeOfIota(type(0)));
+  case ExprKind::Rho: return applyRule(TKind::Rho, shapeOfRho(type(0)));
+  case ExprKind::Iota: return applyRule(TKind::Iota, shapeOfIota(type(0)));
   case ExprKind::Tran:
-    return args.size() == 1 ? apply(e, TKind::Tran, std::move(args), shapeOfTran(type(0)))
-                            : apply(e, TKind::Tran, std::move(args), shapeOfTranPerm(type(0), type(1)));
-  case ExprKind::Take: return apply(e, TKind::Take, std::move(args), shapeOfTake(type(0), type(1)));
-  case ExprKind::Drop: return apply(e, TKind::Drop, std::move(args), shapeOfDrop(type(0), type(1)));
-  case ExprKind::Cat: return apply(e, TKind::Cat, std::move(args), shapeOfCat(type(0), type(1)));
-  case ExprKind::Reshape:
-    return apply(e, TKind::Reshape, std::move(args), shapeOfReshape(type(0), type(1)));
-  case ExprKind::Rav: return apply(e, TKind::Rav, std::move(args), shapeOfRav(type(0)));
+    return applyRule(TKind::Tran, args.size() == 1 ? shapeOfTran(type(0)) : shapeOfTranPerm(type(0), type(1)));
+  case ExprKind::Take: return applyRule(TKind::Take, shapeOfTake(type(0), type(1)));
+  case ExprKind::Drop: return applyRule(TKind::Drop, shapeOfDrop(type(0), type(1)));
+  case ExprKind::Cat: return applyRule(TKind::Cat, shapeOfCat(type(0), type(1)));
+  case ExprKind::Reshape: return applyRule(TKind::Reshape, shapeOfReshape(type(0), type(1)));
+  case ExprKind::Rav: return applyRule(TKind::Rav, shapeOfRav(type(0)));
   default: break;
   }
   return nullptr;
