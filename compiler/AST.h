@@ -102,6 +102,7 @@ using Item = std::variant<DimDecl, ArrayDecl, Binding, FnDecl>;
 struct Program {
   std::string fileName;
   std::vector<Item> items;
+  SourceLoc end; // the end of the file: where a program-wide error (no outputs) points
 };
 
 // The stable, readable dump behind `--emit=ast` (golden tested).

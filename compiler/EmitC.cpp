@@ -136,6 +136,14 @@ std::string CPrinter::floatLiteral(double v, ElemType t) const {
       return "INT64_MAX";
     return fmt::format("{}", int64_t(v));
   }
+  // An f32 literal is the f64 value rounded to float (at or past 2^128 - 2^103 it rounds to infinity),
+  // spelt so that gcc does not warn that the constant overflows or is truncated to zero.
+  if (t == ElemType::F32 && std::isfinite(v)) {
+    if (std::fabs(v) >= std::ldexp(1.0, 128) - std::ldexp(1.0, 103))
+      v = v > 0 ? HUGE_VAL : -HUGE_VAL;
+    else if (v != 0 && float(v) == 0)
+      v = std::copysign(0.0, v);
+  }
   if (std::isinf(v))
     return v > 0 ? "INFINITY" : "-INFINITY";
   std::string s = fmt::format("{}", v);

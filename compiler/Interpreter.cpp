@@ -137,7 +137,8 @@ void Evaluator::checkGuards() const {
 
 void Evaluator::checkInputs() const {
   if (inputs.size() != program.inputs.size())
-    throw EvalError(fmt::format("the program has {} inputs but {} were given", program.inputs.size(), inputs.size()),
+    throw EvalError(fmt::format("the program has {} input{} but {} {} given", program.inputs.size(),
+                                program.inputs.size() == 1 ? "" : "s", inputs.size(), inputs.size() == 1 ? "was" : "were"),
                     SourceLoc{});
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TInput &in = program.inputs[i];

@@ -1,6 +1,7 @@
 #include "Lexer.h"
 
 #include <cctype>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <unordered_map>
@@ -241,7 +242,13 @@ void Lexer::lexNumber(Token &tok) {
   }
   if (isFloat) {
     tok.kind = Tok::Float;
+    errno = 0;
     tok.floatValue = std::strtod(tok.text.c_str(), nullptr);
+    // Overflow would silently become infinity; an underflow to zero or a denormal is what was written.
+    if (errno == ERANGE && std::isinf(tok.floatValue)) {
+      diags.reportSpan(Diag::FloatTooLarge, tok.loc, uint32_t(tok.text.size()), tok.text);
+      tok.floatValue = 0;
+    }
     return;
   }
   tok.kind = Tok::Int;

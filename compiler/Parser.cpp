@@ -208,6 +208,7 @@ void Parser::recover() {
 Program Parser::run(const std::string &fileName) {
   Program program;
   program.fileName = fileName;
+  program.end = toks.back().loc;
   while (!at(Tok::End) && !diags.tooMany()) {
     try {
       item(program);
@@ -582,7 +583,7 @@ ExprPtr Parser::primary() {
     e->op = op.kind == Tok::KwMax ? BinOp::Max : BinOp::Min;
     e->args = callArgs(open);
     if (e->args.size() != 2) {
-      diags.report(Diag::ArityMismatch, op.loc, op.text, 2, "s", e->args.size());
+      diags.report(Diag::ArityMismatch, op.loc, op.text, 2, "s", e->args.size(), e->args.size() == 1 ? "was" : "were");
       throw ParseError{};
     }
     return e;

@@ -274,7 +274,12 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
       step(extension ? "scalar extension" : "elementwise", psiText(idx, e),
            psiText(ia, a) + " " + std::string(spellUnicode(e.op)) + " " + psiText(ib, b));
     }
-    return dBinary(e.op, reduce(a, ia), reduce(b, ib), loc);
+    // Right operand first, in statements of their own: within one argument list the order is
+    // unspecified (GCC goes right to left, Clang left to right), and it decides the fresh names and the
+    // order of the derivation's steps. Right first keeps the golden files GCC wrote.
+    DExprPtr right = reduce(b, ib);
+    DExprPtr left = reduce(a, ia);
+    return dBinary(e.op, left, right, loc);
   }
   case TKind::Reduce: {
     const TExpr &a = *e.args[0];
@@ -308,7 +313,9 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
                      a.type.shape.back().str(), psiText(ia, a), spellUnicode(e.op2), psiText(ib, b)),
          "a new bound index contracts the last axis of the left with the first of the right");
     ++depth;
-    DExprPtr body = dBinary(e.op2, reduce(a, ia), reduce(b, ib), loc);
+    DExprPtr right = reduce(b, ib);
+    DExprPtr left = reduce(a, ia);
+    DExprPtr body = dBinary(e.op2, left, right, loc);
     --depth;
     auto r = dReduce(e.op, k, a.type.shape.back(), body, loc);
     std::const_pointer_cast<DExpr>(r)->label = e.op == BinOp::Add ? "dot" : reduceWord(e.op);
@@ -319,7 +326,9 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
     SymVec ia(idx.begin(), idx.begin() + long(a.type.rank())), ib(idx.begin() + long(a.type.rank()), idx.end());
     step("outer product", psiText(idx, e),
          psiText(ia, a) + " " + std::string(spellUnicode(e.op2)) + " " + psiText(ib, b));
-    return dBinary(e.op2, reduce(a, ia), reduce(b, ib), loc);
+    DExprPtr right = reduce(b, ib);
+    DExprPtr left = reduce(a, ia);
+    return dBinary(e.op2, left, right, loc);
   }
   case TKind::Comprehension: {
     size_t n = e.indices.size();
@@ -423,7 +432,9 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
       if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
         return reduce(b, ib);
     }
-    return dSelect(idx[0], a0, reduce(a, ia), reduce(b, ib), loc);
+    DExprPtr second = reduce(b, ib);
+    DExprPtr first = reduce(a, ia);
+    return dSelect(idx[0], a0, first, second, loc);
   }
   case TKind::Reshape:
   case TKind::Rav: {

@@ -62,6 +62,14 @@ private:
   std::vector<SourceLoc> callSites;
   std::map<Symbol, SymExpr> indexExtent;    // comprehension indices in scope
   std::set<Symbol> dimSymbols;
+  // Inlining multiplies: a chain of functions each calling the previous one twice doubles the program
+  // per link, and nests bodies inside bodies. Both are bounded, so that no later stage recurses or
+  // allocates without limit; real programs stay far below.
+  static constexpr unsigned maxDepth = 1000;       // nested operations, inlined bodies included
+  static constexpr size_t maxNodes = 200000;       // operations inside inlined bodies, each copy counted
+  unsigned depth = 0;
+  size_t nodes = 0;
+  bool tooLarge = false; // reported once; elaboration stops
 };
 
 const Entity *ShapeChecker::lookup(const std::string &name) const {
@@ -269,7 +277,7 @@ TExprPtr ShapeChecker::elabCall(const Expr &e) {
   const FnDecl &fn = *entity->fn;
   if (fn.params.size() != e.args.size()) {
     diags.reportSpan(Diag::ArityMismatch, e.loc, e.length, fn.name, fn.params.size(),
-                     fn.params.size() == 1 ? "" : "s", e.args.size());
+                     fn.params.size() == 1 ? "" : "s", e.args.size(), e.args.size() == 1 ? "was" : "were");
     return nullptr;
   }
   if (std::find(callStack.begin(), callStack.end(), &fn) != callStack.end()) {
@@ -399,8 +407,24 @@ TExprPtr ShapeChecker::elabComprehension(const Expr &e) {
 }
 
 TExprPtr ShapeChecker::elab(const Expr &e) {
-  if (diags.tooMany())
+  if (diags.tooMany() || tooLarge)
     return nullptr;
+  // What is written outside functions is bounded by the source size; what inlining copies is counted.
+  if (depth >= maxDepth || (!callStack.empty() && ++nodes > maxNodes)) {
+    tooLarge = true;
+    if (depth >= maxDepth)
+      diags.reportSpan(Diag::InlinedTooDeep, e.loc, e.length, maxDepth);
+    else
+      diags.reportSpan(Diag::InlinedTooLarge, e.loc, e.length, maxNodes);
+    for (size_t i = callStack.size(); i-- > 0 && callStack.size() - i <= 3;)
+      diags.report(Diag::CallChainNote, callSites[i], callStack[i]->name);
+    return nullptr;
+  }
+  struct Deeper {
+    unsigned &depth;
+    explicit Deeper(unsigned &d) : depth(++d) {}
+    ~Deeper() { --depth; }
+  } deeper(depth);
   switch (e.kind) {
   case ExprKind::Number:
     if (e.isInt)
@@ -440,38 +464,36 @@ TExprPtr ShapeChecker::elab(const Expr &e) {
       (e.kind == ExprKind::Iota && !dimsOnly(0, "the count of iota")) ||
       (e.kind == ExprKind::Reshape && !dimsOnly(0, "the new shape of reshape")))
     return nullptr;
+  // The rule is computed before `args` is moved into apply(): argument evaluation order is unspecified,
+  // and Clang moves first (so type(0) would read a moved-from vector).
+  auto applyRule = [&](TKind kind, RuleResult rule) { return apply(e, kind, std::move(args), rule); };
   switch (e.kind) {
   case ExprKind::Vector: {
     std::vector<Type> types;
     for (const auto &a : args)
       types.push_back(a->type);
-    return apply(e, TKind::Vector, std::move(args), shapeOfVector(types));
+    return applyRule(TKind::Vector, shapeOfVector(types));
   }
-  case ExprKind::Unary: return apply(e, TKind::Unary, std::move(args), shapeOfUnary(e.unop, type(0)));
-  case ExprKind::Binary:
-    return apply(e, TKind::Binary, std::move(args), shapeOfElementwise(e.op, type(0), type(1)));
-  case ExprKind::Reduce: return apply(e, TKind::Reduce, std::move(args), shapeOfReduce(e.op, type(0)));
-  case ExprKind::Inner:
-    return apply(e, TKind::Inner, std::move(args), shapeOfInner(e.op, e.op2, type(0), type(1)));
-  case ExprKind::Outer:
-    return apply(e, TKind::Outer, std::move(args), shapeOfOuter(e.op2, type(0), type(1)));
+  case ExprKind::Unary: return applyRule(TKind::Unary, shapeOfUnary(e.unop, type(0)));
+  case ExprKind::Binary: return applyRule(TKind::Binary, shapeOfElementwise(e.op, type(0), type(1)));
+  case ExprKind::Reduce: return applyRule(TKind::Reduce, shapeOfReduce(e.op, type(0)));
+  case ExprKind::Inner: return applyRule(TKind::Inner, shapeOfInner(e.op, e.op2, type(0), type(1)));
+  case ExprKind::Outer: return applyRule(TKind::Outer, shapeOfOuter(e.op2, type(0), type(1)));
   case ExprKind::Psi: {
     RuleResult rule = shapeOfPsi(type(0), type(1));
     if (rule.ok())
       checkIndexBounds(e, *args[0], *args[1]);
-    return apply(e, TKind::Psi, std::move(args), rule);
+    return applyRule(TKind::Psi, std::move(rule));
   }
-  case ExprKind::Rho: return apply(e, TKind::Rho, std::move(args), shapeOfRho(type(0)));
-  case ExprKind::Iota: return apply(e, TKind::Iota, std::move(args), shapeOfIota(type(0)));
+  case ExprKind::Rho: return applyRule(TKind::Rho, shapeOfRho(type(0)));
+  case ExprKind::Iota: return applyRule(TKind::Iota, shapeOfIota(type(0)));
   case ExprKind::Tran:
-    return args.size() == 1 ? apply(e, TKind::Tran, std::move(args), shapeOfTran(type(0)))
-                            : apply(e, TKind::Tran, std::move(args), shapeOfTranPerm(type(0), type(1)));
-  case ExprKind::Take: return apply(e, TKind::Take, std::move(args), shapeOfTake(type(0), type(1)));
-  case ExprKind::Drop: return apply(e, TKind::Drop, std::move(args), shapeOfDrop(type(0), type(1)));
-  case ExprKind::Cat: return apply(e, TKind::Cat, std::move(args), shapeOfCat(type(0), type(1)));
-  case ExprKind::Reshape:
-    return apply(e, TKind::Reshape, std::move(args), shapeOfReshape(type(0), type(1)));
-  case ExprKind::Rav: return apply(e, TKind::Rav, std::move(args), shapeOfRav(type(0)));
+    return applyRule(TKind::Tran, args.size() == 1 ? shapeOfTran(type(0)) : shapeOfTranPerm(type(0), type(1)));
+  case ExprKind::Take: return applyRule(TKind::Take, shapeOfTake(type(0), type(1)));
+  case ExprKind::Drop: return applyRule(TKind::Drop, shapeOfDrop(type(0), type(1)));
+  case ExprKind::Cat: return applyRule(TKind::Cat, shapeOfCat(type(0), type(1)));
+  case ExprKind::Reshape: return applyRule(TKind::Reshape, shapeOfReshape(type(0), type(1)));
+  case ExprKind::Rav: return applyRule(TKind::Rav, shapeOfRav(type(0)));
   default: break;
   }
   return nullptr;
@@ -578,7 +600,7 @@ std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
   if (diags.hasErrors())
     return std::nullopt;
   if (std::none_of(out.bindings.begin(), out.bindings.end(), [](const auto &b) { return b->isOutput; })) {
-    diags.report(Diag::NoOutputs, SourceLoc{});
+    diags.report(Diag::NoOutputs, program.end);
     return std::nullopt;
   }
   return std::move(out);

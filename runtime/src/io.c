@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -203,6 +204,63 @@ static moart_status read_header(FILE *f, const char *path, moart_array *a,
   return MOART_OK;
 }
 
+/* The data of a stream that cannot seek (a pipe): the header's size cannot
+ * be checked against the file before reading, so the buffer grows with the
+ * bytes that actually arrive, and a header promising terabytes costs only
+ * what was sent. */
+static moart_status read_stream(FILE *f, const char *path,
+                                const moart_array *head, moart_array *out,
+                                char *err, size_t errlen) {
+  size_t elem = moart_dtype_size(head->dtype);
+  size_t want = (size_t)head->count * elem, have = 0, cap = 0, piece;
+  unsigned char *buf = NULL, *grown;
+  moart_status status;
+  while (have < want) {
+    if (have == cap) {
+      cap = cap ? cap * 2 : (size_t)1 << 16;
+      if (cap > want)
+        cap = want;
+      grown = realloc(buf, cap);
+      if (!grown) {
+        free(buf);
+        return fail(MOART_ERR_NOMEM, err, errlen, path,
+                    "cannot allocate %zu bytes", cap);
+      }
+      buf = grown;
+    }
+    piece = fread(buf + have, 1, cap - have, f);
+    have += piece;
+    if (piece == 0)
+      break;
+  }
+  if (have < want) {
+    int io_error = ferror(f);
+    free(buf);
+    if (io_error)
+      return fail(MOART_ERR_IO, err, errlen, path, "read error: %s",
+                  strerror(errno));
+    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                "truncated data: %zu of %lld elements present", have / elem,
+                (long long)head->count);
+  }
+  if (fgetc(f) != EOF) {
+    free(buf);
+    return fail(MOART_ERR_TRAILING, err, errlen, path,
+                "trailing bytes after the data");
+  }
+  status = moart_array_create(out, head->dtype, head->rank, head->shape);
+  if (status != MOART_OK) {
+    free(buf);
+    return fail(status, err, errlen, path, "cannot allocate %zu bytes", want);
+  }
+  if (want > 0)
+    memcpy(out->data, buf, want);
+  free(buf);
+  if (!moart_internal_little_endian())
+    swap_elements((unsigned char *)out->data, (size_t)out->count, elem);
+  return MOART_OK;
+}
+
 static moart_status read_file(FILE *f, const char *path, moart_array *out,
                               char *err, size_t errlen) {
   long long size = file_size(f), header_size, data_size;
@@ -224,6 +282,8 @@ static moart_status read_file(FILE *f, const char *path, moart_array *out,
     return fail(MOART_ERR_TRAILING, err, errlen, path,
                 "%lld trailing bytes after the %lld bytes of elements",
                 size - header_size - data_size, data_size);
+  if (size < 0)
+    return read_stream(f, path, &head, out, err, errlen);
   status = moart_array_create(out, head.dtype, head.rank, head.shape);
   if (status != MOART_OK)
     return fail(status, err, errlen, path, "cannot allocate %lld bytes",

@@ -67,7 +67,7 @@ TEST_CASE("an input of the wrong shape is an error at its declaration", "[interp
   CHECK_THAT(e.what(), Contains("input 'K' has shape [2, 3] but the program declares f32[n, dk] = [3, 2]"));
   CHECK(e.loc.line == 3);
   EvalError count = evalError(program, dims({{"n", 3}, {"dk", 2}}), {counting({2})});
-  CHECK_THAT(count.what(), Contains("the program has 2 inputs but 1 were given"));
+  CHECK_THAT(count.what(), Contains("the program has 2 inputs but 1 was given"));
   EvalError values = evalError(program, dims({{"n", 3}, {"dk", 2}}), {counting({2}), array({3, 2}, {1, 2})});
   CHECK_THAT(values.what(), Contains("input 'K' holds 2 values"));
 }

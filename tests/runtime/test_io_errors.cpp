@@ -215,6 +215,29 @@ TEST_CASE("a pipe is read without seeking, trailing bytes still caught",
   }
 }
 
+TEST_CASE("a pipe whose header promises terabytes allocates only what arrives",
+          "[io][errors]") {
+  TempDir dir;
+  std::signal(SIGPIPE, SIG_IGN);
+  // 2^38 f32 elements (1 TiB) promised, three sent: allocating the promise first would fail (or, under
+  // AddressSanitizer, abort), so the reader must grow its buffer with the data.
+  Bytes lying = header(MOART_F32, {uint64_t(1) << 19, uint64_t(1) << 19});
+  putLe(lying, 0x3f800000, 4);
+  putLe(lying, 0x40000000, 4);
+  putLe(lying, 0x40400000, 4);
+  std::string path = dir.path("pipe");
+  REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+  std::thread writer([&] { dir.write("pipe", lying); });
+  moart_array out;
+  char err[256] = "";
+  moart_status status = moart_read_array(path.c_str(), &out, err, sizeof err);
+  writer.join();
+  std::remove(path.c_str());
+  CHECK(status == MOART_ERR_TRUNCATED);
+  CHECK_THAT(err, Catch::Contains("truncated data: 3 of 274877906944 elements present"));
+  CHECK(out.data == nullptr);
+}
+
 TEST_CASE("error messages are cut to errlen and err may be NULL",
           "[io][errors]") {
   TempDir dir;

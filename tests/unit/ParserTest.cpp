@@ -140,7 +140,7 @@ TEST_CASE("Parser max and min as functions", "[parser]") {
   auto parsed = parseText("x = max(a)\n");
   CHECK(parsed.errors == 1);
   CHECK(parsed.diags.find("t.moa:1:5: error:") == 0);
-  CHECK(parsed.diags.find("takes 2 arguments but 1 were given") != std::string::npos);
+  CHECK(parsed.diags.find("takes 2 arguments but 1 was given") != std::string::npos);
 }
 
 TEST_CASE("Parser comprehensions", "[parser]") {

@@ -198,7 +198,7 @@ TEST_CASE("Shapes reports arity mismatches", "[shapes]") {
   std::string diags = bad("dim n\nin q : f32[n]\nfn f(x) = x\nout o = f(q, q)\n");
   CHECK(contains(diags, "t.moa:4:9: error: function 'f' takes 1 argument but 2 were given"));
   std::string two = bad("dim n\nin q : f32[n]\nfn f(x, y) = x + y\nout o = f(q)\n");
-  CHECK(contains(two, "t.moa:4:9: error: function 'f' takes 2 arguments but 1 were given"));
+  CHECK(contains(two, "t.moa:4:9: error: function 'f' takes 2 arguments but 1 was given"));
 }
 
 TEST_CASE("Shapes reports unknown names", "[shapes]") {
