@@ -86,6 +86,11 @@ TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
   return m;
 }
 
+// An element count before "× 4 B": parenthesised when it is a sum, so the product reads unambiguously.
+static std::string count(const SymExpr &e) {
+  return e.terms().size() > 1 ? "(" + e.str() + ")" : e.str();
+}
+
 std::string printTraffic(const TrafficModel &m, const std::map<Symbol, int64_t> *dims) {
   auto number = [&](const SymExpr &bytes) -> std::string {
     if (!dims)
@@ -116,24 +121,24 @@ std::string printTraffic(const TrafficModel &m, const std::map<Symbol, int64_t> 
   out += fmt::format("minimum traffic (inputs read once, outputs written once): {}{}\n",
                      formula({&m.inputs, &m.outputs, &m.updates}), number(m.minimumBytes()));
   for (const auto &t : m.inputs)
-    out += fmt::format("  read  {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+    out += fmt::format("  read  {} : {} × {} B\n", t.what, count(t.elements), t.elementBytes);
   for (const auto &t : m.outputs)
-    out += fmt::format("  write {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+    out += fmt::format("  write {} : {} × {} B\n", t.what, count(t.elements), t.elementBytes);
   for (const auto &t : m.updates)
-    out += fmt::format("  write {} : {} × {} B{}\n", t.what, t.elements.str(), t.elementBytes, number(t.bytes()));
+    out += fmt::format("  write {} : {} × {} B{}\n", t.what, count(t.elements), t.elementBytes, number(t.bytes()));
   if (m.temps.empty()) {
     out += "materialised intermediates: none\n";
   } else {
     out += fmt::format("materialised intermediates (written once, read back): {}{}\n", formula({&m.temps}),
                        number(m.tempBytes()));
     for (const auto &t : m.temps)
-      out += fmt::format("  {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+      out += fmt::format("  {} : {} × {} B\n", t.what, count(t.elements), t.elementBytes);
   }
   out += fmt::format("standard traffic (every intermediate of the program as written stored and read "
                      "back): {} B{}\n",
                      m.standardBytes().str(), number(m.standardBytes()));
   for (const auto &t : m.standard)
-    out += fmt::format("  {} : {} × {} B, written and read\n", t.what, t.elements.str(), t.elementBytes);
+    out += fmt::format("  {} : {} × {} B, written and read\n", t.what, count(t.elements), t.elementBytes);
   return out;
 }
 

@@ -48,26 +48,24 @@
  *     read  q : dk × 4 B
  *     read  k : dk × 4 B
  *     read  v : dv × 4 B
- *     read  K (its t + 1 rows after the update) : t*dk + dk × 4 B
- *     read  V (its t + 1 rows after the update) : t*dv + dv × 4 B
+ *     read  K (its t + 1 rows after the update) : (t*dk + dk) × 4 B
+ *     read  V (its t + 1 rows after the update) : (t*dv + dv) × 4 B
  *     write o : dv × 4 B
  *     write update K in place, rows [t, t + 1) : dk × 4 B
  *     write update V in place, rows [t, t + 1) : dv × 4 B
  *   materialised intermediates (written once, read back): (2*t + 4) × 4 B
- *     s : t + 1 × 4 B
+ *     s : (t + 1) × 4 B
  *     m : 1 × 4 B
  *     sum_e : 1 × 4 B
- *     p : t + 1 × 4 B
+ *     p : (t + 1) × 4 B
  *   standard traffic (every intermediate of the program as written stored and read back): 20*t*dk +
  * 12*t*dv + 40*t + 24*dk + 16*dv + 64 B t↑K : t*dk × 4 B, written and read t↑V : t*dv × 4 B,
- * written and read ⍉K : t*dk + dk × 4 B, written and read q +.× ⍉K : t + 1 × 4 B, written and read
- *     √dk : 1 × 4 B, written and read
- *     (q +.× ⍉K) ÷ √dk : t + 1 × 4 B, written and read
- *     max/ x : 1 × 4 B, written and read
- *     x − m : t + 1 × 4 B, written and read
- *     exp(x − m) : t + 1 × 4 B, written and read
+ * written and read ⍉K : (t*dk + dk) × 4 B, written and read q +.× ⍉K : (t + 1) × 4 B, written and
+ * read √dk : 1 × 4 B, written and read (q +.× ⍉K) ÷ √dk : (t + 1) × 4 B, written and read max/ x :
+ * 1 × 4 B, written and read x − m : (t + 1) × 4 B, written and read exp(x − m) : (t + 1) × 4 B,
+ * written and read
  *     +/ e : 1 × 4 B, written and read
- *     e ÷ +/ e : t + 1 × 4 B, written and read
+ *     e ÷ +/ e : (t + 1) × 4 B, written and read
  *
  */
 #include <math.h>

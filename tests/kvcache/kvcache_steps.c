@@ -2,7 +2,9 @@
  * compiles from dsl-examples/kvcache.moa, each appending this step's key and value to the caches in place
  * and attending over them, against causal attention over the whole sequence computed directly in double.
  * After every step the rows beyond t must still hold what the caller put there (the append writes one row,
- * never a copy), and a step with t = cap must fail its guard. Usage: kvcache_steps T dk dv */
+ * never a copy), and a step with t = cap must fail its guard. Usage: kvcache_steps T dk dv [DIR]; with DIR
+ * it also writes the inputs and outputs of every step there as raw float32 (q, k, v, o: T rows each, row t
+ * the step's), for scripts/reproduce-paper's comparison with PyTorch. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +15,16 @@
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 
+static int dump(const char *dir, const char *name, const float *data, int64_t count) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.f32", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return 0;
+  size_t n = fwrite(data, sizeof(float), (size_t)count, f);
+  return fclose(f) == 0 && n == (size_t)count;
+}
+
 /* uniform in [-1, 1), from a 64-bit LCG: seeded, the same on every machine */
 static float next(void) {
   state = state * 6364136223846793005u + 1442695040888963407u;
@@ -20,8 +32,8 @@ static float next(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: kvcache_steps T dk dv\n");
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: kvcache_steps T dk dv [DIR]\n");
     return 2;
   }
   const int64_t T = strtoll(argv[1], NULL, 10), dk = strtoll(argv[2], NULL, 10), dv = strtoll(argv[3], NULL, 10);
@@ -29,7 +41,7 @@ int main(int argc, char **argv) {
   const float untouched = 12345.0f; /* what the caller leaves in rows the cache does not use yet */
   float *q = malloc(sizeof(float) * (size_t)(T * dk)), *k = malloc(sizeof(float) * (size_t)(T * dk));
   float *v = malloc(sizeof(float) * (size_t)(T * dv)), *K = malloc(sizeof(float) * (size_t)(cap * dk));
-  float *V = malloc(sizeof(float) * (size_t)(cap * dv)), *o = malloc(sizeof(float) * (size_t)dv);
+  float *V = malloc(sizeof(float) * (size_t)(cap * dv)), *o = malloc(sizeof(float) * (size_t)(T * dv));
   double *p = malloc(sizeof(double) * (size_t)T);
   if (!q || !k || !v || !K || !V || !o || !p)
     return 2;
@@ -49,7 +61,7 @@ int main(int argc, char **argv) {
   for (int64_t t = 0; t < T; ++t) {
     size_t bytes = moa_kvcache_workspace_bytes(t, cap, dk, dv);
     void *ws = malloc(bytes > 0 ? bytes : 64);
-    int status = moa_kvcache(t, cap, dk, dv, q + t * dk, k + t * dk, v + t * dv, K, V, o, ws);
+    int status = moa_kvcache(t, cap, dk, dv, q + t * dk, k + t * dk, v + t * dv, K, V, o + t * dv, ws);
     free(ws);
     if (status != 0) {
       fprintf(stderr, "step %lld: kernel returned %d\n", (long long)t, status);
@@ -77,7 +89,7 @@ int main(int argc, char **argv) {
       double want = 0;
       for (int64_t i = 0; i <= t; ++i)
         want += p[i] / sum * (double)v[i * dv + j];
-      double err = fabs((double)o[j] - want);
+      double err = fabs((double)o[t * dv + j] - want);
       worst = err > worst ? err : worst;
     }
   }
@@ -86,6 +98,11 @@ int main(int argc, char **argv) {
   void *ws = malloc(bytes > 0 ? bytes : 64);
   int full = moa_kvcache(T, cap, dk, dv, q, k, v, K, V, o, ws);
   free(ws);
+  if (argc == 5 && !(dump(argv[4], "q", q, T * dk) && dump(argv[4], "k", k, T * dk) &&
+                     dump(argv[4], "v", v, T * dv) && dump(argv[4], "o", o, T * dv))) {
+    fprintf(stderr, "cannot write the arrays to %s\n", argv[4]);
+    return 2;
+  }
   const double tolerance = 1e-5;
   printf("kvcache T=%lld dk=%lld dv=%lld: max over steps of ||o_t - causal attention||_inf = %.3g (tolerance %.0e); "
          "cache rows wrong or beyond t touched: %d; step with t = cap: %s\n",
