@@ -63,7 +63,9 @@ TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
     for (size_t u : dnf.updates)
       if (dnf.arrays[u].updates == id) {
         term.elements = product(dnf.arrays[u].shape);
-        term.what = fmt::format("{} (its {} rows after the update)", a.name, dnf.arrays[u].shape[0].str());
+        term.what = dnf.arrays[u].shape.empty()
+                        ? a.name + " (after the update)"
+                        : fmt::format("{} (its {} rows after the update)", a.name, dnf.arrays[u].shape[0].str());
       }
     m.inputs.push_back(term);
   }
