@@ -267,6 +267,9 @@ void Lowerer::lowerArray(size_t id) {
                                         in, rows.start.str(), rows.end.str(), in));
   }
   const DExprPtr &body0 = rows.body;
+  // An update's DNF name (K') is not a C identifier: its stages and partials are named after its buffer.
+  const std::string ident = a.updates ? k.buffers[target].name : a.name;
+  const std::string stage = a.updates ? "update " + ident : a.name;
   // the perfect nest of parallel loops over the array's own index space (an update's leading loop only
   // over the rows it writes)
   auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into) {
@@ -282,7 +285,7 @@ void Lowerer::lowerArray(size_t id) {
   };
 
   if (body0->kind != DKind::Reduce) {
-    Region st{a.name, a.loc, int(a.index.size()), {}, std::nullopt};
+    Region st{stage, a.loc, int(a.index.size()), {}, std::nullopt};
     std::vector<LStmt> body;
     LExprPtr value = lowerExpr(body0, body, type);
     body.push_back(store(target, k.buffers[target].offset(index), value, a.loc));
@@ -297,15 +300,15 @@ void Lowerer::lowerArray(size_t id) {
   // read adjacent terms), partials[c][index], then the chunks combined in order.
   const DExpr &r = *body0;
   SymExpr items = product(a.shape);
-  Symbol chunks = SymbolTable::fresh("P_" + a.name);
-  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, a.name, sched.threads, sched.chunk});
-  Buffer partials{Buffer::Workspace, a.name + "_part", type, {SymExpr::symbol(chunks), items}, {},
-                  fmt::format("partial results of {}, one per chunk", a.name), target, chunks};
+  Symbol chunks = SymbolTable::fresh("P_" + ident);
+  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, ident, sched.threads, sched.chunk});
+  Buffer partials{Buffer::Workspace, ident + "_part", type, {SymExpr::symbol(chunks), items}, {},
+                  fmt::format("partial results of {}, one per chunk", stage), target, chunks};
   k.buffers.push_back(partials);
   size_t part = k.buffers.size() - 1;
 
   Symbol c = SymbolTable::fresh("c");
-  Region first{a.name + " (partials)", a.loc, int(a.index.size()) + 1, {}, std::nullopt};
+  Region first{stage + " (partials)", a.loc, int(a.index.size()) + 1, {}, std::nullopt};
   {
     std::vector<LStmt> body;
     Symbol acc = SymbolTable::fresh("acc");
@@ -331,7 +334,7 @@ void Lowerer::lowerArray(size_t id) {
   }
   k.stages.push_back(std::move(first));
 
-  Region second{a.name + " (combine)", a.loc, int(a.index.size()), {}, chunks};
+  Region second{stage + " (combine)", a.loc, int(a.index.size()), {}, chunks};
   {
     std::vector<LStmt> body;
     Symbol acc = SymbolTable::fresh("acc");

@@ -132,14 +132,14 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
   float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[12]) : o;
 
-  /* K' */
+  /* update K */
   for (int64_t i = t; i < (t + 1); ++i) {
     for (int64_t j = 0; j < dk; ++j) {
       K[(dk * i + j)] = k[j]; /* kvcache.moa:9 */
     }
   }
 
-  /* V' */
+  /* update V */
   for (int64_t i2 = t; i2 < (t + 1); ++i2) {
     for (int64_t j2 = 0; j2 < dv; ++j2) {
       V[(dv * i2 + j2)] = v[j2]; /* kvcache.moa:10 */

@@ -132,7 +132,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
   float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[12]) : o;
 
-/* K' */
+/* update K */
 #pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
     present(k [0:dk], K [0:cap * dk])
   for (int64_t i = t; i < (t + 1); ++i) {
@@ -141,7 +141,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     }
   }
 
-/* V' */
+/* update V */
 #pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
     present(v [0:dv], V [0:cap * dv])
   for (int64_t i2 = t; i2 < (t + 1); ++i2) {

@@ -132,7 +132,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
   float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[12]) : o;
 
-/* K' */
+/* update K */
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t i = t; i < (t + 1); ++i) {
     for (int64_t j = 0; j < dk; ++j) {
@@ -140,7 +140,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     }
   }
 
-/* V' */
+/* update V */
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t i2 = t; i2 < (t + 1); ++i2) {
     for (int64_t j2 = 0; j2 < dv; ++j2) {
