@@ -293,6 +293,28 @@ static std::map<Symbol, std::string> displayNames(const DnfProgram &p, const Dnf
   return names;
 }
 
+WrittenRows writtenRows(const DnfArray &a) {
+  WrittenRows w{a.body, SymExpr(0), a.shape.empty() ? SymExpr(1) : a.shape[0]};
+  SymVec own;
+  for (Symbol s : a.index)
+    own.push_back(SymExpr::symbol(s));
+  auto identity = [&](const DExprPtr &e) {
+    return a.updates && e->kind == DKind::Read && e->array == *a.updates && e->index == own;
+  };
+  if (identity(a.body)) {
+    w.body = nullptr;
+  } else if (!own.empty() && a.body->kind == DKind::Select && a.body->lhs == own[0]) {
+    if (identity(a.body->args[0])) {
+      w.body = a.body->args[1];
+      w.start = a.body->rhs;
+    } else if (identity(a.body->args[1])) {
+      w.body = a.body->args[0];
+      w.end = a.body->rhs;
+    }
+  }
+  return w;
+}
+
 std::string dumpDnf(const DnfProgram &p, bool ascii) {
   std::string out;
   std::vector<size_t> shown;
@@ -302,7 +324,10 @@ std::string dumpDnf(const DnfProgram &p, bool ascii) {
   shown.insert(shown.end(), p.order.begin(), p.order.end());
   for (size_t k : shown) {
     const DnfArray &a = p.arrays[k];
-    const char *kind = a.storage == Storage::Input ? "in" : a.storage == Storage::Temp ? "temp" : "out";
+    const char *kind = a.storage == Storage::Input    ? (a.inout ? "inout" : "in")
+                       : a.storage == Storage::Temp   ? "temp"
+                       : a.storage == Storage::Update ? "update"
+                                                      : "out";
     std::string shape = std::string(spell(a.elem)) + (ascii ? strShapeAscii(a.shape) : strShape(a.shape));
     out += fmt::format("{} {} : {}", kind, a.name, shape);
     if (!a.why.empty())

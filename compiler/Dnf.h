@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,8 @@ struct DnfPrinter {
 };
 std::string dumpDnf(const DnfProgram &program, bool ascii = false);
 
-enum class Storage { Input, Temp, Output };
+// Update: the new value of an inout, stored in the inout's own buffer (its leading rows).
+enum class Storage { Input, Temp, Output, Update };
 
 struct DnfArray {
   std::string name;
@@ -85,6 +87,16 @@ struct DnfArray {
   DExprPtr body;             // null for inputs
   SourceLoc loc;
   std::string why;           // temps: why it is materialised
+  bool inout = false;        // inputs: declared `inout` (the kernel may write it)
+  std::optional<size_t> updates; // Update: the input array it overwrites
+};
+
+// A read of an inout inside its own update at another element than the one written (`(1 drop K) cat k`):
+// with the rows written in parallel in place it would need a copy of the input.
+struct UpdateConflict {
+  size_t update; // the Update array
+  SymVec read;   // the index read, over the update's own index symbols
+  SourceLoc loc;
 };
 
 // One step of the derivation, for `moac explain`.
@@ -103,6 +115,18 @@ struct TraceBlock {
   std::string result; // the definition it ends in, in MoA notation
 };
 
+// The part of an update that changes its inout. The update's value is stored in the inout's own
+// buffer, so elements whose value is the inout's element at the same index need no store:
+//   1. the whole body is that identity read: nothing is written (body null);
+//   2. `i < a ? identity : E` on the leading index (an append, (t take K) cat k): rows [a, s₀) get E;
+//   3. `i < a ? E : identity`: rows [0, a) get E;
+//   4. otherwise every row is written (in place: the update may read its inout only at the element written).
+struct WrittenRows {
+  DExprPtr body;      // the value of the rows written; null when none is
+  SymExpr start, end; // the leading index's range (0, 1 for a scalar)
+};
+WrittenRows writtenRows(const DnfArray &update);
+
 struct DnfProgram {
   std::string fileName;
   std::vector<TDim> dims;
@@ -111,7 +135,9 @@ struct DnfProgram {
   std::vector<Guard> guards;
   std::vector<TraceBlock> trace; // in the order the definitions were completed: dependencies first
   std::vector<size_t> outputs; // indices into arrays, in `out` order
-  std::vector<size_t> order;   // temps and outputs in the order they are computed
+  std::vector<size_t> order;   // temps, updates and outputs in the order they are computed
+  std::vector<size_t> updates; // Update arrays in program order
+  std::vector<UpdateConflict> conflicts; // reported by reportUpdateConflicts; the program is invalid
 };
 
 } // namespace moac

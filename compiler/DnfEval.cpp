@@ -1,5 +1,7 @@
 #include "DnfEval.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <unordered_map>
 
@@ -120,6 +122,11 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
   std::vector<NDArray> outputs;
   for (size_t id : p.outputs)
     outputs.push_back(arrays[id]);
+  for (size_t id : p.updates) {
+    NDArray storage = arrays[*p.arrays[id].updates];
+    std::copy(arrays[id].data.begin(), arrays[id].data.end(), storage.data.begin());
+    outputs.push_back(std::move(storage));
+  }
   return outputs;
 }
 

@@ -8,7 +8,7 @@
 
 namespace moac {
 
-// Outputs in `out` order. Throws EvalError for a failed guard, a missing dim or an out-of-range read.
+// Outputs in `out` order, then each updated inout's storage (as interpret() returns them). Throws EvalError for a failed guard, a missing dim or an out-of-range read.
 std::vector<NDArray> evaluateDnf(const DnfProgram &program, const DimValues &dims,
                                  const std::vector<NDArray> &inputs);
 

@@ -312,9 +312,9 @@ std::string CPrinter::dimArgs() const {
 
 std::string CPrinter::signature() const {
   std::string params = dimParams();
-  for (size_t b : k.inputs())
-    params += fmt::format("{}const {} *restrict {}", params.empty() ? "" : ", ", cType(k.buffers[b].elem),
-                          k.buffers[b].name);
+  for (size_t b : k.inputs()) // an inout is written in place: not const
+    params += fmt::format("{}{}{} *restrict {}", params.empty() ? "" : ", ", k.buffers[b].inout ? "" : "const ",
+                          cType(k.buffers[b].elem), k.buffers[b].name);
   for (size_t b : k.outputs())
     params += fmt::format("{}{} *{}", params.empty() ? "" : ", ", cType(k.buffers[b].elem), k.buffers[b].name);
   params += fmt::format("{}void *workspace", params.empty() ? "" : ", ");

@@ -20,6 +20,13 @@ std::string storageNotes(const DnfProgram &dnf) {
     const DnfArray &a = dnf.arrays[id];
     if (a.storage == Storage::Temp)
       out += fmt::format("stored  {} : {}{} — {}\n", a.name, spell(a.elem), strShape(a.shape), a.why);
+    if (a.storage == Storage::Update) {
+      WrittenRows rows = writtenRows(a);
+      const std::string &in = dnf.arrays[*a.updates].name;
+      out += rows.body ? fmt::format("update  {} in place: rows [{}, {}) written, the others kept (no copy)\n", in,
+                                     rows.start.str(), rows.end.str())
+                       : fmt::format("update  {} in place: nothing changes, nothing is written\n", in);
+    }
   }
   if (out.empty())
     out = "nothing is stored between the inputs and the outputs\n";

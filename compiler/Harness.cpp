@@ -55,8 +55,11 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
     } else {
       out += fmt::format("  moart_array {}_arg = {}_file;\n", buf.name, buf.name);
     }
-    out += fmt::format("  const {} *{} = (const {} *){}_arg.data;\n", cType(buf.elem), buf.name, cType(buf.elem), buf.name);
-    dataClauses += fmt::format(" copyin({}[0:moart_array_storage_count(&{}_arg)])", buf.name, buf.name);
+    const char *qualifier = buf.inout ? "" : "const ";
+    out += fmt::format("  {}{} *{} = ({}{} *){}_arg.data;\n", qualifier, cType(buf.elem), buf.name, qualifier,
+                       cType(buf.elem), buf.name);
+    dataClauses += fmt::format(" {}({}[0:moart_array_storage_count(&{}_arg)])", buf.inout ? "copy" : "copyin",
+                               buf.name, buf.name);
     pointers += buf.name + ", ";
   }
   for (size_t b : k.outputs()) {
@@ -86,6 +89,14 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
     const Buffer &buf = k.buffers[b];
     out += fmt::format("  snprintf(path, sizeof path, \"%s/out_{}.moarr\", argv[1]);\n"
                        "  if ((st = moart_write_array(path, &{}_out)) != MOART_OK)\n    return fail(path, moart_status_string(st));\n",
+                       buf.name, buf.name);
+  }
+  for (size_t b : k.inputs()) {
+    const Buffer &buf = k.buffers[b];
+    if (!buf.inout)
+      continue;
+    out += fmt::format("  snprintf(path, sizeof path, \"%s/inout_{}.moarr\", argv[1]);\n"
+                       "  if ((st = moart_write_array(path, &{}_arg)) != MOART_OK)\n    return fail(path, moart_status_string(st));\n",
                        buf.name, buf.name);
   }
   out += "  moart_free_aligned(workspace);\n  return 0;\n}\n";

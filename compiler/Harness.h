@@ -11,7 +11,8 @@
 namespace moac {
 
 // Usage of the built program: `harness DIR dim1 dim2 …` (run-time dims in declaration order); inputs are
-// DIR/<input>.moarr, outputs go to DIR/out_<output>.moarr. Exit 0, or non-zero with a message.
+// DIR/<input>.moarr, outputs go to DIR/out_<output>.moarr, and every inout's storage after the run to
+// DIR/inout_<input>.moarr. Exit 0, or non-zero with a message.
 std::string emitHarness(const Kernel &kernel, Target target, const std::string &headerName);
 
 } // namespace moac

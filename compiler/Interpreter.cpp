@@ -14,6 +14,7 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace moac {
@@ -165,6 +166,14 @@ std::vector<NDArray> Evaluator::run() {
   for (const auto &b : program.bindings)
     if (b->isOutput)
       outputs.push_back(bound.at(b.get()));
+  // An update writes its value into the leading rows of the inout's storage; the rest stays as it was.
+  for (const auto &b : program.bindings)
+    if (b->updates) {
+      NDArray storage = inputs.at(*b->updates);
+      const NDArray &value = bound.at(b.get());
+      std::copy(value.data.begin(), value.data.end(), storage.data.begin());
+      outputs.push_back(std::move(storage));
+    }
   return outputs;
 }
 

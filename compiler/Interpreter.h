@@ -11,7 +11,9 @@
 namespace moac {
 
 // `dims` binds every run-time dim; `inputs` follow program.inputs (declaration order) with matching
-// shapes. Returns the outputs in the order of their `out` bindings. Throws EvalError when a guard fails,
+// shapes. Returns the outputs in the order of their `out` bindings, then, for each update of an inout
+// in program order, that inout's whole storage after the update (the input with its leading rows
+// replaced by the updated value). Throws EvalError when a guard fails,
 // an index is out of range or an input has the wrong shape.
 std::vector<NDArray> interpret(const TypedProgram &program, const DimValues &dims,
                                const std::vector<NDArray> &inputs);

@@ -36,6 +36,7 @@ struct Buffer {
   // `chunks > 1 ? workspace : buffers[aliasOf]`.
   std::optional<size_t> aliasOf;
   Symbol aliasChunks;         // why it exists (a DNF temp, a reduction's partials)
+  bool inout = false;         // an `inout` input: the kernel may write it (an update stores into it)
   SymExpr storageElements() const; // ⌈s₀/B⌉·B·π(tail) when lifted
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
 };

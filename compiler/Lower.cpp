@@ -200,7 +200,8 @@ void Lowerer::chooseLayouts() {
       stack.pop_back();
       for (const auto &x : e->args)
         stack.push_back(x.get());
-      if (e->kind != DKind::Read || dnf.arrays[e->array].storage != Storage::Input || e->index.size() < 2)
+      if (e->kind != DKind::Read || dnf.arrays[e->array].storage != Storage::Input || e->index.size() < 2 ||
+          dnf.arrays[e->array].inout) // an inout keeps the caller's row-major layout: it is written back
         continue;
       bool rowPerLane = e->index[0] == SymExpr::symbol(lane);
       for (size_t i = 1; i < e->index.size(); ++i)
@@ -251,10 +252,30 @@ void Lowerer::lowerArray(size_t id) {
   SymVec index;
   for (Symbol s : a.index)
     index.push_back(SymExpr::symbol(s));
-  // the perfect nest of parallel loops over the array's own index space
+  // An update stores only the rows it changes (writtenRows, Dnf.h) into its inout's buffer.
+  WrittenRows rows{a.body, SymExpr(0), a.shape.empty() ? SymExpr(1) : a.shape[0]};
+  if (a.updates) {
+    rows = writtenRows(a);
+    const std::string &in = dnf.arrays[*a.updates].name;
+    if (!rows.body) {
+      k.decisions.push_back(fmt::format("the update of {} leaves every element as it is: no stage", in));
+      return;
+    }
+    if (!a.shape.empty() && (!(rows.start == SymExpr(0)) || !(rows.end == a.shape[0])))
+      k.decisions.push_back(fmt::format("the update of {} writes only rows [{}, {}) of {}: the other rows keep "
+                                        "their values in place (no copy)",
+                                        in, rows.start.str(), rows.end.str(), in));
+  }
+  const DExprPtr &body0 = rows.body;
+  // An update's DNF name (K') is not a C identifier: its stages and partials are named after its buffer.
+  const std::string ident = a.updates ? k.buffers[target].name : a.name;
+  const std::string stage = a.updates ? "update " + ident : a.name;
+  // the perfect nest of parallel loops over the array's own index space (an update's leading loop only
+  // over the rows it writes)
   auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into) {
     for (size_t d = a.index.size(); d-- > 0;) {
-      LStmt l = loop(a.index[d], 0, a.shape[d], 1, LoopKind::Parallel, a.loc);
+      LStmt l = d == 0 ? loop(a.index[d], rows.start, rows.end, 1, LoopKind::Parallel, a.loc)
+                       : loop(a.index[d], 0, a.shape[d], 1, LoopKind::Parallel, a.loc);
       l.body = std::move(inner);
       inner.clear();
       inner.push_back(std::move(l));
@@ -263,10 +284,10 @@ void Lowerer::lowerArray(size_t id) {
       into.push_back(std::move(s));
   };
 
-  if (a.body->kind != DKind::Reduce) {
-    Region st{a.name, a.loc, int(a.index.size()), {}, std::nullopt};
+  if (body0->kind != DKind::Reduce) {
+    Region st{stage, a.loc, int(a.index.size()), {}, std::nullopt};
     std::vector<LStmt> body;
-    LExprPtr value = lowerExpr(a.body, body, type);
+    LExprPtr value = lowerExpr(body0, body, type);
     body.push_back(store(target, k.buffers[target].offset(index), value, a.loc));
     nest(std::move(body), st.body);
     if (!a.index.empty())
@@ -277,17 +298,17 @@ void Lowerer::lowerArray(size_t id) {
 
   // Split reduction: P chunks per index, chunk c takes terms c, c+P, c+2P, … (cyclic, so adjacent chunks
   // read adjacent terms), partials[c][index], then the chunks combined in order.
-  const DExpr &r = *a.body;
+  const DExpr &r = *body0;
   SymExpr items = product(a.shape);
-  Symbol chunks = SymbolTable::fresh("P_" + a.name);
-  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, a.name, sched.threads, sched.chunk});
-  Buffer partials{Buffer::Workspace, a.name + "_part", type, {SymExpr::symbol(chunks), items}, {},
-                  fmt::format("partial results of {}, one per chunk", a.name), target, chunks};
+  Symbol chunks = SymbolTable::fresh("P_" + ident);
+  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, ident, sched.threads, sched.chunk});
+  Buffer partials{Buffer::Workspace, ident + "_part", type, {SymExpr::symbol(chunks), items}, {},
+                  fmt::format("partial results of {}, one per chunk", stage), target, chunks};
   k.buffers.push_back(partials);
   size_t part = k.buffers.size() - 1;
 
   Symbol c = SymbolTable::fresh("c");
-  Region first{a.name + " (partials)", a.loc, int(a.index.size()) + 1, {}, std::nullopt};
+  Region first{stage + " (partials)", a.loc, int(a.index.size()) + 1, {}, std::nullopt};
   {
     std::vector<LStmt> body;
     Symbol acc = SymbolTable::fresh("acc");
@@ -313,7 +334,7 @@ void Lowerer::lowerArray(size_t id) {
   }
   k.stages.push_back(std::move(first));
 
-  Region second{a.name + " (combine)", a.loc, int(a.index.size()), {}, chunks};
+  Region second{stage + " (combine)", a.loc, int(a.index.size()), {}, chunks};
   {
     std::vector<LStmt> body;
     Symbol acc = SymbolTable::fresh("acc");
@@ -343,7 +364,7 @@ Kernel Lowerer::run() {
   bufferOf.assign(dnf.arrays.size(), 0);
   auto addBuffer = [&](size_t id, Buffer::Role role) {
     const DnfArray &a = dnf.arrays[id];
-    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, a.why, std::nullopt, Symbol{}});
+    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, a.why, std::nullopt, Symbol{}, a.inout});
     bufferOf[id] = k.buffers.size() - 1;
   };
   for (size_t id = 0; id < dnf.arrays.size(); ++id)
@@ -354,6 +375,9 @@ Kernel Lowerer::run() {
   for (size_t id : dnf.order)
     if (dnf.arrays[id].storage == Storage::Temp)
       addBuffer(id, Buffer::Workspace);
+  // An update's value lives in its inout's buffer: later reads of the new value read that buffer.
+  for (size_t id : dnf.updates)
+    bufferOf[id] = bufferOf[*dnf.arrays[id].updates];
   chooseLayouts();
   for (size_t id : dnf.order)
     lowerArray(id);

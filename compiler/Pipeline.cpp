@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace moac {
 
 std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {
@@ -68,7 +70,12 @@ std::optional<TypedProgram> typeCheck(const SourceManager &sources, uint32_t fil
   Program ast = parse(tokens, sources.file(file).name, diags);
   if (diags.hasErrors())
     return std::nullopt;
-  return inferShapes(ast, diags);
+  std::optional<TypedProgram> typed = inferShapes(ast, diags);
+  // An update's reads of its own inout are checked on the ψ-reduced indices.
+  if (typed && std::any_of(typed->bindings.begin(), typed->bindings.end(), [](const auto &b) { return b->updates; }) &&
+      !reportUpdateConflicts(psiReduce(*typed), diags))
+    return std::nullopt;
+  return typed;
 }
 
 } // namespace moac

@@ -97,6 +97,7 @@ private:
   DExprPtr reduce(const TExpr &e, const SymVec &idx);
   DExprPtr reduceStructural(const TExpr &e, const SymVec &idx);
   DExprPtr reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc);
+  void findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update);
   const BindingInfo &analyse(const TBinding &b);
   DExprPtr selectElement(const std::vector<DExprPtr> &elements, const SymExpr &i, SourceLoc loc);
   SymVec substituted(const SymVec &v) const;
@@ -195,12 +196,15 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   step("definition", psiText(idx, b.name), psiText(idx, *b.value));
   info.body = reduce(*b.value, idx);
 
-  info.materialised = b.isOutput || containsReduce(info.body);
+  info.materialised = b.isOutput || b.updates || containsReduce(info.body);
+  if (b.updates)
+    findConflicts(info.body, *b.updates, idx, out.arrays.size());
   if (info.materialised) {
     std::vector<Symbol> free = freeSymbols(info.body);
     DnfArray array;
-    array.name = uniqueName(b.name);
-    array.storage = b.isOutput ? Storage::Output : Storage::Temp;
+    array.name = uniqueName(b.updates ? b.name + "'" : b.name);
+    array.storage = b.isOutput ? Storage::Output : b.updates ? Storage::Update : Storage::Temp;
+    array.updates = b.updates;
     array.elem = b.value->type.elem;
     for (const TIndex &ix : scope)
       if (std::binary_search(free.begin(), free.end(), ix.sym)) {
@@ -212,7 +216,9 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
     array.index.insert(array.index.end(), info.own.begin(), info.own.end());
     array.body = info.body;
     array.loc = b.loc;
-    if (!b.isOutput)
+    if (b.updates)
+      array.why = fmt::format("the update of inout {}, written in place", b.name);
+    else if (!b.isOutput)
       array.why = b.origin.empty() ? "named binding with a reduction"
                                    : fmt::format("{}'s '{}', a reduction", b.origin, b.name);
     info.array = addArray(std::move(array));
@@ -220,7 +226,10 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   }
   std::string shownName = info.materialised ? out.arrays[info.array].name : b.name;
   std::string title = info.materialised
-                          ? fmt::format("{} — {}", shownName, b.isOutput ? "output" : "stored: it contains a reduction")
+                          ? fmt::format("{} — {}", shownName,
+                                        b.isOutput  ? "output"
+                                        : b.updates ? "update of " + b.name + ", written into its storage"
+                                                    : "stored: it contains a reduction")
                           : fmt::format("{} — inlined where it is used", shownName);
   if (!b.origin.empty())
     title += fmt::format(" (from {})", b.origin);
@@ -236,6 +245,20 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   subst = std::move(savedSubst);
   scope = std::move(savedScope);
   return infos[&b] = std::move(info);
+}
+
+// Reads of the inout being updated must be at the element being written: every element of the update
+// is computed in parallel and stored in place, so another element may already be overwritten.
+void PsiReducer::findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update) {
+  std::vector<const DExpr *> stack{body.get()};
+  while (!stack.empty()) {
+    const DExpr *e = stack.back();
+    stack.pop_back();
+    for (const auto &a : e->args)
+      stack.push_back(a.get());
+    if (e->kind == DKind::Read && e->array == input && e->index != own)
+      out.conflicts.push_back(UpdateConflict{update, e->index, e->loc});
+  }
 }
 
 DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc) {
@@ -639,14 +662,18 @@ DnfProgram PsiReducer::run() {
     a.elem = in.elem;
     a.shape = in.shape;
     a.loc = in.loc;
+    a.inout = in.role == ArrayRole::InOut;
     names.insert(in.name);
     addArray(std::move(a));
   }
   for (const TDim &d : prog.dims)
     names.insert(d.name);
-  for (const auto &b : prog.bindings)
+  for (const auto &b : prog.bindings) {
     if (b->isOutput)
       out.outputs.push_back(analyse(*b).array);
+    if (b->updates)
+      out.updates.push_back(analyse(*b).array);
+  }
   std::vector<size_t> computed;
   for (size_t id : std::vector<size_t>(order))
     schedule(id, computed);
@@ -657,5 +684,19 @@ DnfProgram PsiReducer::run() {
 } // namespace
 
 DnfProgram psiReduce(const TypedProgram &program) { return PsiReducer(program).run(); }
+
+bool reportUpdateConflicts(const DnfProgram &dnf, DiagnosticEngine &diags) {
+  for (const UpdateConflict &c : dnf.conflicts) {
+    const DnfArray &update = dnf.arrays[c.update];
+    const DnfArray &input = dnf.arrays[*update.updates];
+    SymVec own;
+    for (Symbol s : update.index)
+      own.push_back(SymExpr::symbol(s));
+    DnfPrinter print{dnf, false, {}};
+    diags.report(Diag::UpdateNeedsCopy, c.loc, input.name, print.index(c.read) + "ψ " + input.name,
+                 print.index(own) + "ψ " + input.name);
+  }
+  return dnf.conflicts.empty();
+}
 
 } // namespace moac

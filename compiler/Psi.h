@@ -5,11 +5,16 @@
 #pragma once
 
 #include "Dnf.h"
+#include "Diagnostics.h"
 #include "Typed.h"
 
 namespace moac {
 
 DnfProgram psiReduce(const TypedProgram &program);
+
+// Reports each read of an inout inside its own update at an element other than the one written
+// (DnfProgram::conflicts); returns false when there is one. Pipeline's typeCheck calls it.
+bool reportUpdateConflicts(const DnfProgram &dnf, DiagnosticEngine &diags);
 
 // The rules, one function each (tests/unit/PsiRulesTest.cpp tests them by these names). Each takes the
 // full index `idx` of the result (|idx| = rank) and returns the index of the operand it reads.

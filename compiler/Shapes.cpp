@@ -20,6 +20,7 @@ struct Entity {
   const TBinding *binding = nullptr; // Bind
   Symbol sym;                        // Index
   const FnDecl *fn = nullptr;        // Function
+  bool update = false;               // Bind: the updated value of an inout, visible in functions too
 };
 
 using Scope = std::map<std::string, Entity>;
@@ -45,6 +46,7 @@ private:
   void addGuard(Guard g, SourceLoc loc, std::string reason);
   std::optional<std::pair<SymExpr, SymExpr>> bounds(const SymExpr &e) const;
   bool boundsAreExact(const SymExpr &e) const;
+  bool checkUpdate(const Binding &bind, size_t slot, const TExpr &value);
 
   TExprPtr intConst(const Expr &e, SymExpr value) {
     auto t = std::make_unique<TExpr>(TKind::IntConst, e.loc, e.length);
@@ -70,6 +72,8 @@ private:
   unsigned depth = 0;
   size_t nodes = 0;
   bool tooLarge = false; // reported once; elaboration stops
+  std::optional<size_t> updating;           // the inout whose update is being elaborated
+  std::map<size_t, std::pair<SourceLoc, uint32_t>> firstRead; // inout -> its first read outside its update
 };
 
 const Entity *ShapeChecker::lookup(const std::string &name) const {
@@ -81,7 +85,7 @@ const Entity *ShapeChecker::lookup(const std::string &name) const {
   auto found = globals.find(name);
   if (found == globals.end())
     return nullptr;
-  if (inFunction && found->second.kind == Entity::Bind)
+  if (inFunction && found->second.kind == Entity::Bind && !found->second.update)
     return nullptr;
   return &found->second;
 }
@@ -238,6 +242,8 @@ TExprPtr ShapeChecker::elabName(const Expr &e) {
   }
   case Entity::Input: {
     const TInput &in = out.inputs[entity->slot];
+    if (in.role == ArrayRole::InOut && updating != entity->slot)
+      firstRead.try_emplace(entity->slot, e.loc, e.length);
     auto t = std::make_unique<TExpr>(TKind::Input, e.loc, e.length);
     t->input = entity->slot;
     t->name = in.name;
@@ -566,20 +572,41 @@ std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
         if (declare(globals, arr->name, entity, "an input"))
           out.inputs.push_back(std::move(in));
       } else if (auto *bind = std::get_if<Binding>(&item)) {
+        // `X = e` with X an inout declared above is an update of X, not a redefinition.
+        auto previous = globals.find(bind->name);
+        std::optional<size_t> slot;
+        if (previous != globals.end() && previous->second.kind == Entity::Input &&
+            out.inputs[previous->second.slot].role == ArrayRole::InOut)
+          slot = previous->second.slot;
+        updating = slot;
         TExprPtr value = elab(*bind->value);
-        if (!value) {
-          failed(bind->name, bind->loc);
+        updating.reset();
+        if (!value || (slot && !checkUpdate(*bind, *slot, *value))) {
+          if (!slot)
+            failed(bind->name, bind->loc);
           continue;
         }
         auto b = std::make_unique<TBinding>();
         b->name = bind->name;
         b->loc = bind->loc;
         b->isOutput = bind->isOutput;
+        b->updates = slot;
         b->value = std::move(value);
         Entity entity{Entity::Bind, bind->loc};
         entity.binding = b.get();
-        if (declare(globals, bind->name, entity, "a binding"))
+        entity.update = slot.has_value();
+        if (slot) {
+          globals[bind->name] = entity;
           out.bindings.push_back(std::move(b));
+        } else if (previous != globals.end() && previous->second.kind == Entity::Input) {
+          diags.report(Diag::UpdateOfIn, bind->loc, bind->name);
+          diags.report(Diag::PreviousDefinition, previous->second.loc, bind->name);
+        } else if (previous != globals.end() && previous->second.update) {
+          diags.report(Diag::UpdatedTwice, bind->loc, bind->name);
+          diags.report(Diag::PreviousUpdate, previous->second.loc, bind->name);
+        } else if (declare(globals, bind->name, entity, "a binding")) {
+          out.bindings.push_back(std::move(b));
+        }
       }
     } catch (const SymArithmeticError &error) {
       // Overflowing or dividing extents: point at the item; the message names the arithmetic fault.
@@ -599,11 +626,48 @@ std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
     diags.report(Diag::TooManyErrors, SourceLoc{});
   if (diags.hasErrors())
     return std::nullopt;
-  if (std::none_of(out.bindings.begin(), out.bindings.end(), [](const auto &b) { return b->isOutput; })) {
+  if (std::none_of(out.bindings.begin(), out.bindings.end(),
+                   [](const auto &b) { return b->isOutput || b->updates; })) {
     diags.report(Diag::NoOutputs, program.end);
     return std::nullopt;
   }
   return std::move(out);
+}
+
+// An update `X = e` of the inout X: e keeps X's element type, rank and trailing axes, and its leading
+// extent fits X's storage (an error when provably larger, a run-time guard when it depends on the dims);
+// X is not read above the update, and the update is not an `out`.
+bool ShapeChecker::checkUpdate(const Binding &bind, size_t slot, const TExpr &value) {
+  const TInput &in = out.inputs[slot];
+  bool good = true;
+  if (bind.isOutput) {
+    diags.report(Diag::UpdateIsOutput, bind.loc, bind.name);
+    good = false;
+  }
+  if (auto read = firstRead.find(slot); read != firstRead.end()) {
+    diags.reportSpan(Diag::ReadBeforeUpdate, read->second.first, read->second.second, bind.name);
+    diags.report(Diag::UpdatedHere, bind.loc, bind.name);
+    good = false;
+  }
+  const SymVec &have = value.type.shape;
+  bool sameTail = have.size() == in.shape.size() &&
+                  std::equal(have.begin() + (have.empty() ? 0 : 1), have.end(), in.shape.begin() + (have.empty() ? 0 : 1));
+  if (value.type.elem != in.elem || !sameTail) {
+    diags.reportSpan(Diag::UpdateType, bind.value->loc, bind.value->length, bind.name,
+                     strType(value.type), strType(Type{in.elem, in.shape, std::nullopt}));
+    return false;
+  }
+  if (!have.empty()) {
+    Sign room = signOf(in.shape[0] - have[0]);
+    if (room == Sign::Negative) {
+      diags.reportSpan(Diag::UpdateTooLong, bind.value->loc, bind.value->length, bind.name, have[0].str(),
+                       in.shape[0].str());
+      good = false;
+    } else if (!nonNegative(room)) {
+      addGuard(Guard{Guard::Le, have[0], in.shape[0], {}, {}}, bind.value->loc, "update within the inout's storage");
+    }
+  }
+  return good;
 }
 
 } // namespace

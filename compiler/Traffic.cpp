@@ -13,7 +13,7 @@ static SymExpr total(const std::vector<TrafficTerm> &terms, int64_t times = 1) {
   return sum;
 }
 
-SymExpr TrafficModel::minimumBytes() const { return total(inputs) + total(outputs); }
+SymExpr TrafficModel::minimumBytes() const { return total(inputs) + total(outputs) + total(updates); }
 SymExpr TrafficModel::tempBytes() const { return total(temps); }
 SymExpr TrafficModel::standardBytes() const { return minimumBytes() + total(standard, 2); }
 
@@ -57,17 +57,40 @@ TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
   for (size_t id = 0; id < dnf.arrays.size(); ++id) {
     const DnfArray &a = dnf.arrays[id];
     TrafficTerm term{a.name, product(a.shape), a.elem == ElemType::Int ? 8 : elementBytes(a.elem)};
-    if (a.storage == Storage::Input)
-      m.inputs.push_back(term);
+    if (a.storage != Storage::Input)
+      continue;
+    // an updated inout is read over its updated extent (the rows beyond it are never touched)
+    for (size_t u : dnf.updates)
+      if (dnf.arrays[u].updates == id) {
+        term.elements = product(dnf.arrays[u].shape);
+        term.what = dnf.arrays[u].shape.empty()
+                        ? a.name + " (after the update)"
+                        : fmt::format("{} (its {} rows after the update)", a.name, dnf.arrays[u].shape[0].str());
+      }
+    m.inputs.push_back(term);
   }
   for (size_t id : dnf.order) {
     const DnfArray &a = dnf.arrays[id];
     TrafficTerm term{a.name, product(a.shape), a.elem == ElemType::Int ? 8 : elementBytes(a.elem)};
+    if (a.storage == Storage::Update) {
+      WrittenRows rows = writtenRows(a);
+      SymVec tail(a.shape.begin() + (a.shape.empty() ? 0 : 1), a.shape.end());
+      const std::string &in = dnf.arrays[*a.updates].name;
+      term.elements = rows.body ? (rows.end - rows.start) * product(tail) : SymExpr(0);
+      term.what = fmt::format("update {} in place, rows [{}, {})", in, rows.start.str(), rows.end.str());
+      m.updates.push_back(term);
+      continue;
+    }
     (a.storage == Storage::Output ? m.outputs : m.temps).push_back(term);
   }
   for (const auto &b : typed.bindings)
-    collectStandard(*b->value, SymExpr(1), b->isOutput, m.standard);
+    collectStandard(*b->value, SymExpr(1), b->isOutput || b->updates, m.standard);
   return m;
+}
+
+// An element count before "× 4 B": parenthesised when it is a sum, so the product reads unambiguously.
+static std::string count(const SymExpr &e) {
+  return e.terms().size() > 1 ? "(" + e.str() + ")" : e.str();
 }
 
 std::string printTraffic(const TrafficModel &m, const std::map<Symbol, int64_t> *dims) {
@@ -98,24 +121,26 @@ std::string printTraffic(const TrafficModel &m, const std::map<Symbol, int64_t> 
   };
   std::string out;
   out += fmt::format("minimum traffic (inputs read once, outputs written once): {}{}\n",
-                     formula({&m.inputs, &m.outputs}), number(m.minimumBytes()));
+                     formula({&m.inputs, &m.outputs, &m.updates}), number(m.minimumBytes()));
   for (const auto &t : m.inputs)
-    out += fmt::format("  read  {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+    out += fmt::format("  read  {} : {} × {} B\n", t.what, count(t.elements), t.elementBytes);
   for (const auto &t : m.outputs)
-    out += fmt::format("  write {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+    out += fmt::format("  write {} : {} × {} B\n", t.what, count(t.elements), t.elementBytes);
+  for (const auto &t : m.updates)
+    out += fmt::format("  write {} : {} × {} B{}\n", t.what, count(t.elements), t.elementBytes, number(t.bytes()));
   if (m.temps.empty()) {
     out += "materialised intermediates: none\n";
   } else {
     out += fmt::format("materialised intermediates (written once, read back): {}{}\n", formula({&m.temps}),
                        number(m.tempBytes()));
     for (const auto &t : m.temps)
-      out += fmt::format("  {} : {} × {} B\n", t.what, t.elements.str(), t.elementBytes);
+      out += fmt::format("  {} : {} × {} B\n", t.what, count(t.elements), t.elementBytes);
   }
   out += fmt::format("standard traffic (every intermediate of the program as written stored and read "
                      "back): {} B{}\n",
                      m.standardBytes().str(), number(m.standardBytes()));
   for (const auto &t : m.standard)
-    out += fmt::format("  {} : {} × {} B, written and read\n", t.what, t.elements.str(), t.elementBytes);
+    out += fmt::format("  {} : {} × {} B, written and read\n", t.what, count(t.elements), t.elementBytes);
   return out;
 }
 

@@ -82,6 +82,7 @@ struct TBinding {
   std::string origin; // "" at top level, else the inlined call path, e.g. "softmax"
   SourceLoc loc;
   bool isOutput = false;
+  std::optional<size_t> updates; // an update of this inout (index into TypedProgram::inputs), written in place
   TExprPtr value;
 };
 

@@ -33,7 +33,7 @@
  *     read  K : n*dk × 4 B
  *     read  k : dk × 4 B
  *     read  v : 8 × 4 B
- *     write K1 : n*dk + dk × 4 B
+ *     write K1 : (n*dk + dk) × 4 B
  *     write w : 18 × 4 B
  *     write W : n*dk × 4 B
  *     write H : dk × 4 B

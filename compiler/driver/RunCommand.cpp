@@ -158,6 +158,23 @@ int runRunCommand(const RunOptions &opts) {
       if (!opts.outputsDir.empty() && !writeArray(opts.outputsDir, binding->name, out.a, diags))
         return exitUserError;
     }
+    // then each updated inout's storage after its update, under the inout's name
+    for (const auto &binding : program->bindings) {
+      if (!binding->updates)
+        continue;
+      const TInput &in = program->inputs[*binding->updates];
+      OwnedArray out;
+      moart_status st = fromNDArray(outputs.at(k++), in.elem, out);
+      if (st == MOART_OK)
+        st = moart_print_array(stdout, &out.a, in.name.c_str());
+      if (st != MOART_OK) {
+        diags.reportSpan(Diag::RunError, binding->loc, uint32_t(binding->name.size()),
+                         fmt::format("cannot print inout '{}': {}", in.name, moart_status_string(st)));
+        return exitUserError;
+      }
+      if (!opts.outputsDir.empty() && !writeArray(opts.outputsDir, "inout_" + in.name, out.a, diags))
+        return exitUserError;
+    }
   } catch (const EvalError &error) {
     diags.reportSpan(Diag::RunError, error.loc, error.length, error.what());
     return exitUserError;

@@ -74,6 +74,10 @@ Check checkProgram(const std::string &fileName, const std::string &text, const t
   for (const auto &b : program->bindings)
     if (b->isOutput)
       outputs.push_back(b->name);
+  // then the storage of each updated inout (interpret() and evaluateDnf() return both in this order)
+  for (const auto &b : program->bindings)
+    if (b->updates)
+      outputs.push_back("inout " + program->inputs[*b->updates].name);
   if (expected.size() != actual.size() || expected.size() != outputs.size()) {
     check.failure = fmt::format("{} outputs from the interpreter, {} from the DNF evaluator, {} declared",
                                 expected.size(), actual.size(), outputs.size());

@@ -40,6 +40,7 @@ EXAMPLES = {
     "gqa": dict(path="dsl-examples/gqa.moa", kind="heads", q="Q", k="K", v="V", out="O"),
     "mha": dict(path="dsl-examples/mha.moa", kind="heads", q="Q", k="K", v="V", out="O"),
     "prefill": dict(path="tests/pytorch/prefill.moa", kind="prefill", q="Q", k="K", v="V", out="O"),
+    "kvcache": dict(path="dsl-examples/kvcache.moa", kind="kvcache", q="q", k="K", v="V", out="o"),
 }
 
 

@@ -14,6 +14,7 @@
 #include "moart/kernel.h"
 #include "moart/layout.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -342,4 +343,85 @@ TEST_CASE("decode on OpenACC: every vector-lane access is coalesced or a broadca
   for (const Coalescing &c : lowerText(decode, Target::OpenACC, rowMajor).kernel.coalescing)
     strided |= c.access.find("K[") != std::string::npos && c.difference == "dk";
   CHECK(strided);
+}
+
+// ---- updates of an inout: the KV-cache append writes one row in place ---------------------------------
+
+TEST_CASE("the KV-cache append stores exactly row t of K and V, O(dk + dv), and decode reads the new rows",
+          "[lower][update]") {
+  const char *kv = "dim t, cap, dk, dv\nin q : f64[dk]\nin k : f64[dk]\nin v : f64[dv]\n"
+                   "inout K : f64[cap, dk]\ninout V : f64[cap, dv]\n"
+                   "K = (t take K) cat k\nV = (t take V) cat v\n"
+                   "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                   "s = (q +.* tran K) / sqrt(dk)\nout o = softmax(s) +.* V\n";
+  for (Target target : {Target::C, Target::OpenACC}) {
+    Lowered l = lowerText(kv, target);
+    REQUIRE(bufferNamed(l.kernel, "K").layout.kind == Layout::RowMajor); // the caller's layout, written back
+    REQUIRE(bufferNamed(l.kernel, "K").inout);
+    for (int64_t t : {0, 1, 6}) {
+      INFO("t = " << t);
+      const int64_t cap = 7, dk = 3, dv = 2;
+      LoopEval ev(l.kernel, {{"t", t}, {"cap", cap}, {"dk", dk}, {"dv", dv}});
+      std::vector<double> q = iotaData(dk), k(static_cast<size_t>(dk)), v(static_cast<size_t>(dv)),
+          K(static_cast<size_t>(cap * dk)), V(static_cast<size_t>(cap * dv));
+      for (size_t i = 0; i < k.size(); ++i)
+        k[i] = std::sin(double(i) + 0.5);
+      for (size_t i = 0; i < v.size(); ++i)
+        v[i] = std::cos(double(i) + 0.5);
+      for (size_t i = 0; i < K.size(); ++i)
+        K[i] = std::sin(double(i));
+      for (size_t i = 0; i < V.size(); ++i)
+        V[i] = std::cos(double(i));
+      ev.buffer("q") = q;
+      ev.buffer("k") = k;
+      ev.buffer("v") = v;
+      ev.buffer("K") = K;
+      ev.buffer("V") = V;
+      ev.run();
+      // the stores into the caches: row t only, each element once
+      std::map<std::string, std::vector<int64_t>> written;
+      for (const auto &[buffer, offset] : ev.stores)
+        if (l.kernel.buffers[buffer].inout)
+          written[l.kernel.buffers[buffer].name].push_back(offset);
+      for (auto &[name, offsets] : written)
+        std::sort(offsets.begin(), offsets.end());
+      std::vector<int64_t> rowK, rowV;
+      for (int64_t j = 0; j < dk; ++j)
+        rowK.push_back(t * dk + j);
+      for (int64_t j = 0; j < dv; ++j)
+        rowV.push_back(t * dv + j);
+      CHECK(written["K"] == rowK);
+      CHECK(written["V"] == rowV);
+      // o, and the whole storage of K and V after the step, as the interpreter has them
+      DimValues dims{{SymbolTable::intern("t"), t == 0 ? 1 : t}, {SymbolTable::intern("cap"), cap},
+                     {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
+      if (t == 0)
+        continue; // the interpreter binds positive dims only; the stores above are the check
+      std::vector<NDArray> want = interpret(*l.typed, dims,
+                                            {NDArray{{dk}, q}, NDArray{{dk}, k}, NDArray{{dv}, v},
+                                             NDArray{{cap, dk}, K}, NDArray{{cap, dv}, V}});
+      REQUIRE(want.size() == 3);
+      std::vector<double> &o = ev.buffer("o");
+      for (size_t i = 0; i < o.size(); ++i)
+        CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
+      CHECK(ev.buffer("K") == want[1].data);
+      CHECK(ev.buffer("V") == want[2].data);
+    }
+  }
+}
+
+TEST_CASE("an update that keeps every element stores nothing; an elementwise update stores every element",
+          "[lower][update]") {
+  auto storesInto = [](const char *text) {
+    Lowered l = lowerText(text, Target::C);
+    LoopEval ev(l.kernel, {{"n", 4}});
+    ev.run();
+    size_t count = 0;
+    for (const auto &[buffer, offset] : ev.stores)
+      count += l.kernel.buffers[buffer].inout;
+    return count;
+  };
+  CHECK(storesInto("dim n\ninout A : f32[n]\nA = A\nout y = +/ A\n") == 0);
+  CHECK(storesInto("dim n\ninout A : f32[n]\nA = A * 0.5\n") == 4);
+  CHECK(storesInto("dim n\nin b : f32[2]\ninout A : f32[n]\nA = (2 take A) cat b\n") == 2);
 }

@@ -364,3 +364,40 @@ TEST_CASE("Shapes recovers state after an arithmetic fault inside a function", "
   CHECK(contains(zero, "error: division by zero in integer expression"));
   CHECK(count(zero, "error:") == 1);
 }
+
+// ---- updates of an inout ---------------------------------------------------------------------------
+
+TEST_CASE("Shapes of an inout update: the name means the new value, and the fit is a guard", "[shapes][update]") {
+  TypedProgram p = good("dim t, cap, dk\nin k : f32[dk]\ninout K : f32[cap, dk]\n"
+                        "K = (t take K) cat k\nout n = +/ +/ K\n");
+  const TBinding &update = binding(p, "K");
+  REQUIRE(update.updates);
+  CHECK(*update.updates == 1);
+  CHECK_FALSE(update.isOutput);
+  CHECK(typeOf(p, "K") == "f32⟨t + 1, dk⟩");
+  // `n` reads the updated K: a Ref to the update, not the input
+  const TExpr *e = binding(p, "n").value.get();
+  while (!e->args.empty())
+    e = e->args.back().get();
+  CHECK(e->kind == TKind::Ref);
+  CHECK(e->ref == &update);
+  CHECK(guards(p) == std::vector<std::string>{"t <= cap (take count within the leading extent)",
+                                              "t + 1 <= cap (update within the inout's storage)"});
+}
+
+TEST_CASE("Shapes of inout updates: provable fits need no guard, a program of updates needs no out",
+          "[shapes][update]") {
+  TypedProgram p = good("dim n\ninout A : f32[n, 2]\nA = A * 0.5\n");
+  CHECK(p.guards.empty());
+  CHECK(binding(p, "A").updates);
+  CHECK(contains(dumpShapes(p), "update A : f32⟨n 2⟩"));
+}
+
+TEST_CASE("Shapes rejects bad updates", "[shapes][update]") {
+  CHECK(contains(bad("dim n\nin A : f32[n]\nA = A * 2\nout y = A\n"), "only an 'inout' can be updated"));
+  CHECK(contains(bad("dim n\ninout A : f32[n]\nA = A * 2\nA = A + 1\n"), "is updated twice"));
+  CHECK(contains(bad("dim n\ninout A : f32[n]\nout y = A + 1\nA = A * 2\n"), "is read before its update"));
+  CHECK(contains(bad("dim n\ninout A : f32[n]\nA = A cat 1\n"), "has n + 1 rows but its storage holds only n"));
+  CHECK(contains(bad("dim n\ninout A : f32[n, 2]\nA = +/ A\n"), "must keep its element type, rank and trailing axes"));
+  CHECK(contains(bad("dim n\ninout A : f32[n]\nout A = A * 2\n"), "cannot be an 'out'"));
+}
