@@ -82,7 +82,8 @@ std::vector<CDiagnostic> verifyC(const VerifyInput &input) {
     args.push_back("-Wno-unknown-pragmas"); // Clang 14 does not know OpenACC
   for (const std::string &dir : input.includeDirs)
     args.push_back("-I" + dir);
-  args.push_back(main);
+  // -x c: the kernel is C whatever the user named the output (`-o kernel`, `-o /dev/null`).
+  args.insert(args.end(), {"-x", "c", main});
 
   Collector collector;
   clang::tooling::ToolInvocation invocation(args, std::make_unique<clang::SyntaxOnlyAction>(), files.get());

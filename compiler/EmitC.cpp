@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -337,28 +336,6 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   for (const ChunkCount &c : k.chunkCounts)
     chunkDecls += fmt::format("  const int64_t {} = moart_chunks({}, {}, INT64_C({}), INT64_C({}));\n", name(c.sym),
                               integer(c.items), integer(c.terms), c.threads, c.chunk);
-  // A chunk count whose stages were dropped (an empty index space) is unused.
-  std::set<Symbol> counted;
-  std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
-    for (const LStmt &st : body)
-      if (st.kind == LStmt::Loop) {
-        for (const SymExpr *e : {&st.start, &st.end, &st.step})
-          for (Symbol sym : e->symbols())
-            counted.insert(sym);
-        walk(st.body);
-      } else if (st.kind == LStmt::If) {
-        walk(st.body);
-        walk(st.orElse);
-      }
-  };
-  for (const Region &r : k.stages) {
-    walk(r.body);
-    if (r.onlyIfChunks)
-      counted.insert(*r.onlyIfChunks);
-  }
-  for (const ChunkCount &c : k.chunkCounts)
-    if (!counted.count(c.sym))
-      chunkDecls += fmt::format("  (void){};\n", name(c.sym));
 
   // the kernel body
   for (const Guard &g : k.guards) {

@@ -247,6 +247,11 @@ void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Sy
 
 void Lowerer::lowerArray(size_t id) {
   const DnfArray &a = dnf.arrays[id];
+  // An index space empty at compile time (an axis of extent 0, e.g. from `0 take A`) has nothing to
+  // compute: no stage, rather than `for (i = 0; i < 0; …)` inside an OpenMP collapse, which GCC
+  // compiles to a trap.
+  if (std::any_of(a.shape.begin(), a.shape.end(), [](const SymExpr &e) { return e.constant() == int64_t(0); }))
+    return;
   size_t target = bufferOf[id];
   ElemType type = a.elem == ElemType::Int ? ElemType::Int : a.elem;
   SymVec index;
@@ -381,20 +386,6 @@ Kernel Lowerer::run() {
   chooseLayouts();
   for (size_t id : dnf.order)
     lowerArray(id);
-  // A stage whose parallel index space is empty at compile time (an axis of extent 0, e.g. from
-  // `0 take A`) computes nothing; drop it rather than emit `for (i = 0; i < 0; …)` inside an OpenMP
-  // collapse, which GCC compiles to a trap.
-  k.stages.erase(std::remove_if(k.stages.begin(), k.stages.end(), [](const Region &r) {
-                   for (const std::vector<LStmt> *body = &r.body; body->size() == 1 && (*body)[0].kind == LStmt::Loop &&
-                                                             (*body)[0].loopKind == LoopKind::Parallel;
-                        body = &(*body)[0].body) {
-                     auto trips = ((*body)[0].end - (*body)[0].start).constant();
-                     if (trips && *trips <= 0)
-                       return true;
-                   }
-                   return false;
-                 }),
-                 k.stages.end());
   return std::move(k);
 }
 

@@ -48,8 +48,14 @@ std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t
   Kernel kernel = lower(dnf, options.schedule, options.target);
   if (options.emit == Stage::Onf)
     return dumpLoopIR(kernel);
-  auto code = generateCode(sources, file, diags, options, "");
-  return code ? std::optional(code->source) : std::nullopt;
+  return emitCode(dnf, kernel, trafficModel(dnf, *typed), sources.file(file).text, options, "").source;
+}
+
+GeneratedCode emitCode(const DnfProgram &dnf, const Kernel &kernel, const TrafficModel &traffic,
+                       const std::string &sourceText, const CompileOptions &options, const std::string &headerName) {
+  EmitInputs inputs{sourceText, dumpDnf(dnf), printTraffic(traffic), options.command, headerName};
+  EmittedKernel emitted = emitKernel(kernel, options.target, inputs);
+  return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h")};
 }
 
 std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
@@ -59,10 +65,7 @@ std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t
     return std::nullopt;
   DnfProgram dnf = psiReduce(*typed);
   Kernel kernel = lower(dnf, options.schedule, options.target);
-  EmitInputs inputs{sources.file(file).text, dumpDnf(dnf), printTraffic(trafficModel(dnf, *typed)), options.command,
-                    headerName};
-  EmittedKernel emitted = emitKernel(kernel, options.target, inputs);
-  return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h")};
+  return emitCode(dnf, kernel, trafficModel(dnf, *typed), sources.file(file).text, options, headerName);
 }
 
 std::optional<TypedProgram> typeCheck(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {

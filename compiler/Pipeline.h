@@ -3,8 +3,11 @@
 #pragma once
 
 #include "Diagnostics.h"
+#include "Dnf.h"
+#include "LoopIR.h"
 #include "Source.h"
 #include "Schedule.h"
+#include "Traffic.h"
 #include "Typed.h"
 
 #include <optional>
@@ -32,6 +35,10 @@ std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t
 struct GeneratedCode {
   std::string source, header;
 };
+// The last stage on a lowered program: the emitter for options.target, then clang::format. `dnf` and
+// `traffic` go into the file's header comment with the source text.
+GeneratedCode emitCode(const DnfProgram &dnf, const Kernel &kernel, const TrafficModel &traffic,
+                       const std::string &sourceText, const CompileOptions &options, const std::string &headerName);
 std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
                                           const CompileOptions &options, const std::string &headerName);
 

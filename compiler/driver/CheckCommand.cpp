@@ -2,7 +2,6 @@
 
 #include "CFormat.h"
 #include "DriverSupport.h"
-#include "Emit.h"
 #include "Harness.h"
 #include "Interpreter.h"
 #include "Lower.h"
@@ -130,8 +129,11 @@ int runCheckCommand(const CheckOptions &opts) {
   Kernel kernel = lower(dnf, schedule, opts.target);
   TrafficModel traffic = trafficModel(dnf, *typed);
   std::string headerName = kernel.name + ".h";
-  EmitInputs emitInputs{sources.file(*file).text, dumpDnf(dnf), printTraffic(traffic), "moac check", headerName};
-  EmittedKernel code = emitKernel(kernel, opts.target, emitInputs);
+  CompileOptions compile;
+  compile.target = opts.target;
+  compile.schedule = schedule;
+  compile.command = "moac check";
+  GeneratedCode code = emitCode(dnf, kernel, traffic, sources.file(*file).text, compile, headerName);
 
   fs::path dir;
   bool keep = !opts.keep.empty();
@@ -156,8 +158,8 @@ int runCheckCommand(const CheckOptions &opts) {
     }
   } cleanup{dir, keep};
 
-  writeFile(dir / (kernel.name + ".c"), formatC(code.source, "kernel.c"));
-  writeFile(dir / headerName, formatC(code.header, "kernel.h"));
+  writeFile(dir / (kernel.name + ".c"), code.source);
+  writeFile(dir / headerName, code.header);
   writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName), "harness.c"));
 
   RunOptions runOpts;

@@ -9,6 +9,7 @@
 // Every failing program × target is kept in --out (seed-N.moa with its dims and the moac check log);
 // with --reduce, the program is first cut down line by line while the same kind of failure remains.
 #include "ProgramGenerator.h"
+#include "ReduceLines.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -98,33 +99,13 @@ public:
     return {kindOf(status, text), fmt::format("$ {}\n{}", cmd.substr(0, cmd.find(" > ")), text)};
   }
 
-  // Drops lines (declarations, bindings, functions, outputs) while the failure stays the same kind.
+  // Cuts the program down line by line while the failure stays the same kind.
   std::string reduce(const Case &c, const std::string &target, const std::string &kind) {
-    std::vector<std::string> lines;
-    std::istringstream in(c.text);
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty() && line[0] != '#')
-        lines.push_back(line);
-    auto join = [](const std::vector<std::string> &ls) {
-      std::string s;
-      for (const auto &l : ls)
-        s += l + "\n";
-      return s;
-    };
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (size_t k = lines.size(); k-- > 0;) {
-        std::vector<std::string> fewer = lines;
-        fewer.erase(fewer.begin() + long(k));
-        Case smaller = c;
-        smaller.text = join(fewer);
-        if (check(smaller, target, "reduce").first == kind) {
-          lines = std::move(fewer);
-          changed = true;
-        }
-      }
-    }
-    return join(lines);
+    return testgen::reduceLines(c.text, [&](const std::string &text) {
+      Case smaller = c;
+      smaller.text = text;
+      return check(smaller, target, "reduce").first == kind;
+    });
   }
 
   void keep(const Case &c, const std::string &target, const std::string &kind, const std::string &log) {

@@ -4,6 +4,7 @@
 
 #include "Pipeline.h"
 #include "ProgramGenerator.h"
+#include "ReduceLines.h"
 
 #include <catch2/catch.hpp>
 
@@ -142,4 +143,13 @@ TEST_CASE("generator: programs type-check and their dims satisfy every guard", "
     CHECK(features.count(what));
   }
   CHECK(guards > 0);
+}
+
+TEST_CASE("reduceLines: keeps only the lines the failure needs, comments and blanks dropped", "[generator]") {
+  std::string program = "# a comment\ndim n\nin x : f32[n]\n\nin y : f32[n]\nt = x + y\nout o = x * 2\n";
+  // "fails" while the program still declares x and outputs o
+  auto fails = [](const std::string &t) {
+    return t.find("in x") != std::string::npos && t.find("out o") != std::string::npos;
+  };
+  CHECK(testgen::reduceLines(program, fails) == "in x : f32[n]\nout o = x * 2\n");
 }

@@ -7,6 +7,7 @@
 // none can go, and prints what is left: a start for minimising by hand.
 #include "Property.h"
 #include "ProgramGenerator.h"
+#include "ReduceLines.h"
 
 #include <cctype>
 #include <cstdio>
@@ -29,13 +30,6 @@ std::string kindOf(const std::string &failure) {
   return kind;
 }
 
-std::string join(const std::vector<std::string> &lines) {
-  std::string out;
-  for (const auto &l : lines)
-    out += l + "\n";
-  return out;
-}
-
 std::string reduce(const std::string &text, const testgen::DimChoice &dims, uint64_t seed) {
   auto failure = [&](const std::string &t) {
     auto check = property::checkProgram("reduced.moa", t, dims, seed, false);
@@ -44,23 +38,7 @@ std::string reduce(const std::string &text, const testgen::DimChoice &dims, uint
   std::string target = failure(text);
   if (target.empty())
     return text;
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line[0] != '#')
-      lines.push_back(line);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t k = lines.size(); k-- > 0;) {
-      std::vector<std::string> fewer = lines;
-      fewer.erase(fewer.begin() + long(k));
-      if (failure(join(fewer)) == target) {
-        lines = fewer;
-        changed = true;
-      }
-    }
-  }
-  return join(lines);
+  return testgen::reduceLines(text, [&](const std::string &t) { return failure(t) == target; });
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "Diagnostics.h"
 #include "Lexer.h"
 #include "Parser.h"
+#include "Pipeline.h"
 #include "Shapes.h"
 #include "Symbolic.h"
 
@@ -56,7 +57,7 @@ inline Parsed parseText(const std::string &text) {
   return out;
 }
 
-// lex -> parse -> inferShapes; `program` is set only when every stage succeeded.
+// lex -> parse -> inferShapes (the pipeline's typeCheck); `program` is set only when every stage succeeded.
 struct Checked {
   std::optional<TypedProgram> program;
   std::string diags;
@@ -69,11 +70,7 @@ inline Checked checkText(const std::string &text) {
   engine.setColor(ColorMode::Never);
   Checked out;
   engine.captureInto(&out.diags);
-  std::vector<Token> tokens = lex(sources, file, engine);
-  Program ast = parse(tokens, fileName, engine);
-  if (engine.hasErrors())
-    return out;
-  out.program = inferShapes(ast, engine);
+  out.program = typeCheck(sources, file, engine);
   return out;
 }
 

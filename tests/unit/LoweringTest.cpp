@@ -29,16 +29,11 @@ struct Lowered {
 };
 
 Lowered lowerText(const std::string &text, Target target, Schedule schedule = {}) {
-  SourceManager sources;
-  uint32_t file = sources.add("t.moa", text);
-  DiagnosticEngine engine(sources);
-  engine.setColor(ColorMode::Never);
-  std::string diags;
-  engine.captureInto(&diags);
+  test::Checked checked = test::checkText(text);
+  INFO(checked.diags);
+  REQUIRE(checked.program);
   Lowered out;
-  out.typed = typeCheck(sources, file, engine);
-  INFO(diags);
-  REQUIRE(out.typed);
+  out.typed = std::move(checked.program);
   out.kernel = lower(psiReduce(*out.typed), schedule, target);
   return out;
 }

@@ -115,13 +115,8 @@ struct Reduced {
 };
 
 Reduced reduceText(const std::string &text) {
-  SourceManager sources;
-  uint32_t file = sources.add("t.moa", text);
-  DiagnosticEngine engine(sources);
-  engine.setColor(ColorMode::Never);
-  Reduced out;
-  engine.captureInto(&out.diags);
-  out.typed = typeCheck(sources, file, engine);
+  test::Checked checked = test::checkText(text);
+  Reduced out{std::move(checked.program), {}, std::move(checked.diags)};
   INFO(out.diags);
   REQUIRE(out.typed);
   out.dnf = psiReduce(*out.typed);

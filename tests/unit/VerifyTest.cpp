@@ -41,6 +41,16 @@ TEST_CASE("verifyC: generated-style C passes cleanly", "[verify]") {
   CHECK(verifyC(input(kernel)).empty());
 }
 
+TEST_CASE("verifyC: the kernel is parsed as C whatever the output is named", "[verify]") {
+  // `moac compile --verify-output -o /dev/null` or `-o kernel` used to make Clang treat it as a linker input
+  for (const char *name : {"null", "kernel", "k.txt"}) {
+    VerifyInput in = input(kernel);
+    in.fileName = name;
+    INFO(name);
+    CHECK(verifyC(in).empty());
+  }
+}
+
 TEST_CASE("verifyC: an undeclared name is an error at its line and column", "[verify]") {
   VerifyInput in = input(replaced(kernel, "x[i]; /*", "x[i] * y; /*"));
   std::vector<CDiagnostic> diags = verifyC(in);
