@@ -1,0 +1,55 @@
+/* Times moa_decode (dsl-examples/decode.moa) for n in the given list: the median of `reps` calls after
+ * one warm-up call (on a GPU the first launch JIT-compiles the PTX). With OpenACC every array lives on
+ * the device for the whole run, as a serving loop would keep its KV cache there.
+ * Usage: decode_bench REPS N... */
+#include "bench.h"
+#include "moa_decode.h"
+#include "moart/layout.h"
+
+static void run(int64_t n, int reps) {
+  const int64_t dk = 64, dv = 64;
+  const int64_t kCount = moa_decode_K_LIFTED_BLOCK ? moart_lifted_count(n, dk, moa_decode_K_LIFTED_BLOCK) : n * dk;
+  float *q = bench_alloc(sizeof(float) * (size_t)dk), *Krow = bench_alloc(sizeof(float) * (size_t)(n * dk));
+  float *K = bench_alloc(sizeof(float) * (size_t)kCount), *V = bench_alloc(sizeof(float) * (size_t)(n * dv));
+  float *o = bench_alloc(sizeof(float) * (size_t)dv);
+  bench_fill(q, dk);
+  bench_fill(Krow, n * dk);
+  bench_fill(V, n * dv);
+  if (moa_decode_K_LIFTED_BLOCK)
+    moart_pack_lifted_f32(Krow, K, n, dk, moa_decode_K_LIFTED_BLOCK);
+  else
+    for (int64_t i = 0; i < n * dk; ++i)
+      K[i] = Krow[i];
+  size_t wsBytes = moa_decode_workspace_bytes(n, dk, dv);
+  char *ws = bench_alloc(wsBytes);
+  double *times = bench_alloc(sizeof(double) * (size_t)reps);
+  int status = 0;
+#pragma acc data copyin(q[0:dk], K[0:kCount], V[0:n * dv]) copyout(o[0:dv]) create(ws[0:wsBytes > 0 ? wsBytes : 64])
+  {
+    status |= moa_decode(n, dk, dv, q, K, V, o, ws);
+    for (int r = 0; r < reps; ++r) {
+      double start = bench_now();
+      status |= moa_decode(n, dk, dv, q, K, V, o, ws);
+      times[r] = bench_now() - start;
+    }
+  }
+  if (status) {
+    fprintf(stderr, "moa_decode returned %d\n", status);
+    exit(1);
+  }
+  char what[64];
+  snprintf(what, sizeof what, "decode n=%lld dk=dv=64", (long long)n);
+  bench_report(what, bench_median(times, reps), 4.0 * (double)(n * dk + n * dv + dk + dv));
+  free(q), free(Krow), free(K), free(V), free(o), free(ws), free(times);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: decode_bench REPS N...\n");
+    return 2;
+  }
+  int reps = atoi(argv[1]);
+  for (int i = 2; i < argc; ++i)
+    run(strtoll(argv[i], NULL, 10), reps > 0 ? reps : 1);
+  return 0;
+}
