@@ -1,5 +1,6 @@
 /* array.c - the array descriptor: sizes with overflow checks, aligned
- * allocation, creation in row-major or lifted layout, and relayout. */
+ * allocation, creation in row-major or lifted layout (on any axis), and
+ * relayout. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "moart/array.h"
@@ -121,7 +122,7 @@ static moart_status allocate(moart_array *out) {
 
 moart_status moart_array_create(moart_array *out, moart_dtype dtype, int rank,
                                 const int64_t *shape) {
-  moart_layout layout = {MOART_LAYOUT_ROW_MAJOR, 0};
+  moart_layout layout = {MOART_LAYOUT_ROW_MAJOR, 0, 0};
   moart_status status;
   if (!out)
     return MOART_ERR_ARG;
@@ -129,20 +130,28 @@ moart_status moart_array_create(moart_array *out, moart_dtype dtype, int rank,
   return status == MOART_OK ? allocate(out) : status;
 }
 
-moart_status moart_array_create_lifted(moart_array *out, moart_dtype dtype,
-                                       int rank, const int64_t *shape,
-                                       int64_t block) {
-  moart_layout layout = {MOART_LAYOUT_LIFTED, 0};
+moart_status moart_array_create_lifted_axis(moart_array *out, moart_dtype dtype,
+                                            int rank, const int64_t *shape,
+                                            int axis, int64_t block) {
+  moart_layout layout = {MOART_LAYOUT_LIFTED, 0, 0};
   moart_status status;
   if (!out)
     return MOART_ERR_ARG;
   layout.block = block;
-  if (rank < 1 || block < 1) {
+  layout.axis = axis;
+  if (rank < 1 || rank > MOART_MAX_RANK || axis < 0 || axis >= rank ||
+      block < 1) {
     memset(out, 0, sizeof *out);
     return rank > MOART_MAX_RANK ? MOART_ERR_RANK : MOART_ERR_LAYOUT;
   }
   status = describe(out, dtype, rank, shape, layout);
   return status == MOART_OK ? allocate(out) : status;
+}
+
+moart_status moart_array_create_lifted(moart_array *out, moart_dtype dtype,
+                                       int rank, const int64_t *shape,
+                                       int64_t block) {
+  return moart_array_create_lifted_axis(out, dtype, rank, shape, 0, block);
 }
 
 void moart_array_free(moart_array *array) {
@@ -152,9 +161,28 @@ void moart_array_free(moart_array *array) {
   memset(array, 0, sizeof *array);
 }
 
-/* Product of the extents after the leading one (the lifted row length). */
+/* Product of shape[from..to). Only called when count > 0: then every extent
+ * is at least 1, so a partial product cannot exceed count. */
+static int64_t extent_product(const moart_array *array, int from, int to) {
+  int64_t product = 1;
+  for (; from < to; ++from)
+    product *= array->shape[from];
+  return product;
+}
+
+/* The slab count and the lifted row length, for a lifted array with a valid
+ * axis and count > 0. */
+static int64_t batch_of(const moart_array *array) {
+  return extent_product(array, 0, array->layout.axis);
+}
 static int64_t row_length(const moart_array *array) {
-  return array->shape[0] ? array->count / array->shape[0] : 0;
+  return extent_product(array, array->layout.axis + 1, array->rank);
+}
+
+static int valid_lifted(const moart_array *array) {
+  const moart_layout *l = &array->layout;
+  return array->rank >= 1 && array->rank <= MOART_MAX_RANK && l->block >= 1 &&
+         l->axis >= 0 && l->axis < array->rank;
 }
 
 int64_t moart_array_storage_count(const moart_array *array) {
@@ -163,12 +191,13 @@ int64_t moart_array_storage_count(const moart_array *array) {
     return -1;
   if (array->layout.kind != MOART_LAYOUT_LIFTED)
     return array->count;
-  if (array->rank < 1 || array->layout.block < 1)
+  if (!valid_lifted(array))
     return -1;
-  if (array->shape[0] == 0) /* other extents may be huge: count them apart */
+  if (array->count == 0) /* other extents may be huge: count them apart */
     return 0;
-  lifted = moart_lifted_count(array->shape[0], row_length(array),
-                              array->layout.block);
+  lifted = moart_lifted_batch_count(batch_of(array),
+                                    array->shape[array->layout.axis],
+                                    row_length(array), array->layout.block);
   if (lifted < 0 || lifted > max_elements(moart_dtype_size(array->dtype)))
     return -1;
   return lifted;
@@ -179,15 +208,38 @@ size_t moart_array_bytes(const moart_array *array) {
   return stored < 0 ? 0 : (size_t)stored * moart_dtype_size(array->dtype);
 }
 
+/* Logical offset i is slab p = i / (n * rowlen), then row x and column y of
+ * that slab; the slabs are stored one lifted slab after the other. */
 int64_t moart_array_offset(const moart_array *array, int64_t i) {
-  int64_t rowlen;
+  int64_t n, rowlen, slab, within;
   if (array->layout.kind != MOART_LAYOUT_LIFTED)
     return i;
-  rowlen = row_length(array);
-  if (rowlen <= 0)
+  if (!valid_lifted(array) || array->count <= 0)
     return -1;
-  return moart_lifted_offset(i / rowlen, i % rowlen, rowlen,
+  n = array->shape[array->layout.axis];
+  rowlen = row_length(array);
+  slab = n * rowlen;
+  within = i % slab;
+  return i / slab * moart_lifted_count(n, rowlen, array->layout.block) +
+         moart_lifted_offset(within / rowlen, within % rowlen, rowlen,
                              array->layout.block);
+}
+
+/* Row-major storage ignores block and axis. */
+static int same_layout(const moart_layout *a, const moart_layout *b) {
+  if (a->kind != b->kind)
+    return 0;
+  return a->kind == MOART_LAYOUT_ROW_MAJOR ||
+         (a->block == b->block && a->axis == b->axis);
+}
+
+/* Pack a row-major array into a lifted one (unpack = 0) or back. */
+static void lift_array(const moart_array *src, moart_array *dst, int unpack) {
+  const moart_array *lifted = unpack ? src : dst;
+  moart_internal_lift(src->data, dst->data, batch_of(lifted),
+                      lifted->shape[lifted->layout.axis], row_length(lifted),
+                      lifted->layout.block, moart_dtype_size(src->dtype),
+                      unpack);
 }
 
 moart_status moart_array_relayout(const moart_array *src, moart_array *dst) {
@@ -208,16 +260,13 @@ moart_status moart_array_relayout(const moart_array *src, moart_array *dst) {
   if (src->count == 0)
     return MOART_OK;
   elem = moart_dtype_size(src->dtype);
-  if (src->layout.kind == dst->layout.kind &&
-      src->layout.block == dst->layout.block) {
+  if (same_layout(&src->layout, &dst->layout)) {
     memcpy(dst->data, src->data, moart_array_bytes(src));
   } else if (src->layout.kind == MOART_LAYOUT_ROW_MAJOR) {
-    moart_internal_lift(src->data, dst->data, dst->shape[0], row_length(dst),
-                        dst->layout.block, elem, 0);
+    lift_array(src, dst, 0);
   } else if (dst->layout.kind == MOART_LAYOUT_ROW_MAJOR) {
-    moart_internal_lift(src->data, dst->data, src->shape[0], row_length(src),
-                        src->layout.block, elem, 1);
-  } else { /* lifted with two different blocks: element by element */
+    lift_array(src, dst, 1);
+  } else { /* lifted with a different block or axis: element by element */
     memset(dst->data, 0, moart_array_bytes(dst));
     for (i = 0; i < src->count; ++i)
       memcpy((char *)dst->data + (size_t)moart_array_offset(dst, i) * elem,

@@ -5,7 +5,9 @@
  *   1. for each group g < ceil(n/B), each y < rowlen, each lane l < B:
  *   2.   x = g*B + l is the logical row; lifted offset (g*rowlen + y)*B + l;
  *   3.   x < n maps to row-major offset x*rowlen + y, x >= n is zero padding.
- */
+ * A batch of slabs (an array lifted on an axis after the first) is the same
+ * walk once per slab: slab p is n*rowlen elements at p*n*rowlen row-major and
+ * moart_lifted_count(n, rowlen, B) elements at p times that count lifted. */
 #include "moart/layout.h"
 #include "internal.h"
 
@@ -21,6 +23,16 @@ int64_t moart_lifted_count(int64_t n, int64_t rowlen, int64_t block) {
   if (groups > INT64_MAX / block || groups * block > INT64_MAX / rowlen)
     return -1;
   return groups * block * rowlen;
+}
+
+int64_t moart_lifted_batch_count(int64_t batch, int64_t n, int64_t rowlen,
+                                 int64_t block) {
+  int64_t slab = moart_lifted_count(n, rowlen, block);
+  if (batch < 0 || slab < 0)
+    return -1;
+  if (batch == 0 || slab == 0) /* the other factor may be huge: it is unused */
+    return 0;
+  return batch > INT64_MAX / slab ? -1 : batch * slab;
 }
 
 int64_t moart_lifted_offset(int64_t x, int64_t y, int64_t rowlen,
@@ -52,17 +64,38 @@ static inline void lift(const char *src, char *dst, int64_t n, int64_t rowlen,
   }
 }
 
-void moart_internal_lift(const void *src, void *dst, int64_t n, int64_t rowlen,
-                         int64_t block, size_t elem_size, int unpack) {
+/* One lift per slab. The batch count bounds both buffers, so once it is
+ * valid no slab offset below can overflow. */
+static inline void lift_batch(const char *src, char *dst, int64_t batch,
+                              int64_t n, int64_t rowlen, int64_t block,
+                              size_t elem, int unpack) {
+  size_t rows = (size_t)(n * rowlen) * elem, lifted, from, to;
+  int64_t p;
+  if (moart_lifted_batch_count(batch, n, rowlen, block) <= 0)
+    return;
+  lifted = (size_t)moart_lifted_count(n, rowlen, block) * elem;
+  from = unpack ? lifted : rows;
+  to = unpack ? rows : lifted;
+  for (p = 0; p < batch; ++p)
+    lift(src + (size_t)p * from, dst + (size_t)p * to, n, rowlen, block, elem,
+         unpack);
+}
+
+void moart_internal_lift(const void *src, void *dst, int64_t batch, int64_t n,
+                         int64_t rowlen, int64_t block, size_t elem_size,
+                         int unpack) {
   switch (elem_size) {
   case 4:
-    lift((const char *)src, (char *)dst, n, rowlen, block, 4, unpack);
+    lift_batch((const char *)src, (char *)dst, batch, n, rowlen, block, 4,
+               unpack);
     break;
   case 8:
-    lift((const char *)src, (char *)dst, n, rowlen, block, 8, unpack);
+    lift_batch((const char *)src, (char *)dst, batch, n, rowlen, block, 8,
+               unpack);
     break;
   default:
-    lift((const char *)src, (char *)dst, n, rowlen, block, elem_size, unpack);
+    lift_batch((const char *)src, (char *)dst, batch, n, rowlen, block,
+               elem_size, unpack);
   }
 }
 
@@ -88,4 +121,32 @@ void moart_unpack_lifted_f64(const double *lifted, double *rowmajor, int64_t n,
                              int64_t rowlen, int64_t block) {
   lift((const char *)lifted, (char *)rowmajor, n, rowlen, block, sizeof(double),
        1);
+}
+
+void moart_pack_lifted_batch_f32(const float *rowmajor, float *lifted,
+                                 int64_t batch, int64_t n, int64_t rowlen,
+                                 int64_t block) {
+  lift_batch((const char *)rowmajor, (char *)lifted, batch, n, rowlen, block,
+             sizeof(float), 0);
+}
+
+void moart_unpack_lifted_batch_f32(const float *lifted, float *rowmajor,
+                                   int64_t batch, int64_t n, int64_t rowlen,
+                                   int64_t block) {
+  lift_batch((const char *)lifted, (char *)rowmajor, batch, n, rowlen, block,
+             sizeof(float), 1);
+}
+
+void moart_pack_lifted_batch_f64(const double *rowmajor, double *lifted,
+                                 int64_t batch, int64_t n, int64_t rowlen,
+                                 int64_t block) {
+  lift_batch((const char *)rowmajor, (char *)lifted, batch, n, rowlen, block,
+             sizeof(double), 0);
+}
+
+void moart_unpack_lifted_batch_f64(const double *lifted, double *rowmajor,
+                                   int64_t batch, int64_t n, int64_t rowlen,
+                                   int64_t block) {
+  lift_batch((const char *)lifted, (char *)rowmajor, batch, n, rowlen, block,
+             sizeof(double), 1);
 }

@@ -1,10 +1,15 @@
 /* moart/array.h - the array descriptor: element type, shape, layout, storage.
  *
  * An array is logically row-major (γ offsets, see MOA-PRIMER.md). Its storage
- * is either row-major too, or *lifted*: the leading axis x of extent n is split
- * by a block B and logical [x, y...] lives at physical [x / B, y..., x % B] of
- * a buffer shaped [ceil(n/B), y..., B] - the coalescing transform T of the
- * paper. Padding elements (x >= n) are zero. */
+ * is either row-major too, or *lifted* on an axis a: that axis x of extent n
+ * is split by a block B and logical [p..., x, y...] (p: the a indices before
+ * x) lives at physical [p..., x / B, y..., x % B] of a buffer shaped
+ * [p..., ceil(n/B), y..., B] - the coalescing transform T of the paper,
+ * applied to each slab p on its own. Padding elements (x >= n) are zero. With
+ * rowlen the product of the extents after a and γ the row-major offset, the
+ * element's storage offset is
+ *   ((γ(p) * ceil(n/B) + x / B) * rowlen + γ(y)) * B + x % B.
+ * a = 0 is the plain lifted layout: one slab, the leading axis split. */
 #ifndef MOART_ARRAY_H
 #define MOART_ARRAY_H
 
@@ -28,12 +33,14 @@ typedef enum moart_dtype {
 
 typedef enum moart_layout_kind {
   MOART_LAYOUT_ROW_MAJOR = 0,
-  MOART_LAYOUT_LIFTED = 1 /* leading axis split by layout.block, see above */
+  MOART_LAYOUT_LIFTED = 1 /* layout.axis split by layout.block, see above */
 } moart_layout_kind;
 
 typedef struct moart_layout {
   moart_layout_kind kind;
   int64_t block; /* B for MOART_LAYOUT_LIFTED (>= 1); 0 for row-major */
+  int axis; /* the lifted axis, 0 <= axis < rank; 0 for row-major. Last so
+               that {kind, block} initialisers keep meaning axis 0. */
 } moart_layout;
 
 typedef struct moart_array {
@@ -64,15 +71,21 @@ void moart_free_aligned(void *ptr);
 /* Allocate a zero-filled row-major array. On failure *out is all zero. */
 moart_status moart_array_create(moart_array *out, moart_dtype dtype, int rank,
                                 const int64_t *shape);
-/* Allocate a zero-filled lifted array (rank >= 1, block >= 1). */
+/* Allocate a zero-filled array lifted on axis (rank >= 1, 0 <= axis < rank,
+ * block >= 1; MOART_ERR_LAYOUT otherwise). On failure *out is all zero. */
+moart_status moart_array_create_lifted_axis(moart_array *out, moart_dtype dtype,
+                                            int rank, const int64_t *shape,
+                                            int axis, int64_t block);
+/* The same on axis 0, the leading axis. */
 moart_status moart_array_create_lifted(moart_array *out, moart_dtype dtype,
                                        int rank, const int64_t *shape,
                                        int64_t block);
 /* Free the storage and zero the descriptor; NULL and zeroed arrays are fine. */
 void moart_array_free(moart_array *array);
 
-/* Elements actually stored: count for row-major, ceil(n/B)*B*rest for
- * lifted. */
+/* Elements actually stored: count for row-major, batch*ceil(n/B)*B*rowlen
+ * for lifted (batch: product of the extents before the axis); 0 if any extent
+ * is 0; -1 for an invalid layout or if it overflows. */
 int64_t moart_array_storage_count(const moart_array *array);
 /* Bytes of storage: storage count times element size. */
 size_t moart_array_bytes(const moart_array *array);
