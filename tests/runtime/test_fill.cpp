@@ -130,6 +130,30 @@ TEST_CASE("fill of a lifted array is the packed row-major fill",
   moart_array_free(&lifted);
 }
 
+TEST_CASE("fill of an array lifted on an inner axis is the relayout of the "
+          "row-major fill",
+          "[fill][layout]") {
+  const int64_t shape[] = {2, 3, 70, 5};
+  moart_dtype dtype = GENERATE(MOART_F32, MOART_F64, MOART_I64);
+  int axis = GENERATE(1, 2, 3);
+  CAPTURE(moart_dtype_name(dtype), axis);
+  moart_array lifted, expected;
+  REQUIRE(moart_array_create_lifted_axis(&lifted, dtype, 4, shape, axis, 32) ==
+          MOART_OK);
+  REQUIRE(moart_array_create_lifted_axis(&expected, dtype, 4, shape, axis,
+                                         32) == MOART_OK);
+  std::memset(lifted.data, 0xff,
+              moart_array_bytes(&lifted)); // padding must be reset
+  REQUIRE(moart_fill_uniform(&lifted, 11, 2) == MOART_OK);
+  Array rowMajor(dtype, {2, 3, 70, 5});
+  REQUIRE(moart_fill_uniform(&rowMajor.a, 11, 2) == MOART_OK);
+  REQUIRE(moart_array_relayout(&rowMajor.a, &expected) == MOART_OK);
+  CHECK(std::memcmp(expected.data, lifted.data, moart_array_bytes(&lifted)) ==
+        0);
+  moart_array_free(&lifted);
+  moart_array_free(&expected);
+}
+
 TEST_CASE("fill rejects arrays without storage", "[fill]") {
   moart_array empty;
   std::memset(&empty, 0, sizeof empty);

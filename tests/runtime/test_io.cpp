@@ -109,6 +109,32 @@ TEST_CASE("a lifted array is written in logical row-major order",
   moart_array_free(&rowMajor);
 }
 
+TEST_CASE("an array lifted on an inner axis round-trips in logical order",
+          "[io][layout]") {
+  TempDir dir;
+  const int64_t shape[] = {2, 3, 70, 5};
+  moart_array lifted, rowMajor, read;
+  REQUIRE(moart_array_create_lifted_axis(&lifted, MOART_F64, 4, shape, 2, 32) ==
+          MOART_OK);
+  REQUIRE(moart_array_create(&rowMajor, MOART_F64, 4, shape) == MOART_OK);
+  REQUIRE(moart_fill_uniform(&lifted, 9, 4) == MOART_OK);
+  REQUIRE(moart_fill_uniform(&rowMajor, 9, 4) == MOART_OK);
+  std::string path = dir.path("l.moarr");
+  REQUIRE(moart_write_array(path.c_str(), &lifted) == MOART_OK);
+  REQUIRE(moart_write_array(dir.path("r.moarr").c_str(), &rowMajor) ==
+          MOART_OK);
+  CHECK(dir.read("l.moarr") == dir.read("r.moarr"));
+  CHECK(printed(lifted, "k") == printed(rowMajor, "k"));
+
+  char err[256];
+  REQUIRE(moart_read_array(path.c_str(), &read, err, sizeof err) == MOART_OK);
+  CHECK(read.layout.kind == MOART_LAYOUT_ROW_MAJOR);
+  REQUIRE(read.count == rowMajor.count);
+  CHECK(std::memcmp(read.data, rowMajor.data, moart_array_bytes(&read)) == 0);
+  for (moart_array *a : {&lifted, &rowMajor, &read})
+    moart_array_free(a);
+}
+
 TEST_CASE("write rejects invalid arrays and unwritable paths", "[io]") {
   TempDir dir;
   moart_array a;

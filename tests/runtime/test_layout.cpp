@@ -5,6 +5,7 @@
 
 #include "moart/moart.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -21,6 +22,32 @@ void unpack(const float *l, float *r, int64_t n, int64_t w, int64_t b) {
 }
 void unpack(const double *l, double *r, int64_t n, int64_t w, int64_t b) {
   moart_unpack_lifted_f64(l, r, n, w, b);
+}
+void packBatch(const float *r, float *l, int64_t p, int64_t n, int64_t w,
+               int64_t b) {
+  moart_pack_lifted_batch_f32(r, l, p, n, w, b);
+}
+void packBatch(const double *r, double *l, int64_t p, int64_t n, int64_t w,
+               int64_t b) {
+  moart_pack_lifted_batch_f64(r, l, p, n, w, b);
+}
+void unpackBatch(const float *l, float *r, int64_t p, int64_t n, int64_t w,
+                 int64_t b) {
+  moart_unpack_lifted_batch_f32(l, r, p, n, w, b);
+}
+void unpackBatch(const double *l, double *r, int64_t p, int64_t n, int64_t w,
+                 int64_t b) {
+  moart_unpack_lifted_batch_f64(l, r, p, n, w, b);
+}
+
+// A row-major f64 array of the given shape holding 1000 + its logical offset.
+moart_array numbered(std::vector<int64_t> shape) {
+  moart_array a;
+  REQUIRE(moart_array_create(&a, MOART_F64, static_cast<int>(shape.size()),
+                             shape.data()) == MOART_OK);
+  for (int64_t i = 0; i < a.count; ++i)
+    static_cast<double *>(a.data)[i] = static_cast<double>(1000 + i);
+  return a;
 }
 } // namespace
 
@@ -126,5 +153,96 @@ TEST_CASE("relayout converts between row-major and lifted arrays",
   moart_array_free(&wrong);
 
   for (moart_array *a : {&rowMajor, &lifted4, &lifted2, &back})
+    moart_array_free(a);
+}
+
+TEST_CASE("batch count is batch times one lifted slab", "[layout]") {
+  CHECK(moart_lifted_batch_count(1, 37, 3, 32) == moart_lifted_count(37, 3, 32));
+  CHECK(moart_lifted_batch_count(6, 70, 5, 32) == 6 * 3 * 5 * 32);
+  CHECK(moart_lifted_batch_count(0, 70, 5, 32) == 0);
+  CHECK(moart_lifted_batch_count(6, 0, 5, 32) == 0);
+  CHECK(moart_lifted_batch_count(INT64_MAX, 0, 5, 32) == 0);
+  CHECK(moart_lifted_batch_count(-1, 70, 5, 32) == -1);
+  CHECK(moart_lifted_batch_count(6, 70, 5, 0) == -1);
+  CHECK(moart_lifted_batch_count(6, -1, 5, 32) == -1);
+  CHECK(moart_lifted_batch_count(INT64_C(1) << 44, INT64_C(1) << 20, 1,
+                                 INT64_C(1) << 10) == -1); // product overflows
+  CHECK(moart_lifted_batch_count(2, INT64_MAX, 2, 4) == -1); // slab overflows
+}
+
+TEMPLATE_TEST_CASE("batch pack lifts each slab on its own", "[layout]", float,
+                   double) {
+  auto [batch, n, block] = GENERATE(table<int64_t, int64_t, int64_t>(
+      {{1, 37, 32}, {3, 5, 4}, {6, 70, 32}, {2, 7, 32}}));
+  int64_t rowlen = GENERATE(1, 5);
+  CAPTURE(batch, n, block, rowlen);
+  const int64_t slab = moart_lifted_count(n, rowlen, block);
+  std::vector<TestType> rowMajor(static_cast<size_t>(batch * n * rowlen));
+  for (size_t i = 0; i < rowMajor.size(); ++i)
+    rowMajor[i] = static_cast<TestType>(1 + i);
+  const TestType sentinel = -7;
+  std::vector<TestType> lifted(static_cast<size_t>(batch * slab), sentinel);
+  std::vector<TestType> expected(lifted.size(), sentinel);
+  packBatch(rowMajor.data(), lifted.data(), batch, n, rowlen, block);
+  for (int64_t p = 0; p < batch; ++p)
+    pack(rowMajor.data() + p * n * rowlen, expected.data() + p * slab, n,
+         rowlen, block);
+  CHECK(lifted == expected);
+
+  std::vector<TestType> back(rowMajor.size(), sentinel);
+  unpackBatch(lifted.data(), back.data(), batch, n, rowlen, block);
+  CHECK(back == rowMajor);
+
+  // Invalid arguments leave both buffers alone.
+  packBatch(rowMajor.data(), lifted.data(), -1, n, rowlen, block);
+  packBatch(rowMajor.data(), lifted.data(), batch, n, rowlen, 0);
+  CHECK(lifted == expected);
+}
+
+TEST_CASE("relayout lifts an inner axis and converts between axes",
+          "[layout][array]") {
+  const int64_t shape[] = {2, 3, 70, 5}, block = 32, groups = 3;
+  moart_array rowMajor = numbered({2, 3, 70, 5}), onAxis2, onAxis1, back;
+  REQUIRE(moart_array_create_lifted_axis(&onAxis2, MOART_F64, 4, shape, 2,
+                                         block) == MOART_OK);
+  REQUIRE(moart_array_create_lifted_axis(&onAxis1, MOART_F64, 4, shape, 1,
+                                         4) == MOART_OK);
+  REQUIRE(moart_array_create(&back, MOART_F64, 4, shape) == MOART_OK);
+  std::memset(onAxis2.data, 0xff, moart_array_bytes(&onAxis2));
+
+  REQUIRE(moart_array_relayout(&rowMajor, &onAxis2) == MOART_OK);
+  // Walk the physical [2][3][ceil(70/32)][5][32] in storage order: element
+  // [p0, p1, g, y, l] holds logical [p0, p1, g*B + l, y], zero past row 70.
+  auto *l = static_cast<const double *>(onAxis2.data);
+  int64_t at = 0;
+  for (int64_t p = 0; p < 6; ++p)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t y = 0; y < 5; ++y)
+        for (int64_t lane = 0; lane < block; ++lane, ++at) {
+          int64_t x = g * block + lane;
+          CAPTURE(p, g, y, lane);
+          REQUIRE(l[at] == (x < 70 ? 1000 + (p * 70 + x) * 5 + y : 0));
+          REQUIRE(std::signbit(l[at]) == false); // padding is +0, not -0
+        }
+  REQUIRE(at == moart_array_storage_count(&onAxis2));
+
+  // The batch pack of the raw buffers gives the same storage.
+  std::vector<double> packed(static_cast<size_t>(at), -1);
+  moart_pack_lifted_batch_f64(static_cast<const double *>(rowMajor.data),
+                              packed.data(), 6, 70, 5, block);
+  CHECK(std::memcmp(packed.data(), onAxis2.data,
+                    moart_array_bytes(&onAxis2)) == 0);
+
+  // Axis 2 -> axis 1 (element by element) -> row-major gives the input back.
+  REQUIRE(moart_array_relayout(&onAxis2, &onAxis1) == MOART_OK);
+  REQUIRE(moart_array_relayout(&onAxis1, &back) == MOART_OK);
+  CHECK(std::memcmp(back.data, rowMajor.data, moart_array_bytes(&back)) == 0);
+  // ... and axis 1 -> axis 2 gives the packed storage back, padding included.
+  std::memset(onAxis2.data, 0xff, moart_array_bytes(&onAxis2));
+  REQUIRE(moart_array_relayout(&onAxis1, &onAxis2) == MOART_OK);
+  CHECK(std::memcmp(packed.data(), onAxis2.data,
+                    moart_array_bytes(&onAxis2)) == 0);
+
+  for (moart_array *a : {&rowMajor, &onAxis2, &onAxis1, &back})
     moart_array_free(a);
 }

@@ -156,3 +156,25 @@ TEST_CASE("compare checks dtype and count and reads any layout",
   for (moart_array *a : {&got, &ref, &small, &ints})
     moart_array_free(a);
 }
+
+TEST_CASE("compare reads arrays lifted on an inner axis", "[norms][layout]") {
+  const int64_t shape[] = {2, 3, 70, 5};
+  moart_array got, ref;
+  REQUIRE(moart_array_create_lifted_axis(&got, MOART_F64, 4, shape, 2, 32) ==
+          MOART_OK);
+  REQUIRE(moart_array_create_lifted_axis(&ref, MOART_F64, 4, shape, 1, 4) ==
+          MOART_OK);
+  REQUIRE(moart_fill_uniform(&got, 5, 1) == MOART_OK);
+  REQUIRE(moart_fill_uniform(&ref, 5, 1) == MOART_OK);
+  moart_norms n;
+  REQUIRE(moart_compare(&got, &ref, &n) == MOART_OK);
+  CHECK(n.count == 2100);
+  CHECK(n.max_abs == 0);
+  // One logical element changed: the worst index is its logical offset.
+  static_cast<double *>(got.data)[moart_array_offset(&got, 777)] += 0.5;
+  REQUIRE(moart_compare(&got, &ref, &n) == MOART_OK);
+  CHECK(n.worst_index == 777);
+  CHECK(n.max_abs == 0.5);
+  moart_array_free(&got);
+  moart_array_free(&ref);
+}
