@@ -375,11 +375,17 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   header += "/* Array layouts: */\n";
   for (size_t b : k.inputs()) {
     const Buffer &buf = k.buffers[b];
-    if (buf.layout.kind == Layout::Lifted)
+    const Layout &l = buf.layout;
+    if (l.kind == Layout::Lifted && l.axis == 0)
       header += fmt::format("#define {}_{}_LIFTED_BLOCK {} /* {} is stored lifted: T([x, y]) = [x / {}, y, x % {}] */\n",
-                            k.name, buf.name, buf.layout.block, buf.name, buf.layout.block, buf.layout.block);
+                            k.name, buf.name, l.block, buf.name, l.block, l.block);
+    else if (l.kind == Layout::Lifted)
+      header += fmt::format("/* {} is stored lifted on axis {}: T([p, x, y]) = [p, x / {}, y, x % {}] */\n"
+                            "#define {}_{}_LIFTED_BLOCK {}\n",
+                            buf.name, l.axis, l.block, l.block, k.name, buf.name, l.block);
     else
       header += fmt::format("#define {}_{}_LIFTED_BLOCK 0 /* {} is row-major */\n", k.name, buf.name, buf.name);
+    header += fmt::format("#define {}_{}_LIFTED_AXIS {}\n", k.name, buf.name, l.kind == Layout::Lifted ? l.axis : 0);
   }
   std::string dims = dimParams();
   header += fmt::format("\n/* Bytes of workspace the kernel needs for these dims. */\nsize_t {}_workspace_bytes({});\n\n",

@@ -47,11 +47,12 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
                        "  if (moart_read_array(path, &{}_file, err, sizeof err) != MOART_OK)\n    return fail(\"input\", err);\n",
                        buf.name, buf.name, buf.name);
     if (buf.layout.kind == Layout::Lifted) {
-      out += fmt::format("  moart_array {}_arg;\n  st = moart_array_create_lifted(&{}_arg, {}, {}_file.rank, {}_file.shape, {});\n"
+      out += fmt::format("  moart_array {}_arg;\n  st = moart_array_create_lifted_axis(&{}_arg, {}, {}_file.rank, {}_file.shape, "
+                         "{}, {});\n"
                          "  if (st == MOART_OK)\n    st = moart_array_relayout(&{}_file, &{}_arg);\n"
                          "  if (st != MOART_OK)\n    return fail(\"lifting {}\", moart_status_string(st));\n",
-                         buf.name, buf.name, dtype(buf.elem), buf.name, buf.name, buf.layout.block, buf.name, buf.name,
-                         buf.name);
+                         buf.name, buf.name, dtype(buf.elem), buf.name, buf.name, buf.layout.axis, buf.layout.block,
+                         buf.name, buf.name, buf.name);
     } else {
       out += fmt::format("  moart_array {}_arg = {}_file;\n", buf.name, buf.name);
     }

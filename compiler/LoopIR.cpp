@@ -9,19 +9,23 @@ namespace moac {
 SymExpr Buffer::storageElements() const {
   if (layout.kind == Layout::RowMajor || shape.empty())
     return product(shape);
-  SymExpr blocks = SymExpr::floorDiv(shape[0] + (layout.block - 1), layout.block);
-  return blocks * SymExpr(layout.block) * product(SymVec(shape.begin() + 1, shape.end()));
+  const auto a = std::ptrdiff_t(layout.axis);
+  SymExpr blocks = SymExpr::floorDiv(shape[layout.axis] + (layout.block - 1), layout.block);
+  return product(SymVec(shape.begin(), shape.begin() + a)) * blocks * SymExpr(layout.block) *
+         product(SymVec(shape.begin() + a + 1, shape.end()));
 }
 
 SymExpr Buffer::offset(const SymVec &index) const {
   if (layout.kind == Layout::RowMajor || shape.empty())
     return gamma(index, shape);
-  // T([x, y…]) = [x div B, y…, x mod B] over the stored shape ⟨⌈s₀/B⌉, tail…, B⟩
-  SymExpr b(layout.block);
-  SymVec tail(shape.begin() + 1, shape.end());
-  SymVec rest(index.begin() + 1, index.end());
-  SymExpr row = SymExpr::floorDiv(index[0], b) * product(tail) + gamma(rest, tail);
-  return row * b + SymExpr::mod(index[0], b);
+  // T([p…, x, y…]) = [p…, x div B, y…, x mod B] over the stored shape ⟨p…, ⌈x/B⌉, y…, B⟩
+  const auto a = std::ptrdiff_t(layout.axis);
+  SymExpr b(layout.block), x = index[layout.axis];
+  SymVec slabShape(shape.begin(), shape.begin() + a), slab(index.begin(), index.begin() + a);
+  SymVec tailShape(shape.begin() + a + 1, shape.end()), tail(index.begin() + a + 1, index.end());
+  SymExpr blocks = SymExpr::floorDiv(shape[layout.axis] + (layout.block - 1), b);
+  SymExpr row = (gamma(slab, slabShape) * blocks + SymExpr::floorDiv(x, b)) * product(tailShape) + gamma(tail, tailShape);
+  return row * b + SymExpr::mod(x, b);
 }
 
 static std::vector<size_t> byRole(const Kernel &k, Buffer::Role role) {
@@ -132,9 +136,10 @@ std::string dumpLoopIR(const Kernel &k) {
   for (const Buffer &b : k.buffers) {
     std::string layout = "row-major";
     if (b.layout.kind == Layout::Lifted) {
-      layout = fmt::format("lifted: stored ⟨⌈{}/{}⌉", b.shape[0].str(), b.layout.block);
-      for (size_t i = 1; i < b.shape.size(); ++i)
-        layout += " " + b.shape[i].str();
+      layout = "lifted: stored ⟨";
+      for (size_t i = 0; i < b.shape.size(); ++i)
+        layout += (i ? " " : "") + (i == b.layout.axis ? fmt::format("⌈{}/{}⌉", b.shape[i].str(), b.layout.block)
+                                                       : b.shape[i].str());
       layout += fmt::format(" {}⟩", b.layout.block);
     }
     out += fmt::format("buffer {} {} : {}{}  {}{}\n", roleName(b.role), b.name, spell(b.elem), strShape(b.shape),

@@ -17,12 +17,14 @@
 
 namespace moac {
 
-// A buffer's memory layout. Lifted: the leading axis x is split by `block` B and the block index moved
-// innermost, T([x, y…]) = [x div B, y…, x mod B] (memory-coalescing transformation), so B adjacent
-// lanes that each own a row read adjacent addresses at every step along the row.
+// A buffer's memory layout. Lifted: axis x = `axis` is split by `block` B and the block index moved
+// innermost, T([p…, x, y…]) = [p…, x div B, y…, x mod B] (memory-coalescing transformation; the axes p
+// before x pick a slab, each slab lifted on its own), so B adjacent lanes that each own a row read
+// adjacent addresses at every step along the row.
 struct Layout {
   enum Kind { RowMajor, Lifted } kind = RowMajor;
   int64_t block = 1;
+  size_t axis = 0;
 };
 
 struct Buffer {
@@ -37,7 +39,7 @@ struct Buffer {
   std::optional<size_t> aliasOf;
   Symbol aliasChunks;         // why it exists (a DNF temp, a reduction's partials)
   bool inout = false;         // an `inout` input: the kernel may write it (an update stores into it)
-  SymExpr storageElements() const; // ⌈s₀/B⌉·B·π(tail) when lifted
+  SymExpr storageElements() const; // π(p)·⌈x/B⌉·B·π(tail) when lifted
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
 };
 

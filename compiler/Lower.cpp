@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -182,13 +183,16 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
   throw std::logic_error("lowering: unknown DNF node");
 }
 
-// Which inputs to store lifted: an input of rank ≥ 2 that some parallel lane reads along its own row
-// (the lane index is the leading index, every other index walks a serial loop) — γ-difference ρ-tail
-// row-major, 1 lifted — and that no lane already reads with γ-difference 1.
+// Which inputs to store lifted, and on which axis: an input of rank ≥ 2 that some parallel lane reads
+// along a row of its own — the lane index is the whole index on an axis a short of the last and no other
+// index depends on the lane (those before a pick a slab, those after walk serial loops) — has γ-difference
+// π(extents after a) between lanes row-major and 1 lifted on a. Not when some lane already reads it with
+// γ-difference 1, or lanes would want it lifted on two different axes.
 void Lowerer::chooseLayouts() {
   if (!sched.liftInputs(target))
     return;
-  std::set<size_t> wanted, harmed;
+  std::map<size_t, size_t> wanted; // array -> axis
+  std::set<size_t> harmed;
   for (size_t id : dnf.order) {
     const DnfArray &a = dnf.arrays[id];
     if (a.index.empty())
@@ -203,24 +207,31 @@ void Lowerer::chooseLayouts() {
       if (e->kind != DKind::Read || dnf.arrays[e->array].storage != Storage::Input || e->index.size() < 2 ||
           dnf.arrays[e->array].inout) // an inout keeps the caller's row-major layout: it is written back
         continue;
-      bool rowPerLane = e->index[0] == SymExpr::symbol(lane);
-      for (size_t i = 1; i < e->index.size(); ++i)
-        rowPerLane &= !e->index[i].dependsOn(lane);
+      std::vector<size_t> laneAxes;
+      for (size_t i = 0; i < e->index.size(); ++i)
+        if (e->index[i].dependsOn(lane))
+          laneAxes.push_back(i);
+      bool rowPerLane = laneAxes.size() == 1 && laneAxes[0] + 1 < e->index.size() &&
+                        e->index[laneAxes[0]] == SymExpr::symbol(lane);
       auto diff = gamma(e->index, dnf.arrays[e->array].shape).linearCoefficient(lane);
-      if (rowPerLane)
-        wanted.insert(e->array);
-      else if (diff && *diff == SymExpr(1))
+      if (rowPerLane && !wanted.emplace(e->array, laneAxes[0]).second && wanted[e->array] != laneAxes[0])
+        harmed.insert(e->array);
+      else if (!rowPerLane && diff && *diff == SymExpr(1))
         harmed.insert(e->array);
     }
   }
-  for (size_t id : wanted)
+  for (const auto &[id, axis] : wanted)
     if (!harmed.count(id)) {
       Buffer &b = k.buffers[bufferOf[id]];
-      b.layout = Layout{Layout::Lifted, sched.block};
-      k.decisions.push_back(fmt::format(
-          "{} is read along its rows by one lane per row: stored lifted T([x, y]) = [x div {}, y, x mod {}] "
-          "so {} adjacent lanes read adjacent addresses",
-          b.name, sched.block, sched.block, sched.block));
+      b.layout = Layout{Layout::Lifted, sched.block, axis};
+      std::string transform =
+          axis == 0 ? fmt::format("T([x, y]) = [x div {}, y, x mod {}]", sched.block, sched.block)
+                    : fmt::format("on axis {}: T([p, x, y]) = [p, x div {}, y, x mod {}] (p: the {} axes before, "
+                                  "one slab each)",
+                                  axis, sched.block, sched.block, axis);
+      k.decisions.push_back(fmt::format("{} is read along its rows by one lane per row: stored lifted {} so {} "
+                                        "adjacent lanes read adjacent addresses",
+                                        b.name, transform, sched.block));
     }
 }
 

@@ -8,8 +8,11 @@
 
 /* Array layouts: */
 #define moa_decode_q_LIFTED_BLOCK 0 /* q is row-major */
+#define moa_decode_q_LIFTED_AXIS 0
 #define moa_decode_K_LIFTED_BLOCK 0 /* K is row-major */
+#define moa_decode_K_LIFTED_AXIS 0
 #define moa_decode_V_LIFTED_BLOCK 0 /* V is row-major */
+#define moa_decode_V_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv);

@@ -125,8 +125,8 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   float *O_part = P_O > 1 ? (float *)((char *)workspace + offsets[10]) : O;
 
 /* x */
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(Q [0:B * hq * dk], K [0:B * hkv * n * dk], x [0:B * hq * n])
+#pragma acc parallel loop gang vector collapse(3) vector_length(128) present(                      \
+    Q [0:B * hq * dk], K [0:32 * B * hkv * dk * moart_floordiv((n + 31), 32)], x [0:B * hq * n])
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t g = 0; g < hq; ++g) {
       for (int64_t i = 0; i < n; ++i) {
@@ -134,8 +134,10 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
 #pragma acc loop seq
         for (int64_t l = 0; l < dk; ++l) {
           acc = acc + (Q[(hq * dk * b + dk * g + l)] *
-                       K[(hkv * n * dk * b + n * dk * moart_floordiv(hkv * g, hq) + dk * i +
-                          l)]); /* gqa.moa:14 */
+                       K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                          32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                          32 * dk * moart_floordiv(i, 32) + 32 * l +
+                          moart_floormod(i, 32))]); /* gqa.moa:14 */
         }
         x[(hq * n * b + n * g + i)] = (acc / sqrtf((float)(dk))); /* gqa.moa:8 */
       }

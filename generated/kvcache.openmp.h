@@ -9,10 +9,15 @@
 
 /* Array layouts: */
 #define moa_kvcache_q_LIFTED_BLOCK 0 /* q is row-major */
+#define moa_kvcache_q_LIFTED_AXIS 0
 #define moa_kvcache_k_LIFTED_BLOCK 0 /* k is row-major */
+#define moa_kvcache_k_LIFTED_AXIS 0
 #define moa_kvcache_v_LIFTED_BLOCK 0 /* v is row-major */
+#define moa_kvcache_v_LIFTED_AXIS 0
 #define moa_kvcache_K_LIFTED_BLOCK 0 /* K is row-major */
+#define moa_kvcache_K_LIFTED_AXIS 0
 #define moa_kvcache_V_LIFTED_BLOCK 0 /* V is row-major */
+#define moa_kvcache_V_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv);

@@ -9,8 +9,11 @@
 
 /* Array layouts: */
 #define moa_matmul_A_LIFTED_BLOCK 0 /* A is row-major */
+#define moa_matmul_A_LIFTED_AXIS 0
 #define moa_matmul_B_LIFTED_BLOCK 0 /* B is row-major */
+#define moa_matmul_B_LIFTED_AXIS 0
 #define moa_matmul_x_LIFTED_BLOCK 0 /* x is row-major */
+#define moa_matmul_x_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_matmul_workspace_bytes(int64_t m, int64_t k, int64_t p);

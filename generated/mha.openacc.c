@@ -110,16 +110,19 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   float *O_part = P_O > 1 ? (float *)((char *)workspace + offsets[10]) : O;
 
 /* x */
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(Q [0:B * h * dk], K [0:B * h * n * dk], x [0:B * h * n])
+#pragma acc parallel loop gang vector collapse(3) vector_length(128) present(                      \
+    Q [0:B * h * dk], K [0:32 * B * h * dk * moart_floordiv((n + 31), 32)], x [0:B * h * n])
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t g = 0; g < h; ++g) {
       for (int64_t i = 0; i < n; ++i) {
         float acc = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
         for (int64_t l = 0; l < dk; ++l) {
-          acc = acc + (Q[(h * dk * b + dk * g + l)] *
-                       K[(h * n * dk * b + n * dk * g + dk * i + l)]); /* mha.moa:14 */
+          acc = acc +
+                (Q[(h * dk * b + dk * g + l)] *
+                 K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
+                    32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
+                    32 * l + moart_floormod(i, 32))]); /* mha.moa:14 */
         }
         x[(h * n * b + n * g + i)] = (acc / sqrtf((float)(dk))); /* mha.moa:8 */
       }

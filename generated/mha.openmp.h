@@ -9,8 +9,11 @@
 
 /* Array layouts: */
 #define moa_mha_Q_LIFTED_BLOCK 0 /* Q is row-major */
+#define moa_mha_Q_LIFTED_AXIS 0
 #define moa_mha_K_LIFTED_BLOCK 0 /* K is row-major */
+#define moa_mha_K_LIFTED_AXIS 0
 #define moa_mha_V_LIFTED_BLOCK 0 /* V is row-major */
+#define moa_mha_V_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv);

@@ -9,6 +9,7 @@
 
 /* Array layouts: */
 #define moa_reduce_rows_A_LIFTED_BLOCK 0 /* A is row-major */
+#define moa_reduce_rows_A_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m);

@@ -9,8 +9,11 @@
 
 /* Array layouts: */
 #define moa_reshape_A_LIFTED_BLOCK 0 /* A is row-major */
+#define moa_reshape_A_LIFTED_AXIS 0
 #define moa_reshape_x_LIFTED_BLOCK 0 /* x is row-major */
+#define moa_reshape_x_LIFTED_AXIS 0
 #define moa_reshape_y_LIFTED_BLOCK 0 /* y is row-major */
+#define moa_reshape_y_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_reshape_workspace_bytes(void);

@@ -9,8 +9,11 @@
 
 /* Array layouts: */
 #define moa_slices_K_LIFTED_BLOCK 0 /* K is row-major */
+#define moa_slices_K_LIFTED_AXIS 0
 #define moa_slices_k_LIFTED_BLOCK 0 /* k is row-major */
+#define moa_slices_k_LIFTED_AXIS 0
 #define moa_slices_v_LIFTED_BLOCK 0 /* v is row-major */
+#define moa_slices_v_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_slices_workspace_bytes(int64_t n, int64_t dk);

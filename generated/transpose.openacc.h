@@ -8,8 +8,10 @@
 #include <stdint.h>
 
 /* Array layouts: */
-#define moa_transpose_A_LIFTED_BLOCK 0  /* A is row-major */
+#define moa_transpose_A_LIFTED_BLOCK 0 /* A is row-major */
+#define moa_transpose_A_LIFTED_AXIS 0
 #define moa_transpose_M_LIFTED_BLOCK 32 /* M is stored lifted: T([x, y]) = [x / 32, y, x % 32] */
+#define moa_transpose_M_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_transpose_workspace_bytes(int64_t a, int64_t b, int64_t c);

@@ -9,7 +9,9 @@
 
 /* Array layouts: */
 #define moa_transpose_A_LIFTED_BLOCK 0 /* A is row-major */
+#define moa_transpose_A_LIFTED_AXIS 0
 #define moa_transpose_M_LIFTED_BLOCK 0 /* M is row-major */
+#define moa_transpose_M_LIFTED_AXIS 0
 
 /* Bytes of workspace the kernel needs for these dims. */
 size_t moa_transpose_workspace_bytes(int64_t a, int64_t b, int64_t c);

@@ -15,6 +15,7 @@
 #include "moart/layout.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -218,6 +219,55 @@ TEST_CASE("the lowered decode computes the interpreter's result with K lifted, f
     REQUIRE(o.size() == want[0].data.size());
     for (size_t i = 0; i < o.size(); ++i)
       CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
+  }
+}
+
+// ---- lifting on an inner axis: GQA's K ⟨B, hkv, n, dk⟩ stored ⟨B, hkv, ⌈n/32⌉, dk, 32⟩ ---------------------
+
+TEST_CASE("GQA on OpenACC: K lifted on axis 2 (one slab per batch and KV head), every score-stage lane access "
+          "coalesced, offsets the runtime's batch pack, the result the interpreter's",
+          "[lower][lifting]") {
+  const char *gqa = "dim B, hq, hkv, n, dk, dv\nin Q : f64[B, hq, dk]\nin K : f64[B, hkv, n, dk]\n"
+                    "in V : f64[B, hkv, n, dv]\n"
+                    "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                    "fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V\n"
+                    "out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, <b, g * hkv div hq> psi V)\n";
+  Lowered l = lowerText(gqa, Target::OpenACC);
+  const Buffer &K = bufferNamed(l.kernel, "K");
+  REQUIRE(K.layout.kind == Layout::Lifted);
+  CHECK(K.layout.axis == 2);
+  CHECK(bufferNamed(l.kernel, "V").layout.kind == Layout::RowMajor); // its lanes already read along rows
+  for (const Coalescing &c : l.kernel.coalescing)
+    if (c.access.find("K[") != std::string::npos) {
+      INFO(c.stage << ": " << c.access);
+      CHECK(c.difference == "1");
+    }
+  for (auto [Bn, hq, hkv, N] : {std::array<int64_t, 4>{1, 4, 2, 5}, {2, 4, 1, 33}, {2, 2, 2, 64}}) {
+    INFO("B = " << Bn << ", hq = " << hq << ", hkv = " << hkv << ", n = " << N);
+    const int64_t dk = 3, dv = 2, slabs = Bn * hkv;
+    LoopEval ev(l.kernel, {{"B", Bn}, {"hq", hq}, {"hkv", hkv}, {"n", N}, {"dk", dk}, {"dv", dv}});
+    REQUIRE(int64_t(ev.buffer("K").size()) == moart_lifted_batch_count(slabs, N, dk, 32));
+    std::vector<double> Q(static_cast<size_t>(Bn * hq * dk)), Kd(static_cast<size_t>(slabs * N * dk)),
+        V(static_cast<size_t>(slabs * N * dv));
+    for (size_t i = 0; i < Q.size(); ++i)
+      Q[i] = std::cos(double(i) * 0.3);
+    for (size_t i = 0; i < Kd.size(); ++i)
+      Kd[i] = std::sin(double(i));
+    for (size_t i = 0; i < V.size(); ++i)
+      V[i] = std::cos(double(i));
+    ev.buffer("Q") = Q;
+    moart_pack_lifted_batch_f64(Kd.data(), ev.buffer("K").data(), slabs, N, dk, 32);
+    ev.buffer("V") = V;
+    ev.run();
+    DimValues dims{{SymbolTable::intern("B"), Bn}, {SymbolTable::intern("hq"), hq}, {SymbolTable::intern("hkv"), hkv},
+                   {SymbolTable::intern("n"), N},  {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
+    std::vector<NDArray> want = interpret(*l.typed, dims,
+                                          {NDArray{{Bn, hq, dk}, Q}, NDArray{{Bn, hkv, N, dk}, Kd},
+                                           NDArray{{Bn, hkv, N, dv}, V}});
+    std::vector<double> &O = ev.buffer("O");
+    REQUIRE(O.size() == want[0].data.size());
+    for (size_t i = 0; i < O.size(); ++i)
+      CHECK(O[i] == Approx(want[0].data[i]).epsilon(1e-12));
   }
 }
 
