@@ -47,6 +47,7 @@ private:
   LExprPtr lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemType type);
   LExprPtr load(size_t array, const SymVec &index);
   void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
+  bool termsAlongRows(const DnfArray &a, const DExpr &r) const;
 
   const DnfProgram &dnf;
   Schedule sched;
@@ -256,6 +257,36 @@ void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Sy
   forEachAccess(stage.body, visit);
 }
 
+// On a CPU target, whether a split reduction's terms read an input along its rows with the array's
+// innermost index (o[k] = Σ_l p[l]·V[l, k]: k the last index of V, the term index l an earlier one). Its
+// partial pass then runs the term loop outside the innermost index's loop and adds each term into the
+// partials in memory, so a thread walks V row by row instead of down a column with a stride of P rows.
+// Every partial still adds its terms in the same order, so the result is bit-identical to the OpenACC
+// kernel's, which keeps the innermost index on the vector lanes (coalesced there already).
+bool Lowerer::termsAlongRows(const DnfArray &a, const DExpr &r) const {
+  if (target == Target::OpenACC || a.updates || a.index.empty() || containsReduce(r.args[0]))
+    return false;
+  const Symbol inner = a.index.back();
+  std::vector<const DExpr *> stack{r.args[0].get()};
+  while (!stack.empty()) {
+    const DExpr *e = stack.back();
+    stack.pop_back();
+    for (const auto &x : e->args)
+      stack.push_back(x.get());
+    if (e->kind != DKind::Read || dnf.arrays[e->array].storage != Storage::Input || e->index.size() < 2 ||
+        !(e->index.back() == SymExpr::symbol(inner)))
+      continue;
+    bool termsOuter = false, innerOnlyLast = true;
+    for (size_t i = 0; i + 1 < e->index.size(); ++i) {
+      termsOuter |= e->index[i].dependsOn(r.var);
+      innerOnlyLast &= !e->index[i].dependsOn(inner);
+    }
+    if (termsOuter && innerOnlyLast)
+      return true;
+  }
+  return false;
+}
+
 void Lowerer::lowerArray(size_t id) {
   const DnfArray &a = dnf.arrays[id];
   // An index space empty at compile time (an axis of extent 0, e.g. from `0 take A`) has nothing to
@@ -288,8 +319,9 @@ void Lowerer::lowerArray(size_t id) {
   const std::string stage = a.updates ? "update " + ident : a.name;
   // the perfect nest of parallel loops over the array's own index space (an update's leading loop only
   // over the rows it writes)
-  auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into) {
-    for (size_t d = a.index.size(); d-- > 0;) {
+  // (the outer `depth` of them)
+  auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into, size_t depth) {
+    for (size_t d = depth; d-- > 0;) {
       LStmt l = d == 0 ? loop(a.index[d], rows.start, rows.end, 1, LoopKind::Parallel, a.loc)
                        : loop(a.index[d], 0, a.shape[d], 1, LoopKind::Parallel, a.loc);
       l.body = std::move(inner);
@@ -305,7 +337,7 @@ void Lowerer::lowerArray(size_t id) {
     std::vector<LStmt> body;
     LExprPtr value = lowerExpr(body0, body, type);
     body.push_back(store(target, k.buffers[target].offset(index), value, a.loc));
-    nest(std::move(body), st.body);
+    nest(std::move(body), st.body, a.index.size());
     if (!a.index.empty())
       reportAccesses(st, a.index.back(), {});
     k.stages.push_back(std::move(st));
@@ -324,19 +356,48 @@ void Lowerer::lowerArray(size_t id) {
   size_t part = k.buffers.size() - 1;
 
   Symbol c = SymbolTable::fresh("c");
-  Region first{stage + " (partials)", a.loc, int(a.index.size()) + 1, {}, std::nullopt};
+  const bool alongRows = termsAlongRows(a, r);
+  Region first{stage + " (partials)", a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
   {
+    const SymExpr at = SymExpr::symbol(c) * items + gamma(index, a.shape);
+    const LExprPtr zero = floatConst(identity(r.op, type == ElemType::Int));
     std::vector<LStmt> body;
-    Symbol acc = SymbolTable::fresh("acc");
-    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op, type == ElemType::Int)), r.loc));
     LStmt terms = loop(r.var, SymExpr::symbol(c), r.extent, SymExpr::symbol(chunks), LoopKind::Serial, r.loc);
-    LExprPtr value = lowerExpr(r.args[0], terms.body, type);
-    terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, value, r.loc, r.op));
-    body.push_back(std::move(terms));
-    body.push_back(store(part, SymExpr::symbol(c) * items + gamma(index, a.shape), var(acc, type == ElemType::Int),
-                         a.loc));
+    if (alongRows) {
+      // partial[c][…, k] = identity for every k; then for each term l, for each k: partial op= term
+      const Symbol inner = a.index.back();
+      LStmt clear = loop(inner, 0, a.shape.back(), 1, LoopKind::Serial, a.loc);
+      clear.body.push_back(store(part, at, zero, a.loc));
+      LStmt row = loop(inner, 0, a.shape.back(), 1, LoopKind::Serial, r.loc);
+      LExprPtr value = lowerExpr(r.args[0], row.body, type);
+      LExpr sum{};
+      sum.kind = LExprKind::Binary;
+      sum.op = r.op;
+      sum.isInt = type == ElemType::Int;
+      LExpr partial{};
+      partial.kind = LExprKind::Load;
+      partial.buffer = part;
+      partial.offset = at;
+      partial.isInt = sum.isInt;
+      sum.args = {makeL(partial), value};
+      row.body.push_back(store(part, at, makeL(sum), r.loc));
+      terms.body.push_back(std::move(row));
+      body.push_back(std::move(clear));
+      body.push_back(std::move(terms));
+      k.decisions.push_back(fmt::format("{} (partials): the terms are read along rows with {} innermost: the "
+                                        "term loop runs outside {}'s and each term is added into the partials "
+                                        "(the same order of additions as with {} on the lanes)",
+                                        stage, inner.name(), inner.name(), inner.name()));
+    } else {
+      Symbol acc = SymbolTable::fresh("acc");
+      body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
+      LExprPtr value = lowerExpr(r.args[0], terms.body, type);
+      terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, value, r.loc, r.op));
+      body.push_back(std::move(terms));
+      body.push_back(store(part, at, var(acc, type == ElemType::Int), a.loc));
+    }
     std::vector<LStmt> inner;
-    nest(std::move(body), inner);
+    nest(std::move(body), inner, a.index.size() - (alongRows ? 1 : 0));
     LStmt outer = loop(c, 0, SymExpr::symbol(chunks), 1, LoopKind::Parallel, a.loc);
     outer.body = std::move(inner);
     first.body.push_back(std::move(outer));
@@ -365,7 +426,7 @@ void Lowerer::lowerArray(size_t id) {
     combine.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, makeL(partial), r.loc, r.op));
     body.push_back(std::move(combine));
     body.push_back(store(target, k.buffers[target].offset(index), var(acc, type == ElemType::Int), a.loc));
-    nest(std::move(body), second.body);
+    nest(std::move(body), second.body, a.index.size());
   }
   if (!a.index.empty())
     reportAccesses(second, a.index.back(), {});

@@ -166,14 +166,16 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   }
 
 /* o (partials) */
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for schedule(static)
   for (int64_t c5 = 0; c5 < P_o; ++c5) {
     for (int64_t i3 = 0; i3 < dv; ++i3) {
-      float acc6 = 0.0f; /* decode.moa:14 */
-      for (int64_t l4 = c5; l4 < n; l4 += P_o) {
-        acc6 = acc6 + (p[l4] * V[(dv * l4 + i3)]); /* decode.moa:14 */
+      o_part[(dv * c5 + i3)] = 0.0f; /* decode.moa:14 */
+    }
+    for (int64_t l4 = c5; l4 < n; l4 += P_o) {
+      for (int64_t i3 = 0; i3 < dv; ++i3) {
+        o_part[(dv * c5 + i3)] =
+            (o_part[(dv * c5 + i3)] + (p[l4] * V[(dv * l4 + i3)])); /* decode.moa:14 */
       }
-      o_part[(dv * c5 + i3)] = acc6; /* decode.moa:14 */
     }
   }
 
@@ -181,11 +183,11 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   if (P_o > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i3 = 0; i3 < dv; ++i3) {
-      float acc7 = 0.0f; /* decode.moa:14 */
+      float acc6 = 0.0f; /* decode.moa:14 */
       for (int64_t c6 = 0; c6 < P_o; ++c6) {
-        acc7 = acc7 + o_part[(dv * c6 + i3)]; /* decode.moa:14 */
+        acc6 = acc6 + o_part[(dv * c6 + i3)]; /* decode.moa:14 */
       }
-      o[i3] = acc7; /* decode.moa:14 */
+      o[i3] = acc6; /* decode.moa:14 */
     }
   }
   return 0;

@@ -207,13 +207,16 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < hq; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          float acc6 = 0.0f; /* gqa.moa:14 */
-          for (int64_t l4 = c5; l4 < n; l4 += P_O) {
-            acc6 = acc6 + (p[(hq * n * i7 + n * j + l4)] *
-                           V[(hkv * n * dv * i7 + n * dv * moart_floordiv(hkv * j, hq) + dv * l4 +
-                              k)]); /* gqa.moa:14 */
+          O_part[(B * hq * dv * c5 + hq * dv * i7 + dv * j + k)] = 0.0f; /* gqa.moa:16 */
+        }
+        for (int64_t l4 = c5; l4 < n; l4 += P_O) {
+          for (int64_t k = 0; k < dv; ++k) {
+            O_part[(B * hq * dv * c5 + hq * dv * i7 + dv * j + k)] =
+                (O_part[(B * hq * dv * c5 + hq * dv * i7 + dv * j + k)] +
+                 (p[(hq * n * i7 + n * j + l4)] *
+                  V[(hkv * n * dv * i7 + n * dv * moart_floordiv(hkv * j, hq) + dv * l4 +
+                     k)])); /* gqa.moa:14 */
           }
-          O_part[(B * hq * dv * c5 + hq * dv * i7 + dv * j + k)] = acc6; /* gqa.moa:16 */
         }
       }
     }
@@ -224,11 +227,11 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < hq; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          float acc7 = 0.0f; /* gqa.moa:14 */
+          float acc6 = 0.0f; /* gqa.moa:14 */
           for (int64_t c6 = 0; c6 < P_O; ++c6) {
-            acc7 = acc7 + O_part[(B * hq * dv * c6 + hq * dv * i7 + dv * j + k)]; /* gqa.moa:14 */
+            acc6 = acc6 + O_part[(B * hq * dv * c6 + hq * dv * i7 + dv * j + k)]; /* gqa.moa:14 */
           }
-          O[(hq * dv * i7 + dv * j + k)] = acc7; /* gqa.moa:16 */
+          O[(hq * dv * i7 + dv * j + k)] = acc6; /* gqa.moa:16 */
         }
       }
     }

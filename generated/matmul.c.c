@@ -85,11 +85,13 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
   for (int64_t c = 0; c < P_C; ++c) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < p; ++j) {
-        float acc = 0.0f; /* matmul.moa:8 */
-        for (int64_t l = c; l < k; l += P_C) {
-          acc = acc + (A[(k * i + l)] * B[(p * l + j)]); /* matmul.moa:8 */
+        C_part[(m * p * c + p * i + j)] = 0.0f; /* matmul.moa:8 */
+      }
+      for (int64_t l = c; l < k; l += P_C) {
+        for (int64_t j = 0; j < p; ++j) {
+          C_part[(m * p * c + p * i + j)] = (C_part[(m * p * c + p * i + j)] +
+                                             (A[(k * i + l)] * B[(p * l + j)])); /* matmul.moa:8 */
         }
-        C_part[(m * p * c + p * i + j)] = acc; /* matmul.moa:8 */
       }
     }
   }
@@ -98,11 +100,11 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
   if (P_C > 1) {
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < p; ++j) {
-        float acc2 = 0.0f; /* matmul.moa:8 */
+        float acc = 0.0f; /* matmul.moa:8 */
         for (int64_t c2 = 0; c2 < P_C; ++c2) {
-          acc2 = acc2 + C_part[(m * p * c2 + p * i + j)]; /* matmul.moa:8 */
+          acc = acc + C_part[(m * p * c2 + p * i + j)]; /* matmul.moa:8 */
         }
-        C[(p * i + j)] = acc2; /* matmul.moa:8 */
+        C[(p * i + j)] = acc; /* matmul.moa:8 */
       }
     }
   }
@@ -110,22 +112,22 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
   /* y (partials) */
   for (int64_t c3 = 0; c3 < P_y; ++c3) {
     for (int64_t i2 = 0; i2 < m; ++i2) {
-      float acc3 = 0.0f; /* matmul.moa:9 */
+      float acc2 = 0.0f; /* matmul.moa:9 */
       for (int64_t l2 = c3; l2 < p; l2 += P_y) {
-        acc3 = acc3 + (C[(p * i2 + l2)] * x[l2]); /* matmul.moa:9 */
+        acc2 = acc2 + (C[(p * i2 + l2)] * x[l2]); /* matmul.moa:9 */
       }
-      y_part[(m * c3 + i2)] = acc3; /* matmul.moa:9 */
+      y_part[(m * c3 + i2)] = acc2; /* matmul.moa:9 */
     }
   }
 
   /* y (combine) */
   if (P_y > 1) {
     for (int64_t i2 = 0; i2 < m; ++i2) {
-      float acc4 = 0.0f; /* matmul.moa:9 */
+      float acc3 = 0.0f; /* matmul.moa:9 */
       for (int64_t c4 = 0; c4 < P_y; ++c4) {
-        acc4 = acc4 + y_part[(m * c4 + i2)]; /* matmul.moa:9 */
+        acc3 = acc3 + y_part[(m * c4 + i2)]; /* matmul.moa:9 */
       }
-      y[i2] = acc4; /* matmul.moa:9 */
+      y[i2] = acc3; /* matmul.moa:9 */
     }
   }
 
@@ -133,11 +135,14 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
   for (int64_t c5 = 0; c5 < P_D; ++c5) {
     for (int64_t i3 = 0; i3 < m; ++i3) {
       for (int64_t j2 = 0; j2 < p; ++j2) {
-        float acc5 = -INFINITY; /* matmul.moa:10 */
-        for (int64_t l3 = c5; l3 < k; l3 += P_D) {
-          acc5 = moart_maxf(acc5, (A[(k * i3 + l3)] + B[(p * l3 + j2)])); /* matmul.moa:10 */
+        D_part[(m * p * c5 + p * i3 + j2)] = -INFINITY; /* matmul.moa:10 */
+      }
+      for (int64_t l3 = c5; l3 < k; l3 += P_D) {
+        for (int64_t j2 = 0; j2 < p; ++j2) {
+          D_part[(m * p * c5 + p * i3 + j2)] =
+              moart_maxf(D_part[(m * p * c5 + p * i3 + j2)],
+                         (A[(k * i3 + l3)] + B[(p * l3 + j2)])); /* matmul.moa:10 */
         }
-        D_part[(m * p * c5 + p * i3 + j2)] = acc5; /* matmul.moa:10 */
       }
     }
   }
@@ -146,11 +151,11 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
   if (P_D > 1) {
     for (int64_t i3 = 0; i3 < m; ++i3) {
       for (int64_t j2 = 0; j2 < p; ++j2) {
-        float acc6 = -INFINITY; /* matmul.moa:10 */
+        float acc4 = -INFINITY; /* matmul.moa:10 */
         for (int64_t c6 = 0; c6 < P_D; ++c6) {
-          acc6 = moart_maxf(acc6, D_part[(m * p * c6 + p * i3 + j2)]); /* matmul.moa:10 */
+          acc4 = moart_maxf(acc4, D_part[(m * p * c6 + p * i3 + j2)]); /* matmul.moa:10 */
         }
-        D[(p * i3 + j2)] = acc6; /* matmul.moa:10 */
+        D[(p * i3 + j2)] = acc4; /* matmul.moa:10 */
       }
     }
   }

@@ -190,12 +190,15 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < h; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          float acc6 = 0.0f; /* mha.moa:14 */
-          for (int64_t l4 = c5; l4 < n; l4 += P_O) {
-            acc6 = acc6 + (p[(h * n * i7 + n * j + l4)] *
-                           V[(h * n * dv * i7 + n * dv * j + dv * l4 + k)]); /* mha.moa:14 */
+          O_part[(B * h * dv * c5 + h * dv * i7 + dv * j + k)] = 0.0f; /* mha.moa:16 */
+        }
+        for (int64_t l4 = c5; l4 < n; l4 += P_O) {
+          for (int64_t k = 0; k < dv; ++k) {
+            O_part[(B * h * dv * c5 + h * dv * i7 + dv * j + k)] =
+                (O_part[(B * h * dv * c5 + h * dv * i7 + dv * j + k)] +
+                 (p[(h * n * i7 + n * j + l4)] *
+                  V[(h * n * dv * i7 + n * dv * j + dv * l4 + k)])); /* mha.moa:14 */
           }
-          O_part[(B * h * dv * c5 + h * dv * i7 + dv * j + k)] = acc6; /* mha.moa:16 */
         }
       }
     }
@@ -206,11 +209,11 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < h; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          float acc7 = 0.0f; /* mha.moa:14 */
+          float acc6 = 0.0f; /* mha.moa:14 */
           for (int64_t c6 = 0; c6 < P_O; ++c6) {
-            acc7 = acc7 + O_part[(B * h * dv * c6 + h * dv * i7 + dv * j + k)]; /* mha.moa:14 */
+            acc6 = acc6 + O_part[(B * h * dv * c6 + h * dv * i7 + dv * j + k)]; /* mha.moa:14 */
           }
-          O[(h * dv * i7 + dv * j + k)] = acc7; /* mha.moa:16 */
+          O[(h * dv * i7 + dv * j + k)] = acc6; /* mha.moa:16 */
         }
       }
     }

@@ -116,134 +116,136 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
   /* colSum (partials) */
   for (int64_t c = 0; c < P_colSum; ++c) {
     for (int64_t i = 0; i < m; ++i) {
-      float acc = 0.0f; /* reduce-rows.moa:6 */
-      for (int64_t l = c; l < n; l += P_colSum) {
-        acc = acc + A[(m * l + i)]; /* reduce-rows.moa:6 */
+      colSum_part[(m * c + i)] = 0.0f; /* reduce-rows.moa:6 */
+    }
+    for (int64_t l = c; l < n; l += P_colSum) {
+      for (int64_t i = 0; i < m; ++i) {
+        colSum_part[(m * c + i)] =
+            (colSum_part[(m * c + i)] + A[(m * l + i)]); /* reduce-rows.moa:6 */
       }
-      colSum_part[(m * c + i)] = acc; /* reduce-rows.moa:6 */
     }
   }
 
   /* colSum (combine) */
   if (P_colSum > 1) {
     for (int64_t i = 0; i < m; ++i) {
-      float acc2 = 0.0f; /* reduce-rows.moa:6 */
+      float acc = 0.0f; /* reduce-rows.moa:6 */
       for (int64_t c2 = 0; c2 < P_colSum; ++c2) {
-        acc2 = acc2 + colSum_part[(m * c2 + i)]; /* reduce-rows.moa:6 */
+        acc = acc + colSum_part[(m * c2 + i)]; /* reduce-rows.moa:6 */
       }
-      colSum[i] = acc2; /* reduce-rows.moa:6 */
+      colSum[i] = acc; /* reduce-rows.moa:6 */
     }
   }
 
   /* rowSum (partials) */
   for (int64_t c3 = 0; c3 < P_rowSum; ++c3) {
     for (int64_t i2 = 0; i2 < n; ++i2) {
-      float acc3 = 0.0f; /* reduce-rows.moa:7 */
+      float acc2 = 0.0f; /* reduce-rows.moa:7 */
       for (int64_t l2 = c3; l2 < m; l2 += P_rowSum) {
-        acc3 = acc3 + A[(m * i2 + l2)]; /* reduce-rows.moa:7 */
+        acc2 = acc2 + A[(m * i2 + l2)]; /* reduce-rows.moa:7 */
       }
-      rowSum_part[(n * c3 + i2)] = acc3; /* reduce-rows.moa:7 */
+      rowSum_part[(n * c3 + i2)] = acc2; /* reduce-rows.moa:7 */
     }
   }
 
   /* rowSum (combine) */
   if (P_rowSum > 1) {
     for (int64_t i2 = 0; i2 < n; ++i2) {
-      float acc4 = 0.0f; /* reduce-rows.moa:7 */
+      float acc3 = 0.0f; /* reduce-rows.moa:7 */
       for (int64_t c4 = 0; c4 < P_rowSum; ++c4) {
-        acc4 = acc4 + rowSum_part[(n * c4 + i2)]; /* reduce-rows.moa:7 */
+        acc3 = acc3 + rowSum_part[(n * c4 + i2)]; /* reduce-rows.moa:7 */
       }
-      rowSum[i2] = acc4; /* reduce-rows.moa:7 */
+      rowSum[i2] = acc3; /* reduce-rows.moa:7 */
     }
   }
 
   /* rowMax (partials) */
   for (int64_t c5 = 0; c5 < P_rowMax; ++c5) {
     for (int64_t i3 = 0; i3 < n; ++i3) {
-      float acc5 = -INFINITY; /* reduce-rows.moa:8 */
+      float acc4 = -INFINITY; /* reduce-rows.moa:8 */
       for (int64_t l3 = c5; l3 < m; l3 += P_rowMax) {
-        acc5 = moart_maxf(acc5, A[(m * i3 + l3)]); /* reduce-rows.moa:8 */
+        acc4 = moart_maxf(acc4, A[(m * i3 + l3)]); /* reduce-rows.moa:8 */
       }
-      rowMax_part[(n * c5 + i3)] = acc5; /* reduce-rows.moa:8 */
+      rowMax_part[(n * c5 + i3)] = acc4; /* reduce-rows.moa:8 */
     }
   }
 
   /* rowMax (combine) */
   if (P_rowMax > 1) {
     for (int64_t i3 = 0; i3 < n; ++i3) {
-      float acc6 = -INFINITY; /* reduce-rows.moa:8 */
+      float acc5 = -INFINITY; /* reduce-rows.moa:8 */
       for (int64_t c6 = 0; c6 < P_rowMax; ++c6) {
-        acc6 = moart_maxf(acc6, rowMax_part[(n * c6 + i3)]); /* reduce-rows.moa:8 */
+        acc5 = moart_maxf(acc5, rowMax_part[(n * c6 + i3)]); /* reduce-rows.moa:8 */
       }
-      rowMax[i3] = acc6; /* reduce-rows.moa:8 */
+      rowMax[i3] = acc5; /* reduce-rows.moa:8 */
     }
   }
 
   /* rowMin (partials) */
   for (int64_t c7 = 0; c7 < P_rowMin; ++c7) {
     for (int64_t i4 = 0; i4 < n; ++i4) {
-      float acc7 = INFINITY; /* reduce-rows.moa:9 */
+      float acc6 = INFINITY; /* reduce-rows.moa:9 */
       for (int64_t l4 = c7; l4 < m; l4 += P_rowMin) {
-        acc7 = moart_minf(acc7, A[(m * i4 + l4)]); /* reduce-rows.moa:9 */
+        acc6 = moart_minf(acc6, A[(m * i4 + l4)]); /* reduce-rows.moa:9 */
       }
-      rowMin_part[(n * c7 + i4)] = acc7; /* reduce-rows.moa:9 */
+      rowMin_part[(n * c7 + i4)] = acc6; /* reduce-rows.moa:9 */
     }
   }
 
   /* rowMin (combine) */
   if (P_rowMin > 1) {
     for (int64_t i4 = 0; i4 < n; ++i4) {
-      float acc8 = INFINITY; /* reduce-rows.moa:9 */
+      float acc7 = INFINITY; /* reduce-rows.moa:9 */
       for (int64_t c8 = 0; c8 < P_rowMin; ++c8) {
-        acc8 = moart_minf(acc8, rowMin_part[(n * c8 + i4)]); /* reduce-rows.moa:9 */
+        acc7 = moart_minf(acc7, rowMin_part[(n * c8 + i4)]); /* reduce-rows.moa:9 */
       }
-      rowMin[i4] = acc8; /* reduce-rows.moa:9 */
+      rowMin[i4] = acc7; /* reduce-rows.moa:9 */
     }
   }
 
   /* rowProd (partials) */
   for (int64_t c9 = 0; c9 < P_rowProd; ++c9) {
     for (int64_t i5 = 0; i5 < n; ++i5) {
-      float acc9 = 1.0f; /* reduce-rows.moa:10 */
+      float acc8 = 1.0f; /* reduce-rows.moa:10 */
       for (int64_t l5 = c9; l5 < m; l5 += P_rowProd) {
-        acc9 = acc9 * A[(m * i5 + l5)]; /* reduce-rows.moa:10 */
+        acc8 = acc8 * A[(m * i5 + l5)]; /* reduce-rows.moa:10 */
       }
-      rowProd_part[(n * c9 + i5)] = acc9; /* reduce-rows.moa:10 */
+      rowProd_part[(n * c9 + i5)] = acc8; /* reduce-rows.moa:10 */
     }
   }
 
   /* rowProd (combine) */
   if (P_rowProd > 1) {
     for (int64_t i5 = 0; i5 < n; ++i5) {
-      float acc10 = 1.0f; /* reduce-rows.moa:10 */
+      float acc9 = 1.0f; /* reduce-rows.moa:10 */
       for (int64_t c10 = 0; c10 < P_rowProd; ++c10) {
-        acc10 = acc10 * rowProd_part[(n * c10 + i5)]; /* reduce-rows.moa:10 */
+        acc9 = acc9 * rowProd_part[(n * c10 + i5)]; /* reduce-rows.moa:10 */
       }
-      rowProd[i5] = acc10; /* reduce-rows.moa:10 */
+      rowProd[i5] = acc9; /* reduce-rows.moa:10 */
     }
   }
 
   /* total (partials) */
   for (int64_t c11 = 0; c11 < P_total; ++c11) {
-    float acc11 = 0.0f; /* reduce-rows.moa:11 */
+    float acc10 = 0.0f; /* reduce-rows.moa:11 */
     for (int64_t l6 = c11; l6 < m; l6 += P_total) {
-      float acc12 = 0.0f; /* reduce-rows.moa:11 */
+      float acc11 = 0.0f; /* reduce-rows.moa:11 */
       for (int64_t l7 = 0; l7 < n; ++l7) {
-        acc12 = acc12 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
+        acc11 = acc11 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
       }
-      acc11 = acc11 + acc12; /* reduce-rows.moa:11 */
+      acc10 = acc10 + acc11; /* reduce-rows.moa:11 */
     }
-    total_part[c11] = acc11; /* reduce-rows.moa:11 */
+    total_part[c11] = acc10; /* reduce-rows.moa:11 */
   }
 
   /* total (combine) */
   if (P_total > 1) {
     {
-      float acc13 = 0.0f; /* reduce-rows.moa:11 */
+      float acc12 = 0.0f; /* reduce-rows.moa:11 */
       for (int64_t c12 = 0; c12 < P_total; ++c12) {
-        acc13 = acc13 + total_part[c12]; /* reduce-rows.moa:11 */
+        acc12 = acc12 + total_part[c12]; /* reduce-rows.moa:11 */
       }
-      total[0] = acc13; /* reduce-rows.moa:11 */
+      total[0] = acc12; /* reduce-rows.moa:11 */
     }
   }
 
