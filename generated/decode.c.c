@@ -58,14 +58,17 @@
 #include "moart/kernel.h"
 #include "decode.c.h"
 
-static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[11]) {
+static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[14]) {
   size_t total = 0;
   (void)n;
   (void)dk;
   (void)dv;
   const int64_t P_m = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_o = moart_chunks(dv, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
   offsets[4] = total;
   total += moart_align64(sizeof(float) * (size_t)n);
   offsets[5] = total;
@@ -77,15 +80,21 @@ static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, siz
   offsets[8] = total;
   total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)P_m) : 0);
   offsets[9] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
+  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)Q_m) : 0);
   offsets[10] = total;
+  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
+  offsets[11] = total;
+  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)Q_sum_e) : 0);
+  offsets[12] = total;
   total += (P_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * P_o) : 0);
+  offsets[13] = total;
+  total += (Q_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * Q_o) : 0);
   (void)offsets;
   return total;
 }
 
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[11];
+  size_t offsets[14];
   return moa_decode_workspace_layout(n, dk, dv, offsets);
 }
 
@@ -95,17 +104,23 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)dk;
   (void)dv;
   const int64_t P_m = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_o = moart_chunks(dv, n, INT64_C(65536), INT64_C(256));
-  size_t offsets[11];
+  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
+  size_t offsets[14];
   (void)moa_decode_workspace_layout(n, dk, dv, offsets);
   float *s = (float *)((char *)workspace + offsets[4]);
   float *m = (float *)((char *)workspace + offsets[5]);
   float *sum_e = (float *)((char *)workspace + offsets[6]);
   float *p = (float *)((char *)workspace + offsets[7]);
   float *m_part = P_m > 1 ? (float *)((char *)workspace + offsets[8]) : m;
-  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[9]) : sum_e;
-  float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[10]) : o;
+  float *m_group = Q_m > 1 ? (float *)((char *)workspace + offsets[9]) : m;
+  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[10]) : sum_e;
+  float *sum_e_group = Q_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
+  float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[12]) : o;
+  float *o_group = Q_o > 1 ? (float *)((char *)workspace + offsets[13]) : o;
 
   /* s */
   for (int64_t i = 0; i < n; ++i) {
@@ -127,32 +142,54 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
 
   /* m (combine) */
   if (P_m > 1) {
-    {
+    for (int64_t g = 0; g < Q_m; ++g) {
       float acc3 = -INFINITY; /* decode.moa:8 */
-      for (int64_t c2 = 0; c2 < P_m; ++c2) {
+      for (int64_t c2 = g; c2 < P_m; c2 += Q_m) {
         acc3 = moart_maxf(acc3, m_part[c2]); /* decode.moa:8 */
       }
-      m[0] = acc3; /* decode.moa:8 */
+      m_group[g] = acc3; /* decode.moa:8 */
+    }
+  }
+
+  /* m (combine groups) */
+  if (Q_m > 1) {
+    {
+      float acc4 = -INFINITY; /* decode.moa:8 */
+      for (int64_t c3 = 0; c3 < Q_m; ++c3) {
+        acc4 = moart_maxf(acc4, m_group[c3]); /* decode.moa:8 */
+      }
+      m[0] = acc4; /* decode.moa:8 */
     }
   }
 
   /* sum_e (partials) */
-  for (int64_t c3 = 0; c3 < P_sum_e; ++c3) {
-    float acc4 = 0.0f; /* decode.moa:10 */
-    for (int64_t l3 = c3; l3 < n; l3 += P_sum_e) {
-      acc4 = acc4 + expf((s[l3] - m[0])); /* decode.moa:10 */
+  for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
+    float acc5 = 0.0f; /* decode.moa:10 */
+    for (int64_t l3 = c4; l3 < n; l3 += P_sum_e) {
+      acc5 = acc5 + expf((s[l3] - m[0])); /* decode.moa:10 */
     }
-    sum_e_part[c3] = acc4; /* decode.moa:10 */
+    sum_e_part[c4] = acc5; /* decode.moa:10 */
   }
 
   /* sum_e (combine) */
   if (P_sum_e > 1) {
-    {
-      float acc5 = 0.0f; /* decode.moa:10 */
-      for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
-        acc5 = acc5 + sum_e_part[c4]; /* decode.moa:10 */
+    for (int64_t g2 = 0; g2 < Q_sum_e; ++g2) {
+      float acc6 = 0.0f; /* decode.moa:10 */
+      for (int64_t c5 = g2; c5 < P_sum_e; c5 += Q_sum_e) {
+        acc6 = acc6 + sum_e_part[c5]; /* decode.moa:10 */
       }
-      sum_e[0] = acc5; /* decode.moa:10 */
+      sum_e_group[g2] = acc6; /* decode.moa:10 */
+    }
+  }
+
+  /* sum_e (combine groups) */
+  if (Q_sum_e > 1) {
+    {
+      float acc7 = 0.0f; /* decode.moa:10 */
+      for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
+        acc7 = acc7 + sum_e_group[c6]; /* decode.moa:10 */
+      }
+      sum_e[0] = acc7; /* decode.moa:10 */
     }
   }
 
@@ -162,26 +199,39 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   }
 
   /* o (partials) */
-  for (int64_t c5 = 0; c5 < P_o; ++c5) {
+  for (int64_t c7 = 0; c7 < P_o; ++c7) {
     for (int64_t i3 = 0; i3 < dv; ++i3) {
-      o_part[(dv * c5 + i3)] = 0.0f; /* decode.moa:14 */
+      o_part[(dv * c7 + i3)] = 0.0f; /* decode.moa:14 */
     }
-    for (int64_t l4 = c5; l4 < n; l4 += P_o) {
+    for (int64_t l4 = c7; l4 < n; l4 += P_o) {
       for (int64_t i3 = 0; i3 < dv; ++i3) {
-        o_part[(dv * c5 + i3)] =
-            (o_part[(dv * c5 + i3)] + (p[l4] * V[(dv * l4 + i3)])); /* decode.moa:14 */
+        o_part[(dv * c7 + i3)] =
+            (o_part[(dv * c7 + i3)] + (p[l4] * V[(dv * l4 + i3)])); /* decode.moa:14 */
       }
     }
   }
 
   /* o (combine) */
   if (P_o > 1) {
-    for (int64_t i3 = 0; i3 < dv; ++i3) {
-      float acc6 = 0.0f; /* decode.moa:14 */
-      for (int64_t c6 = 0; c6 < P_o; ++c6) {
-        acc6 = acc6 + o_part[(dv * c6 + i3)]; /* decode.moa:14 */
+    for (int64_t g3 = 0; g3 < Q_o; ++g3) {
+      for (int64_t i3 = 0; i3 < dv; ++i3) {
+        float acc8 = 0.0f; /* decode.moa:14 */
+        for (int64_t c8 = g3; c8 < P_o; c8 += Q_o) {
+          acc8 = acc8 + o_part[(dv * c8 + i3)]; /* decode.moa:14 */
+        }
+        o_group[(dv * g3 + i3)] = acc8; /* decode.moa:14 */
       }
-      o[i3] = acc6; /* decode.moa:14 */
+    }
+  }
+
+  /* o (combine groups) */
+  if (Q_o > 1) {
+    for (int64_t i3 = 0; i3 < dv; ++i3) {
+      float acc9 = 0.0f; /* decode.moa:14 */
+      for (int64_t c9 = 0; c9 < Q_o; ++c9) {
+        acc9 = acc9 + o_group[(dv * c9 + i3)]; /* decode.moa:14 */
+      }
+      o[i3] = acc9; /* decode.moa:14 */
     }
   }
   return 0;

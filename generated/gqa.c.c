@@ -67,7 +67,7 @@
 #include "gqa.c.h"
 
 static size_t moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                       int64_t dv, size_t offsets[11]) {
+                                       int64_t dv, size_t offsets[14]) {
   size_t total = 0;
   (void)B;
   (void)hq;
@@ -76,8 +76,11 @@ static size_t moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64
   (void)dk;
   (void)dv;
   const int64_t P_m = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(B * hq, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(B * hq, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_O = moart_chunks(B * hq * dv, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_O = moart_chunks(B * hq * dv, P_O, INT64_C(65536), INT64_C(256));
   offsets[4] = total;
   total += moart_align64(sizeof(float) * (size_t)B * hq * n);
   offsets[5] = total;
@@ -89,16 +92,22 @@ static size_t moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64
   offsets[8] = total;
   total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * P_m) : 0);
   offsets[9] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * P_sum_e) : 0);
+  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * Q_m) : 0);
   offsets[10] = total;
+  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * P_sum_e) : 0);
+  offsets[11] = total;
+  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * Q_sum_e) : 0);
+  offsets[12] = total;
   total += (P_O > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * dv * P_O) : 0);
+  offsets[13] = total;
+  total += (Q_O > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * dv * Q_O) : 0);
   (void)offsets;
   return total;
 }
 
 size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                int64_t dv) {
-  size_t offsets[11];
+  size_t offsets[14];
   return moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets);
 }
 
@@ -112,17 +121,23 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   (void)dk;
   (void)dv;
   const int64_t P_m = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(B * hq, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(B * hq, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_O = moart_chunks(B * hq * dv, n, INT64_C(65536), INT64_C(256));
-  size_t offsets[11];
+  const int64_t Q_O = moart_chunks(B * hq * dv, P_O, INT64_C(65536), INT64_C(256));
+  size_t offsets[14];
   (void)moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets);
   float *x = (float *)((char *)workspace + offsets[4]);
   float *m = (float *)((char *)workspace + offsets[5]);
   float *sum_e = (float *)((char *)workspace + offsets[6]);
   float *p = (float *)((char *)workspace + offsets[7]);
   float *m_part = P_m > 1 ? (float *)((char *)workspace + offsets[8]) : m;
-  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[9]) : sum_e;
-  float *O_part = P_O > 1 ? (float *)((char *)workspace + offsets[10]) : O;
+  float *m_group = Q_m > 1 ? (float *)((char *)workspace + offsets[9]) : m;
+  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[10]) : sum_e;
+  float *sum_e_group = Q_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
+  float *O_part = P_O > 1 ? (float *)((char *)workspace + offsets[12]) : O;
+  float *O_group = Q_O > 1 ? (float *)((char *)workspace + offsets[13]) : O;
 
   /* x */
   for (int64_t b = 0; b < B; ++b) {
@@ -154,39 +169,69 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
 
   /* m (combine) */
   if (P_m > 1) {
+    for (int64_t g2 = 0; g2 < Q_m; ++g2) {
+      for (int64_t b = 0; b < B; ++b) {
+        for (int64_t g = 0; g < hq; ++g) {
+          float acc3 = -INFINITY; /* gqa.moa:9 */
+          for (int64_t c2 = g2; c2 < P_m; c2 += Q_m) {
+            acc3 = moart_maxf(acc3, m_part[(B * hq * c2 + hq * b + g)]); /* gqa.moa:9 */
+          }
+          m_group[(B * hq * g2 + hq * b + g)] = acc3; /* gqa.moa:9 */
+        }
+      }
+    }
+  }
+
+  /* m (combine groups) */
+  if (Q_m > 1) {
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t g = 0; g < hq; ++g) {
-        float acc3 = -INFINITY; /* gqa.moa:9 */
-        for (int64_t c2 = 0; c2 < P_m; ++c2) {
-          acc3 = moart_maxf(acc3, m_part[(B * hq * c2 + hq * b + g)]); /* gqa.moa:9 */
+        float acc4 = -INFINITY; /* gqa.moa:9 */
+        for (int64_t c3 = 0; c3 < Q_m; ++c3) {
+          acc4 = moart_maxf(acc4, m_group[(B * hq * c3 + hq * b + g)]); /* gqa.moa:9 */
         }
-        m[(hq * b + g)] = acc3; /* gqa.moa:9 */
+        m[(hq * b + g)] = acc4; /* gqa.moa:9 */
       }
     }
   }
 
   /* sum_e (partials) */
-  for (int64_t c3 = 0; c3 < P_sum_e; ++c3) {
+  for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
     for (int64_t i2 = 0; i2 < B; ++i2) {
       for (int64_t i3 = 0; i3 < hq; ++i3) {
-        float acc4 = 0.0f; /* gqa.moa:11 */
-        for (int64_t l3 = c3; l3 < n; l3 += P_sum_e) {
-          acc4 = acc4 + expf((x[(hq * n * i2 + n * i3 + l3)] - m[(hq * i2 + i3)])); /* gqa.moa:11 */
+        float acc5 = 0.0f; /* gqa.moa:11 */
+        for (int64_t l3 = c4; l3 < n; l3 += P_sum_e) {
+          acc5 = acc5 + expf((x[(hq * n * i2 + n * i3 + l3)] - m[(hq * i2 + i3)])); /* gqa.moa:11 */
         }
-        sum_e_part[(B * hq * c3 + hq * i2 + i3)] = acc4; /* gqa.moa:11 */
+        sum_e_part[(B * hq * c4 + hq * i2 + i3)] = acc5; /* gqa.moa:11 */
       }
     }
   }
 
   /* sum_e (combine) */
   if (P_sum_e > 1) {
+    for (int64_t g3 = 0; g3 < Q_sum_e; ++g3) {
+      for (int64_t i2 = 0; i2 < B; ++i2) {
+        for (int64_t i3 = 0; i3 < hq; ++i3) {
+          float acc6 = 0.0f; /* gqa.moa:11 */
+          for (int64_t c5 = g3; c5 < P_sum_e; c5 += Q_sum_e) {
+            acc6 = acc6 + sum_e_part[(B * hq * c5 + hq * i2 + i3)]; /* gqa.moa:11 */
+          }
+          sum_e_group[(B * hq * g3 + hq * i2 + i3)] = acc6; /* gqa.moa:11 */
+        }
+      }
+    }
+  }
+
+  /* sum_e (combine groups) */
+  if (Q_sum_e > 1) {
     for (int64_t i2 = 0; i2 < B; ++i2) {
       for (int64_t i3 = 0; i3 < hq; ++i3) {
-        float acc5 = 0.0f; /* gqa.moa:11 */
-        for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
-          acc5 = acc5 + sum_e_part[(B * hq * c4 + hq * i2 + i3)]; /* gqa.moa:11 */
+        float acc7 = 0.0f; /* gqa.moa:11 */
+        for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
+          acc7 = acc7 + sum_e_group[(B * hq * c6 + hq * i2 + i3)]; /* gqa.moa:11 */
         }
-        sum_e[(hq * i2 + i3)] = acc5; /* gqa.moa:11 */
+        sum_e[(hq * i2 + i3)] = acc7; /* gqa.moa:11 */
       }
     }
   }
@@ -203,16 +248,16 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   }
 
   /* O (partials) */
-  for (int64_t c5 = 0; c5 < P_O; ++c5) {
+  for (int64_t c7 = 0; c7 < P_O; ++c7) {
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < hq; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          O_part[(B * hq * dv * c5 + hq * dv * i7 + dv * j + k)] = 0.0f; /* gqa.moa:16 */
+          O_part[(B * hq * dv * c7 + hq * dv * i7 + dv * j + k)] = 0.0f; /* gqa.moa:16 */
         }
-        for (int64_t l4 = c5; l4 < n; l4 += P_O) {
+        for (int64_t l4 = c7; l4 < n; l4 += P_O) {
           for (int64_t k = 0; k < dv; ++k) {
-            O_part[(B * hq * dv * c5 + hq * dv * i7 + dv * j + k)] =
-                (O_part[(B * hq * dv * c5 + hq * dv * i7 + dv * j + k)] +
+            O_part[(B * hq * dv * c7 + hq * dv * i7 + dv * j + k)] =
+                (O_part[(B * hq * dv * c7 + hq * dv * i7 + dv * j + k)] +
                  (p[(hq * n * i7 + n * j + l4)] *
                   V[(hkv * n * dv * i7 + n * dv * moart_floordiv(hkv * j, hq) + dv * l4 +
                      k)])); /* gqa.moa:14 */
@@ -224,14 +269,31 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
 
   /* O (combine) */
   if (P_O > 1) {
+    for (int64_t g4 = 0; g4 < Q_O; ++g4) {
+      for (int64_t i7 = 0; i7 < B; ++i7) {
+        for (int64_t j = 0; j < hq; ++j) {
+          for (int64_t k = 0; k < dv; ++k) {
+            float acc8 = 0.0f; /* gqa.moa:14 */
+            for (int64_t c8 = g4; c8 < P_O; c8 += Q_O) {
+              acc8 = acc8 + O_part[(B * hq * dv * c8 + hq * dv * i7 + dv * j + k)]; /* gqa.moa:14 */
+            }
+            O_group[(B * hq * dv * g4 + hq * dv * i7 + dv * j + k)] = acc8; /* gqa.moa:16 */
+          }
+        }
+      }
+    }
+  }
+
+  /* O (combine groups) */
+  if (Q_O > 1) {
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < hq; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          float acc6 = 0.0f; /* gqa.moa:14 */
-          for (int64_t c6 = 0; c6 < P_O; ++c6) {
-            acc6 = acc6 + O_part[(B * hq * dv * c6 + hq * dv * i7 + dv * j + k)]; /* gqa.moa:14 */
+          float acc9 = 0.0f; /* gqa.moa:14 */
+          for (int64_t c9 = 0; c9 < Q_O; ++c9) {
+            acc9 = acc9 + O_group[(B * hq * dv * c9 + hq * dv * i7 + dv * j + k)]; /* gqa.moa:14 */
           }
-          O[(hq * dv * i7 + dv * j + k)] = acc6; /* gqa.moa:16 */
+          O[(hq * dv * i7 + dv * j + k)] = acc9; /* gqa.moa:16 */
         }
       }
     }

@@ -76,15 +76,18 @@
 #include "kvcache.openmp.h"
 
 static size_t moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
-                                           size_t offsets[13]) {
+                                           size_t offsets[16]) {
   size_t total = 0;
   (void)t;
   (void)cap;
   (void)dk;
   (void)dv;
   const int64_t P_m = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_o = moart_chunks(dv, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
   offsets[6] = total;
   total += moart_align64(sizeof(float) * (size_t)(t + 1));
   offsets[7] = total;
@@ -96,15 +99,21 @@ static size_t moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, i
   offsets[10] = total;
   total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)P_m) : 0);
   offsets[11] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
+  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)Q_m) : 0);
   offsets[12] = total;
+  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
+  offsets[13] = total;
+  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)Q_sum_e) : 0);
+  offsets[14] = total;
   total += (P_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * P_o) : 0);
+  offsets[15] = total;
+  total += (Q_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * Q_o) : 0);
   (void)offsets;
   return total;
 }
 
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv) {
-  size_t offsets[13];
+  size_t offsets[16];
   return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
 }
 
@@ -120,17 +129,23 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   if (!((t + 1) <= cap)) /* update within the inout's storage: t + 1 <= cap */
     return MOART_ERR_SHAPE;
   const int64_t P_m = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_o = moart_chunks(dv, (t + 1), INT64_C(65536), INT64_C(256));
-  size_t offsets[13];
+  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
+  size_t offsets[16];
   (void)moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
   float *s = (float *)((char *)workspace + offsets[6]);
   float *m = (float *)((char *)workspace + offsets[7]);
   float *sum_e = (float *)((char *)workspace + offsets[8]);
   float *p = (float *)((char *)workspace + offsets[9]);
   float *m_part = P_m > 1 ? (float *)((char *)workspace + offsets[10]) : m;
-  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
-  float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[12]) : o;
+  float *m_group = Q_m > 1 ? (float *)((char *)workspace + offsets[11]) : m;
+  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[12]) : sum_e;
+  float *sum_e_group = Q_sum_e > 1 ? (float *)((char *)workspace + offsets[13]) : sum_e;
+  float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[14]) : o;
+  float *o_group = Q_o > 1 ? (float *)((char *)workspace + offsets[15]) : o;
 
 /* update K */
 #pragma omp parallel for collapse(2) schedule(static)
@@ -170,33 +185,57 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
 
   /* m (combine) */
   if (P_m > 1) {
-    {
+#pragma omp parallel for schedule(static)
+    for (int64_t g = 0; g < Q_m; ++g) {
       float acc3 = -INFINITY; /* kvcache.moa:13 */
-      for (int64_t c2 = 0; c2 < P_m; ++c2) {
+      for (int64_t c2 = g; c2 < P_m; c2 += Q_m) {
         acc3 = moart_maxf(acc3, m_part[c2]); /* kvcache.moa:13 */
       }
-      m[0] = acc3; /* kvcache.moa:13 */
+      m_group[g] = acc3; /* kvcache.moa:13 */
+    }
+  }
+
+  /* m (combine groups) */
+  if (Q_m > 1) {
+    {
+      float acc4 = -INFINITY; /* kvcache.moa:13 */
+      for (int64_t c3 = 0; c3 < Q_m; ++c3) {
+        acc4 = moart_maxf(acc4, m_group[c3]); /* kvcache.moa:13 */
+      }
+      m[0] = acc4; /* kvcache.moa:13 */
     }
   }
 
 /* sum_e (partials) */
 #pragma omp parallel for schedule(static)
-  for (int64_t c3 = 0; c3 < P_sum_e; ++c3) {
-    float acc4 = 0.0f; /* kvcache.moa:15 */
-    for (int64_t l3 = c3; l3 < (t + 1); l3 += P_sum_e) {
-      acc4 = acc4 + expf((s[l3] - m[0])); /* kvcache.moa:15 */
+  for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
+    float acc5 = 0.0f; /* kvcache.moa:15 */
+    for (int64_t l3 = c4; l3 < (t + 1); l3 += P_sum_e) {
+      acc5 = acc5 + expf((s[l3] - m[0])); /* kvcache.moa:15 */
     }
-    sum_e_part[c3] = acc4; /* kvcache.moa:15 */
+    sum_e_part[c4] = acc5; /* kvcache.moa:15 */
   }
 
   /* sum_e (combine) */
   if (P_sum_e > 1) {
-    {
-      float acc5 = 0.0f; /* kvcache.moa:15 */
-      for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
-        acc5 = acc5 + sum_e_part[c4]; /* kvcache.moa:15 */
+#pragma omp parallel for schedule(static)
+    for (int64_t g2 = 0; g2 < Q_sum_e; ++g2) {
+      float acc6 = 0.0f; /* kvcache.moa:15 */
+      for (int64_t c5 = g2; c5 < P_sum_e; c5 += Q_sum_e) {
+        acc6 = acc6 + sum_e_part[c5]; /* kvcache.moa:15 */
       }
-      sum_e[0] = acc5; /* kvcache.moa:15 */
+      sum_e_group[g2] = acc6; /* kvcache.moa:15 */
+    }
+  }
+
+  /* sum_e (combine groups) */
+  if (Q_sum_e > 1) {
+    {
+      float acc7 = 0.0f; /* kvcache.moa:15 */
+      for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
+        acc7 = acc7 + sum_e_group[c6]; /* kvcache.moa:15 */
+      }
+      sum_e[0] = acc7; /* kvcache.moa:15 */
     }
   }
 
@@ -208,25 +247,39 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
 
 /* o (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c5 = 0; c5 < P_o; ++c5) {
+  for (int64_t c7 = 0; c7 < P_o; ++c7) {
     for (int64_t i5 = 0; i5 < dv; ++i5) {
-      float acc6 = 0.0f; /* kvcache.moa:19 */
-      for (int64_t l4 = c5; l4 < (t + 1); l4 += P_o) {
-        acc6 = acc6 + (p[l4] * V[(dv * l4 + i5)]); /* kvcache.moa:19 */
+      float acc8 = 0.0f; /* kvcache.moa:19 */
+      for (int64_t l4 = c7; l4 < (t + 1); l4 += P_o) {
+        acc8 = acc8 + (p[l4] * V[(dv * l4 + i5)]); /* kvcache.moa:19 */
       }
-      o_part[(dv * c5 + i5)] = acc6; /* kvcache.moa:19 */
+      o_part[(dv * c7 + i5)] = acc8; /* kvcache.moa:19 */
     }
   }
 
   /* o (combine) */
   if (P_o > 1) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t g3 = 0; g3 < Q_o; ++g3) {
+      for (int64_t i5 = 0; i5 < dv; ++i5) {
+        float acc9 = 0.0f; /* kvcache.moa:19 */
+        for (int64_t c8 = g3; c8 < P_o; c8 += Q_o) {
+          acc9 = acc9 + o_part[(dv * c8 + i5)]; /* kvcache.moa:19 */
+        }
+        o_group[(dv * g3 + i5)] = acc9; /* kvcache.moa:19 */
+      }
+    }
+  }
+
+  /* o (combine groups) */
+  if (Q_o > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i5 = 0; i5 < dv; ++i5) {
-      float acc7 = 0.0f; /* kvcache.moa:19 */
-      for (int64_t c6 = 0; c6 < P_o; ++c6) {
-        acc7 = acc7 + o_part[(dv * c6 + i5)]; /* kvcache.moa:19 */
+      float acc10 = 0.0f; /* kvcache.moa:19 */
+      for (int64_t c9 = 0; c9 < Q_o; ++c9) {
+        acc10 = acc10 + o_group[(dv * c9 + i5)]; /* kvcache.moa:19 */
       }
-      o[i5] = acc7; /* kvcache.moa:19 */
+      o[i5] = acc10; /* kvcache.moa:19 */
     }
   }
   return 0;

@@ -44,26 +44,35 @@
 #include "moart/kernel.h"
 #include "matmul.openmp.h"
 
-static size_t moa_matmul_workspace_layout(int64_t m, int64_t k, int64_t p, size_t offsets[9]) {
+static size_t moa_matmul_workspace_layout(int64_t m, int64_t k, int64_t p, size_t offsets[12]) {
   size_t total = 0;
   (void)m;
   (void)k;
   (void)p;
   const int64_t P_C = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
+  const int64_t Q_C = moart_chunks(m * p, P_C, INT64_C(65536), INT64_C(256));
   const int64_t P_y = moart_chunks(m, p, INT64_C(65536), INT64_C(256));
+  const int64_t Q_y = moart_chunks(m, P_y, INT64_C(65536), INT64_C(256));
   const int64_t P_D = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
+  const int64_t Q_D = moart_chunks(m * p, P_D, INT64_C(65536), INT64_C(256));
   offsets[6] = total;
   total += (P_C > 1 ? moart_align64(sizeof(float) * (size_t)m * p * P_C) : 0);
   offsets[7] = total;
-  total += (P_y > 1 ? moart_align64(sizeof(float) * (size_t)m * P_y) : 0);
+  total += (Q_C > 1 ? moart_align64(sizeof(float) * (size_t)m * p * Q_C) : 0);
   offsets[8] = total;
+  total += (P_y > 1 ? moart_align64(sizeof(float) * (size_t)m * P_y) : 0);
+  offsets[9] = total;
+  total += (Q_y > 1 ? moart_align64(sizeof(float) * (size_t)m * Q_y) : 0);
+  offsets[10] = total;
   total += (P_D > 1 ? moart_align64(sizeof(float) * (size_t)m * p * P_D) : 0);
+  offsets[11] = total;
+  total += (Q_D > 1 ? moart_align64(sizeof(float) * (size_t)m * p * Q_D) : 0);
   (void)offsets;
   return total;
 }
 
 size_t moa_matmul_workspace_bytes(int64_t m, int64_t k, int64_t p) {
-  size_t offsets[9];
+  size_t offsets[12];
   return moa_matmul_workspace_layout(m, k, p, offsets);
 }
 
@@ -73,13 +82,19 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
   (void)k;
   (void)p;
   const int64_t P_C = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
+  const int64_t Q_C = moart_chunks(m * p, P_C, INT64_C(65536), INT64_C(256));
   const int64_t P_y = moart_chunks(m, p, INT64_C(65536), INT64_C(256));
+  const int64_t Q_y = moart_chunks(m, P_y, INT64_C(65536), INT64_C(256));
   const int64_t P_D = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
-  size_t offsets[9];
+  const int64_t Q_D = moart_chunks(m * p, P_D, INT64_C(65536), INT64_C(256));
+  size_t offsets[12];
   (void)moa_matmul_workspace_layout(m, k, p, offsets);
   float *C_part = P_C > 1 ? (float *)((char *)workspace + offsets[6]) : C;
-  float *y_part = P_y > 1 ? (float *)((char *)workspace + offsets[7]) : y;
-  float *D_part = P_D > 1 ? (float *)((char *)workspace + offsets[8]) : D;
+  float *C_group = Q_C > 1 ? (float *)((char *)workspace + offsets[7]) : C;
+  float *y_part = P_y > 1 ? (float *)((char *)workspace + offsets[8]) : y;
+  float *y_group = Q_y > 1 ? (float *)((char *)workspace + offsets[9]) : y;
+  float *D_part = P_D > 1 ? (float *)((char *)workspace + offsets[10]) : D;
+  float *D_group = Q_D > 1 ? (float *)((char *)workspace + offsets[11]) : D;
 
 /* C (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
@@ -99,53 +114,83 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
 
   /* C (combine) */
   if (P_C > 1) {
+#pragma omp parallel for collapse(3) schedule(static)
+    for (int64_t g = 0; g < Q_C; ++g) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < p; ++j) {
+          float acc = 0.0f; /* matmul.moa:8 */
+          for (int64_t c2 = g; c2 < P_C; c2 += Q_C) {
+            acc = acc + C_part[(m * p * c2 + p * i + j)]; /* matmul.moa:8 */
+          }
+          C_group[(m * p * g + p * i + j)] = acc; /* matmul.moa:8 */
+        }
+      }
+    }
+  }
+
+  /* C (combine groups) */
+  if (Q_C > 1) {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < p; ++j) {
-        float acc = 0.0f; /* matmul.moa:8 */
-        for (int64_t c2 = 0; c2 < P_C; ++c2) {
-          acc = acc + C_part[(m * p * c2 + p * i + j)]; /* matmul.moa:8 */
+        float acc2 = 0.0f; /* matmul.moa:8 */
+        for (int64_t c3 = 0; c3 < Q_C; ++c3) {
+          acc2 = acc2 + C_group[(m * p * c3 + p * i + j)]; /* matmul.moa:8 */
         }
-        C[(p * i + j)] = acc; /* matmul.moa:8 */
+        C[(p * i + j)] = acc2; /* matmul.moa:8 */
       }
     }
   }
 
 /* y (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c3 = 0; c3 < P_y; ++c3) {
+  for (int64_t c4 = 0; c4 < P_y; ++c4) {
     for (int64_t i2 = 0; i2 < m; ++i2) {
-      float acc2 = 0.0f; /* matmul.moa:9 */
-      for (int64_t l2 = c3; l2 < p; l2 += P_y) {
-        acc2 = acc2 + (C[(p * i2 + l2)] * x[l2]); /* matmul.moa:9 */
+      float acc3 = 0.0f; /* matmul.moa:9 */
+      for (int64_t l2 = c4; l2 < p; l2 += P_y) {
+        acc3 = acc3 + (C[(p * i2 + l2)] * x[l2]); /* matmul.moa:9 */
       }
-      y_part[(m * c3 + i2)] = acc2; /* matmul.moa:9 */
+      y_part[(m * c4 + i2)] = acc3; /* matmul.moa:9 */
     }
   }
 
   /* y (combine) */
   if (P_y > 1) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t g2 = 0; g2 < Q_y; ++g2) {
+      for (int64_t i2 = 0; i2 < m; ++i2) {
+        float acc4 = 0.0f; /* matmul.moa:9 */
+        for (int64_t c5 = g2; c5 < P_y; c5 += Q_y) {
+          acc4 = acc4 + y_part[(m * c5 + i2)]; /* matmul.moa:9 */
+        }
+        y_group[(m * g2 + i2)] = acc4; /* matmul.moa:9 */
+      }
+    }
+  }
+
+  /* y (combine groups) */
+  if (Q_y > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i2 = 0; i2 < m; ++i2) {
-      float acc3 = 0.0f; /* matmul.moa:9 */
-      for (int64_t c4 = 0; c4 < P_y; ++c4) {
-        acc3 = acc3 + y_part[(m * c4 + i2)]; /* matmul.moa:9 */
+      float acc5 = 0.0f; /* matmul.moa:9 */
+      for (int64_t c6 = 0; c6 < Q_y; ++c6) {
+        acc5 = acc5 + y_group[(m * c6 + i2)]; /* matmul.moa:9 */
       }
-      y[i2] = acc3; /* matmul.moa:9 */
+      y[i2] = acc5; /* matmul.moa:9 */
     }
   }
 
 /* D (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c5 = 0; c5 < P_D; ++c5) {
+  for (int64_t c7 = 0; c7 < P_D; ++c7) {
     for (int64_t i3 = 0; i3 < m; ++i3) {
       for (int64_t j2 = 0; j2 < p; ++j2) {
-        D_part[(m * p * c5 + p * i3 + j2)] = -INFINITY; /* matmul.moa:10 */
+        D_part[(m * p * c7 + p * i3 + j2)] = -INFINITY; /* matmul.moa:10 */
       }
-      for (int64_t l3 = c5; l3 < k; l3 += P_D) {
+      for (int64_t l3 = c7; l3 < k; l3 += P_D) {
         for (int64_t j2 = 0; j2 < p; ++j2) {
-          D_part[(m * p * c5 + p * i3 + j2)] =
-              moart_maxf(D_part[(m * p * c5 + p * i3 + j2)],
+          D_part[(m * p * c7 + p * i3 + j2)] =
+              moart_maxf(D_part[(m * p * c7 + p * i3 + j2)],
                          (A[(k * i3 + l3)] + B[(p * l3 + j2)])); /* matmul.moa:10 */
         }
       }
@@ -154,14 +199,30 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
 
   /* D (combine) */
   if (P_D > 1) {
+#pragma omp parallel for collapse(3) schedule(static)
+    for (int64_t g3 = 0; g3 < Q_D; ++g3) {
+      for (int64_t i3 = 0; i3 < m; ++i3) {
+        for (int64_t j2 = 0; j2 < p; ++j2) {
+          float acc6 = -INFINITY; /* matmul.moa:10 */
+          for (int64_t c8 = g3; c8 < P_D; c8 += Q_D) {
+            acc6 = moart_maxf(acc6, D_part[(m * p * c8 + p * i3 + j2)]); /* matmul.moa:10 */
+          }
+          D_group[(m * p * g3 + p * i3 + j2)] = acc6; /* matmul.moa:10 */
+        }
+      }
+    }
+  }
+
+  /* D (combine groups) */
+  if (Q_D > 1) {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t i3 = 0; i3 < m; ++i3) {
       for (int64_t j2 = 0; j2 < p; ++j2) {
-        float acc4 = -INFINITY; /* matmul.moa:10 */
-        for (int64_t c6 = 0; c6 < P_D; ++c6) {
-          acc4 = moart_maxf(acc4, D_part[(m * p * c6 + p * i3 + j2)]); /* matmul.moa:10 */
+        float acc7 = -INFINITY; /* matmul.moa:10 */
+        for (int64_t c9 = 0; c9 < Q_D; ++c9) {
+          acc7 = moart_maxf(acc7, D_group[(m * p * c9 + p * i3 + j2)]); /* matmul.moa:10 */
         }
-        D[(p * i3 + j2)] = acc4; /* matmul.moa:10 */
+        D[(p * i3 + j2)] = acc7; /* matmul.moa:10 */
       }
     }
   }

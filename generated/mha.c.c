@@ -56,7 +56,7 @@
 #include "mha.c.h"
 
 static size_t moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
-                                       size_t offsets[11]) {
+                                       size_t offsets[14]) {
   size_t total = 0;
   (void)B;
   (void)h;
@@ -64,8 +64,11 @@ static size_t moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t 
   (void)dk;
   (void)dv;
   const int64_t P_m = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(B * h, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(B * h, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_O = moart_chunks(B * h * dv, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_O = moart_chunks(B * h * dv, P_O, INT64_C(65536), INT64_C(256));
   offsets[4] = total;
   total += moart_align64(sizeof(float) * (size_t)B * h * n);
   offsets[5] = total;
@@ -77,15 +80,21 @@ static size_t moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t 
   offsets[8] = total;
   total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)B * h * P_m) : 0);
   offsets[9] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * h * P_sum_e) : 0);
+  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)B * h * Q_m) : 0);
   offsets[10] = total;
+  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * h * P_sum_e) : 0);
+  offsets[11] = total;
+  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * h * Q_sum_e) : 0);
+  offsets[12] = total;
   total += (P_O > 1 ? moart_align64(sizeof(float) * (size_t)B * h * dv * P_O) : 0);
+  offsets[13] = total;
+  total += (Q_O > 1 ? moart_align64(sizeof(float) * (size_t)B * h * dv * Q_O) : 0);
   (void)offsets;
   return total;
 }
 
 size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[11];
+  size_t offsets[14];
   return moa_mha_workspace_layout(B, h, n, dk, dv, offsets);
 }
 
@@ -97,17 +106,23 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   (void)dk;
   (void)dv;
   const int64_t P_m = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_m = moart_chunks(B * h, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e = moart_chunks(B * h, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_O = moart_chunks(B * h * dv, n, INT64_C(65536), INT64_C(256));
-  size_t offsets[11];
+  const int64_t Q_O = moart_chunks(B * h * dv, P_O, INT64_C(65536), INT64_C(256));
+  size_t offsets[14];
   (void)moa_mha_workspace_layout(B, h, n, dk, dv, offsets);
   float *x = (float *)((char *)workspace + offsets[4]);
   float *m = (float *)((char *)workspace + offsets[5]);
   float *sum_e = (float *)((char *)workspace + offsets[6]);
   float *p = (float *)((char *)workspace + offsets[7]);
   float *m_part = P_m > 1 ? (float *)((char *)workspace + offsets[8]) : m;
-  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[9]) : sum_e;
-  float *O_part = P_O > 1 ? (float *)((char *)workspace + offsets[10]) : O;
+  float *m_group = Q_m > 1 ? (float *)((char *)workspace + offsets[9]) : m;
+  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[10]) : sum_e;
+  float *sum_e_group = Q_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
+  float *O_part = P_O > 1 ? (float *)((char *)workspace + offsets[12]) : O;
+  float *O_group = Q_O > 1 ? (float *)((char *)workspace + offsets[13]) : O;
 
   /* x */
   for (int64_t b = 0; b < B; ++b) {
@@ -138,39 +153,69 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
 
   /* m (combine) */
   if (P_m > 1) {
+    for (int64_t g2 = 0; g2 < Q_m; ++g2) {
+      for (int64_t b = 0; b < B; ++b) {
+        for (int64_t g = 0; g < h; ++g) {
+          float acc3 = -INFINITY; /* mha.moa:9 */
+          for (int64_t c2 = g2; c2 < P_m; c2 += Q_m) {
+            acc3 = moart_maxf(acc3, m_part[(B * h * c2 + h * b + g)]); /* mha.moa:9 */
+          }
+          m_group[(B * h * g2 + h * b + g)] = acc3; /* mha.moa:9 */
+        }
+      }
+    }
+  }
+
+  /* m (combine groups) */
+  if (Q_m > 1) {
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t g = 0; g < h; ++g) {
-        float acc3 = -INFINITY; /* mha.moa:9 */
-        for (int64_t c2 = 0; c2 < P_m; ++c2) {
-          acc3 = moart_maxf(acc3, m_part[(B * h * c2 + h * b + g)]); /* mha.moa:9 */
+        float acc4 = -INFINITY; /* mha.moa:9 */
+        for (int64_t c3 = 0; c3 < Q_m; ++c3) {
+          acc4 = moart_maxf(acc4, m_group[(B * h * c3 + h * b + g)]); /* mha.moa:9 */
         }
-        m[(h * b + g)] = acc3; /* mha.moa:9 */
+        m[(h * b + g)] = acc4; /* mha.moa:9 */
       }
     }
   }
 
   /* sum_e (partials) */
-  for (int64_t c3 = 0; c3 < P_sum_e; ++c3) {
+  for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
     for (int64_t i2 = 0; i2 < B; ++i2) {
       for (int64_t i3 = 0; i3 < h; ++i3) {
-        float acc4 = 0.0f; /* mha.moa:11 */
-        for (int64_t l3 = c3; l3 < n; l3 += P_sum_e) {
-          acc4 = acc4 + expf((x[(h * n * i2 + n * i3 + l3)] - m[(h * i2 + i3)])); /* mha.moa:11 */
+        float acc5 = 0.0f; /* mha.moa:11 */
+        for (int64_t l3 = c4; l3 < n; l3 += P_sum_e) {
+          acc5 = acc5 + expf((x[(h * n * i2 + n * i3 + l3)] - m[(h * i2 + i3)])); /* mha.moa:11 */
         }
-        sum_e_part[(B * h * c3 + h * i2 + i3)] = acc4; /* mha.moa:11 */
+        sum_e_part[(B * h * c4 + h * i2 + i3)] = acc5; /* mha.moa:11 */
       }
     }
   }
 
   /* sum_e (combine) */
   if (P_sum_e > 1) {
+    for (int64_t g3 = 0; g3 < Q_sum_e; ++g3) {
+      for (int64_t i2 = 0; i2 < B; ++i2) {
+        for (int64_t i3 = 0; i3 < h; ++i3) {
+          float acc6 = 0.0f; /* mha.moa:11 */
+          for (int64_t c5 = g3; c5 < P_sum_e; c5 += Q_sum_e) {
+            acc6 = acc6 + sum_e_part[(B * h * c5 + h * i2 + i3)]; /* mha.moa:11 */
+          }
+          sum_e_group[(B * h * g3 + h * i2 + i3)] = acc6; /* mha.moa:11 */
+        }
+      }
+    }
+  }
+
+  /* sum_e (combine groups) */
+  if (Q_sum_e > 1) {
     for (int64_t i2 = 0; i2 < B; ++i2) {
       for (int64_t i3 = 0; i3 < h; ++i3) {
-        float acc5 = 0.0f; /* mha.moa:11 */
-        for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
-          acc5 = acc5 + sum_e_part[(B * h * c4 + h * i2 + i3)]; /* mha.moa:11 */
+        float acc7 = 0.0f; /* mha.moa:11 */
+        for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
+          acc7 = acc7 + sum_e_group[(B * h * c6 + h * i2 + i3)]; /* mha.moa:11 */
         }
-        sum_e[(h * i2 + i3)] = acc5; /* mha.moa:11 */
+        sum_e[(h * i2 + i3)] = acc7; /* mha.moa:11 */
       }
     }
   }
@@ -186,16 +231,16 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   }
 
   /* O (partials) */
-  for (int64_t c5 = 0; c5 < P_O; ++c5) {
+  for (int64_t c7 = 0; c7 < P_O; ++c7) {
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < h; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          O_part[(B * h * dv * c5 + h * dv * i7 + dv * j + k)] = 0.0f; /* mha.moa:16 */
+          O_part[(B * h * dv * c7 + h * dv * i7 + dv * j + k)] = 0.0f; /* mha.moa:16 */
         }
-        for (int64_t l4 = c5; l4 < n; l4 += P_O) {
+        for (int64_t l4 = c7; l4 < n; l4 += P_O) {
           for (int64_t k = 0; k < dv; ++k) {
-            O_part[(B * h * dv * c5 + h * dv * i7 + dv * j + k)] =
-                (O_part[(B * h * dv * c5 + h * dv * i7 + dv * j + k)] +
+            O_part[(B * h * dv * c7 + h * dv * i7 + dv * j + k)] =
+                (O_part[(B * h * dv * c7 + h * dv * i7 + dv * j + k)] +
                  (p[(h * n * i7 + n * j + l4)] *
                   V[(h * n * dv * i7 + n * dv * j + dv * l4 + k)])); /* mha.moa:14 */
           }
@@ -206,14 +251,31 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
 
   /* O (combine) */
   if (P_O > 1) {
+    for (int64_t g4 = 0; g4 < Q_O; ++g4) {
+      for (int64_t i7 = 0; i7 < B; ++i7) {
+        for (int64_t j = 0; j < h; ++j) {
+          for (int64_t k = 0; k < dv; ++k) {
+            float acc8 = 0.0f; /* mha.moa:14 */
+            for (int64_t c8 = g4; c8 < P_O; c8 += Q_O) {
+              acc8 = acc8 + O_part[(B * h * dv * c8 + h * dv * i7 + dv * j + k)]; /* mha.moa:14 */
+            }
+            O_group[(B * h * dv * g4 + h * dv * i7 + dv * j + k)] = acc8; /* mha.moa:16 */
+          }
+        }
+      }
+    }
+  }
+
+  /* O (combine groups) */
+  if (Q_O > 1) {
     for (int64_t i7 = 0; i7 < B; ++i7) {
       for (int64_t j = 0; j < h; ++j) {
         for (int64_t k = 0; k < dv; ++k) {
-          float acc6 = 0.0f; /* mha.moa:14 */
-          for (int64_t c6 = 0; c6 < P_O; ++c6) {
-            acc6 = acc6 + O_part[(B * h * dv * c6 + h * dv * i7 + dv * j + k)]; /* mha.moa:14 */
+          float acc9 = 0.0f; /* mha.moa:14 */
+          for (int64_t c9 = 0; c9 < Q_O; ++c9) {
+            acc9 = acc9 + O_group[(B * h * dv * c9 + h * dv * i7 + dv * j + k)]; /* mha.moa:14 */
           }
-          O[(h * dv * i7 + dv * j + k)] = acc6; /* mha.moa:16 */
+          O[(h * dv * i7 + dv * j + k)] = acc9; /* mha.moa:16 */
         }
       }
     }

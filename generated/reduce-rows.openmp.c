@@ -62,34 +62,52 @@
 #include "moart/kernel.h"
 #include "reduce-rows.openmp.h"
 
-static size_t moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets[14]) {
+static size_t moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets[20]) {
   size_t total = 0;
   (void)n;
   (void)m;
   const int64_t P_colSum = moart_chunks(m, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_colSum = moart_chunks(m, P_colSum, INT64_C(65536), INT64_C(256));
   const int64_t P_rowSum = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowSum = moart_chunks(n, P_rowSum, INT64_C(65536), INT64_C(256));
   const int64_t P_rowMax = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowMax = moart_chunks(n, P_rowMax, INT64_C(65536), INT64_C(256));
   const int64_t P_rowMin = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowMin = moart_chunks(n, P_rowMin, INT64_C(65536), INT64_C(256));
   const int64_t P_rowProd = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowProd = moart_chunks(n, P_rowProd, INT64_C(65536), INT64_C(256));
   const int64_t P_total = moart_chunks(1, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_total = moart_chunks(1, P_total, INT64_C(65536), INT64_C(256));
   offsets[8] = total;
   total += (P_colSum > 1 ? moart_align64(sizeof(float) * (size_t)m * P_colSum) : 0);
   offsets[9] = total;
-  total += (P_rowSum > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowSum) : 0);
+  total += (Q_colSum > 1 ? moart_align64(sizeof(float) * (size_t)m * Q_colSum) : 0);
   offsets[10] = total;
-  total += (P_rowMax > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowMax) : 0);
+  total += (P_rowSum > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowSum) : 0);
   offsets[11] = total;
-  total += (P_rowMin > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowMin) : 0);
+  total += (Q_rowSum > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowSum) : 0);
   offsets[12] = total;
-  total += (P_rowProd > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowProd) : 0);
+  total += (P_rowMax > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowMax) : 0);
   offsets[13] = total;
+  total += (Q_rowMax > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowMax) : 0);
+  offsets[14] = total;
+  total += (P_rowMin > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowMin) : 0);
+  offsets[15] = total;
+  total += (Q_rowMin > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowMin) : 0);
+  offsets[16] = total;
+  total += (P_rowProd > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowProd) : 0);
+  offsets[17] = total;
+  total += (Q_rowProd > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowProd) : 0);
+  offsets[18] = total;
   total += (P_total > 1 ? moart_align64(sizeof(float) * (size_t)P_total) : 0);
+  offsets[19] = total;
+  total += (Q_total > 1 ? moart_align64(sizeof(float) * (size_t)Q_total) : 0);
   (void)offsets;
   return total;
 }
 
 size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m) {
-  size_t offsets[14];
+  size_t offsets[20];
   return moa_reduce_rows_workspace_layout(n, m, offsets);
 }
 
@@ -99,19 +117,31 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
   (void)n;
   (void)m;
   const int64_t P_colSum = moart_chunks(m, n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_colSum = moart_chunks(m, P_colSum, INT64_C(65536), INT64_C(256));
   const int64_t P_rowSum = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowSum = moart_chunks(n, P_rowSum, INT64_C(65536), INT64_C(256));
   const int64_t P_rowMax = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowMax = moart_chunks(n, P_rowMax, INT64_C(65536), INT64_C(256));
   const int64_t P_rowMin = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowMin = moart_chunks(n, P_rowMin, INT64_C(65536), INT64_C(256));
   const int64_t P_rowProd = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
+  const int64_t Q_rowProd = moart_chunks(n, P_rowProd, INT64_C(65536), INT64_C(256));
   const int64_t P_total = moart_chunks(1, m, INT64_C(65536), INT64_C(256));
-  size_t offsets[14];
+  const int64_t Q_total = moart_chunks(1, P_total, INT64_C(65536), INT64_C(256));
+  size_t offsets[20];
   (void)moa_reduce_rows_workspace_layout(n, m, offsets);
   float *colSum_part = P_colSum > 1 ? (float *)((char *)workspace + offsets[8]) : colSum;
-  float *rowSum_part = P_rowSum > 1 ? (float *)((char *)workspace + offsets[9]) : rowSum;
-  float *rowMax_part = P_rowMax > 1 ? (float *)((char *)workspace + offsets[10]) : rowMax;
-  float *rowMin_part = P_rowMin > 1 ? (float *)((char *)workspace + offsets[11]) : rowMin;
-  float *rowProd_part = P_rowProd > 1 ? (float *)((char *)workspace + offsets[12]) : rowProd;
-  float *total_part = P_total > 1 ? (float *)((char *)workspace + offsets[13]) : total;
+  float *colSum_group = Q_colSum > 1 ? (float *)((char *)workspace + offsets[9]) : colSum;
+  float *rowSum_part = P_rowSum > 1 ? (float *)((char *)workspace + offsets[10]) : rowSum;
+  float *rowSum_group = Q_rowSum > 1 ? (float *)((char *)workspace + offsets[11]) : rowSum;
+  float *rowMax_part = P_rowMax > 1 ? (float *)((char *)workspace + offsets[12]) : rowMax;
+  float *rowMax_group = Q_rowMax > 1 ? (float *)((char *)workspace + offsets[13]) : rowMax;
+  float *rowMin_part = P_rowMin > 1 ? (float *)((char *)workspace + offsets[14]) : rowMin;
+  float *rowMin_group = Q_rowMin > 1 ? (float *)((char *)workspace + offsets[15]) : rowMin;
+  float *rowProd_part = P_rowProd > 1 ? (float *)((char *)workspace + offsets[16]) : rowProd;
+  float *rowProd_group = Q_rowProd > 1 ? (float *)((char *)workspace + offsets[17]) : rowProd;
+  float *total_part = P_total > 1 ? (float *)((char *)workspace + offsets[18]) : total;
+  float *total_group = Q_total > 1 ? (float *)((char *)workspace + offsets[19]) : total;
 
 /* colSum (partials) */
 #pragma omp parallel for schedule(static)
@@ -129,134 +159,216 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
 
   /* colSum (combine) */
   if (P_colSum > 1) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t g = 0; g < Q_colSum; ++g) {
+      for (int64_t i = 0; i < m; ++i) {
+        float acc = 0.0f; /* reduce-rows.moa:6 */
+        for (int64_t c2 = g; c2 < P_colSum; c2 += Q_colSum) {
+          acc = acc + colSum_part[(m * c2 + i)]; /* reduce-rows.moa:6 */
+        }
+        colSum_group[(m * g + i)] = acc; /* reduce-rows.moa:6 */
+      }
+    }
+  }
+
+  /* colSum (combine groups) */
+  if (Q_colSum > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < m; ++i) {
-      float acc = 0.0f; /* reduce-rows.moa:6 */
-      for (int64_t c2 = 0; c2 < P_colSum; ++c2) {
-        acc = acc + colSum_part[(m * c2 + i)]; /* reduce-rows.moa:6 */
+      float acc2 = 0.0f; /* reduce-rows.moa:6 */
+      for (int64_t c3 = 0; c3 < Q_colSum; ++c3) {
+        acc2 = acc2 + colSum_group[(m * c3 + i)]; /* reduce-rows.moa:6 */
       }
-      colSum[i] = acc; /* reduce-rows.moa:6 */
+      colSum[i] = acc2; /* reduce-rows.moa:6 */
     }
   }
 
 /* rowSum (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c3 = 0; c3 < P_rowSum; ++c3) {
+  for (int64_t c4 = 0; c4 < P_rowSum; ++c4) {
     for (int64_t i2 = 0; i2 < n; ++i2) {
-      float acc2 = 0.0f; /* reduce-rows.moa:7 */
-      for (int64_t l2 = c3; l2 < m; l2 += P_rowSum) {
-        acc2 = acc2 + A[(m * i2 + l2)]; /* reduce-rows.moa:7 */
+      float acc3 = 0.0f; /* reduce-rows.moa:7 */
+      for (int64_t l2 = c4; l2 < m; l2 += P_rowSum) {
+        acc3 = acc3 + A[(m * i2 + l2)]; /* reduce-rows.moa:7 */
       }
-      rowSum_part[(n * c3 + i2)] = acc2; /* reduce-rows.moa:7 */
+      rowSum_part[(n * c4 + i2)] = acc3; /* reduce-rows.moa:7 */
     }
   }
 
   /* rowSum (combine) */
   if (P_rowSum > 1) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t g2 = 0; g2 < Q_rowSum; ++g2) {
+      for (int64_t i2 = 0; i2 < n; ++i2) {
+        float acc4 = 0.0f; /* reduce-rows.moa:7 */
+        for (int64_t c5 = g2; c5 < P_rowSum; c5 += Q_rowSum) {
+          acc4 = acc4 + rowSum_part[(n * c5 + i2)]; /* reduce-rows.moa:7 */
+        }
+        rowSum_group[(n * g2 + i2)] = acc4; /* reduce-rows.moa:7 */
+      }
+    }
+  }
+
+  /* rowSum (combine groups) */
+  if (Q_rowSum > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i2 = 0; i2 < n; ++i2) {
-      float acc3 = 0.0f; /* reduce-rows.moa:7 */
-      for (int64_t c4 = 0; c4 < P_rowSum; ++c4) {
-        acc3 = acc3 + rowSum_part[(n * c4 + i2)]; /* reduce-rows.moa:7 */
+      float acc5 = 0.0f; /* reduce-rows.moa:7 */
+      for (int64_t c6 = 0; c6 < Q_rowSum; ++c6) {
+        acc5 = acc5 + rowSum_group[(n * c6 + i2)]; /* reduce-rows.moa:7 */
       }
-      rowSum[i2] = acc3; /* reduce-rows.moa:7 */
+      rowSum[i2] = acc5; /* reduce-rows.moa:7 */
     }
   }
 
 /* rowMax (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c5 = 0; c5 < P_rowMax; ++c5) {
+  for (int64_t c7 = 0; c7 < P_rowMax; ++c7) {
     for (int64_t i3 = 0; i3 < n; ++i3) {
-      float acc4 = -INFINITY; /* reduce-rows.moa:8 */
-      for (int64_t l3 = c5; l3 < m; l3 += P_rowMax) {
-        acc4 = moart_maxf(acc4, A[(m * i3 + l3)]); /* reduce-rows.moa:8 */
+      float acc6 = -INFINITY; /* reduce-rows.moa:8 */
+      for (int64_t l3 = c7; l3 < m; l3 += P_rowMax) {
+        acc6 = moart_maxf(acc6, A[(m * i3 + l3)]); /* reduce-rows.moa:8 */
       }
-      rowMax_part[(n * c5 + i3)] = acc4; /* reduce-rows.moa:8 */
+      rowMax_part[(n * c7 + i3)] = acc6; /* reduce-rows.moa:8 */
     }
   }
 
   /* rowMax (combine) */
   if (P_rowMax > 1) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t g3 = 0; g3 < Q_rowMax; ++g3) {
+      for (int64_t i3 = 0; i3 < n; ++i3) {
+        float acc7 = -INFINITY; /* reduce-rows.moa:8 */
+        for (int64_t c8 = g3; c8 < P_rowMax; c8 += Q_rowMax) {
+          acc7 = moart_maxf(acc7, rowMax_part[(n * c8 + i3)]); /* reduce-rows.moa:8 */
+        }
+        rowMax_group[(n * g3 + i3)] = acc7; /* reduce-rows.moa:8 */
+      }
+    }
+  }
+
+  /* rowMax (combine groups) */
+  if (Q_rowMax > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i3 = 0; i3 < n; ++i3) {
-      float acc5 = -INFINITY; /* reduce-rows.moa:8 */
-      for (int64_t c6 = 0; c6 < P_rowMax; ++c6) {
-        acc5 = moart_maxf(acc5, rowMax_part[(n * c6 + i3)]); /* reduce-rows.moa:8 */
+      float acc8 = -INFINITY; /* reduce-rows.moa:8 */
+      for (int64_t c9 = 0; c9 < Q_rowMax; ++c9) {
+        acc8 = moart_maxf(acc8, rowMax_group[(n * c9 + i3)]); /* reduce-rows.moa:8 */
       }
-      rowMax[i3] = acc5; /* reduce-rows.moa:8 */
+      rowMax[i3] = acc8; /* reduce-rows.moa:8 */
     }
   }
 
 /* rowMin (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c7 = 0; c7 < P_rowMin; ++c7) {
+  for (int64_t c10 = 0; c10 < P_rowMin; ++c10) {
     for (int64_t i4 = 0; i4 < n; ++i4) {
-      float acc6 = INFINITY; /* reduce-rows.moa:9 */
-      for (int64_t l4 = c7; l4 < m; l4 += P_rowMin) {
-        acc6 = moart_minf(acc6, A[(m * i4 + l4)]); /* reduce-rows.moa:9 */
+      float acc9 = INFINITY; /* reduce-rows.moa:9 */
+      for (int64_t l4 = c10; l4 < m; l4 += P_rowMin) {
+        acc9 = moart_minf(acc9, A[(m * i4 + l4)]); /* reduce-rows.moa:9 */
       }
-      rowMin_part[(n * c7 + i4)] = acc6; /* reduce-rows.moa:9 */
+      rowMin_part[(n * c10 + i4)] = acc9; /* reduce-rows.moa:9 */
     }
   }
 
   /* rowMin (combine) */
   if (P_rowMin > 1) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t g4 = 0; g4 < Q_rowMin; ++g4) {
+      for (int64_t i4 = 0; i4 < n; ++i4) {
+        float acc10 = INFINITY; /* reduce-rows.moa:9 */
+        for (int64_t c11 = g4; c11 < P_rowMin; c11 += Q_rowMin) {
+          acc10 = moart_minf(acc10, rowMin_part[(n * c11 + i4)]); /* reduce-rows.moa:9 */
+        }
+        rowMin_group[(n * g4 + i4)] = acc10; /* reduce-rows.moa:9 */
+      }
+    }
+  }
+
+  /* rowMin (combine groups) */
+  if (Q_rowMin > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i4 = 0; i4 < n; ++i4) {
-      float acc7 = INFINITY; /* reduce-rows.moa:9 */
-      for (int64_t c8 = 0; c8 < P_rowMin; ++c8) {
-        acc7 = moart_minf(acc7, rowMin_part[(n * c8 + i4)]); /* reduce-rows.moa:9 */
+      float acc11 = INFINITY; /* reduce-rows.moa:9 */
+      for (int64_t c12 = 0; c12 < Q_rowMin; ++c12) {
+        acc11 = moart_minf(acc11, rowMin_group[(n * c12 + i4)]); /* reduce-rows.moa:9 */
       }
-      rowMin[i4] = acc7; /* reduce-rows.moa:9 */
+      rowMin[i4] = acc11; /* reduce-rows.moa:9 */
     }
   }
 
 /* rowProd (partials) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c9 = 0; c9 < P_rowProd; ++c9) {
+  for (int64_t c13 = 0; c13 < P_rowProd; ++c13) {
     for (int64_t i5 = 0; i5 < n; ++i5) {
-      float acc8 = 1.0f; /* reduce-rows.moa:10 */
-      for (int64_t l5 = c9; l5 < m; l5 += P_rowProd) {
-        acc8 = acc8 * A[(m * i5 + l5)]; /* reduce-rows.moa:10 */
+      float acc12 = 1.0f; /* reduce-rows.moa:10 */
+      for (int64_t l5 = c13; l5 < m; l5 += P_rowProd) {
+        acc12 = acc12 * A[(m * i5 + l5)]; /* reduce-rows.moa:10 */
       }
-      rowProd_part[(n * c9 + i5)] = acc8; /* reduce-rows.moa:10 */
+      rowProd_part[(n * c13 + i5)] = acc12; /* reduce-rows.moa:10 */
     }
   }
 
   /* rowProd (combine) */
   if (P_rowProd > 1) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t g5 = 0; g5 < Q_rowProd; ++g5) {
+      for (int64_t i5 = 0; i5 < n; ++i5) {
+        float acc13 = 1.0f; /* reduce-rows.moa:10 */
+        for (int64_t c14 = g5; c14 < P_rowProd; c14 += Q_rowProd) {
+          acc13 = acc13 * rowProd_part[(n * c14 + i5)]; /* reduce-rows.moa:10 */
+        }
+        rowProd_group[(n * g5 + i5)] = acc13; /* reduce-rows.moa:10 */
+      }
+    }
+  }
+
+  /* rowProd (combine groups) */
+  if (Q_rowProd > 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t i5 = 0; i5 < n; ++i5) {
-      float acc9 = 1.0f; /* reduce-rows.moa:10 */
-      for (int64_t c10 = 0; c10 < P_rowProd; ++c10) {
-        acc9 = acc9 * rowProd_part[(n * c10 + i5)]; /* reduce-rows.moa:10 */
+      float acc14 = 1.0f; /* reduce-rows.moa:10 */
+      for (int64_t c15 = 0; c15 < Q_rowProd; ++c15) {
+        acc14 = acc14 * rowProd_group[(n * c15 + i5)]; /* reduce-rows.moa:10 */
       }
-      rowProd[i5] = acc9; /* reduce-rows.moa:10 */
+      rowProd[i5] = acc14; /* reduce-rows.moa:10 */
     }
   }
 
 /* total (partials) */
 #pragma omp parallel for schedule(static)
-  for (int64_t c11 = 0; c11 < P_total; ++c11) {
-    float acc10 = 0.0f; /* reduce-rows.moa:11 */
-    for (int64_t l6 = c11; l6 < m; l6 += P_total) {
-      float acc11 = 0.0f; /* reduce-rows.moa:11 */
+  for (int64_t c16 = 0; c16 < P_total; ++c16) {
+    float acc15 = 0.0f; /* reduce-rows.moa:11 */
+    for (int64_t l6 = c16; l6 < m; l6 += P_total) {
+      float acc16 = 0.0f; /* reduce-rows.moa:11 */
       for (int64_t l7 = 0; l7 < n; ++l7) {
-        acc11 = acc11 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
+        acc16 = acc16 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
       }
-      acc10 = acc10 + acc11; /* reduce-rows.moa:11 */
+      acc15 = acc15 + acc16; /* reduce-rows.moa:11 */
     }
-    total_part[c11] = acc10; /* reduce-rows.moa:11 */
+    total_part[c16] = acc15; /* reduce-rows.moa:11 */
   }
 
   /* total (combine) */
   if (P_total > 1) {
-    {
-      float acc12 = 0.0f; /* reduce-rows.moa:11 */
-      for (int64_t c12 = 0; c12 < P_total; ++c12) {
-        acc12 = acc12 + total_part[c12]; /* reduce-rows.moa:11 */
+#pragma omp parallel for schedule(static)
+    for (int64_t g6 = 0; g6 < Q_total; ++g6) {
+      float acc17 = 0.0f; /* reduce-rows.moa:11 */
+      for (int64_t c17 = g6; c17 < P_total; c17 += Q_total) {
+        acc17 = acc17 + total_part[c17]; /* reduce-rows.moa:11 */
       }
-      total[0] = acc12; /* reduce-rows.moa:11 */
+      total_group[g6] = acc17; /* reduce-rows.moa:11 */
+    }
+  }
+
+  /* total (combine groups) */
+  if (Q_total > 1) {
+    {
+      float acc18 = 0.0f; /* reduce-rows.moa:11 */
+      for (int64_t c18 = 0; c18 < Q_total; ++c18) {
+        acc18 = acc18 + total_group[c18]; /* reduce-rows.moa:11 */
+      }
+      total[0] = acc18; /* reduce-rows.moa:11 */
     }
   }
 

@@ -278,7 +278,7 @@ TEST_CASE("a split reduction's chunks cover every term once, N divisible by P or
   s.threads = 8;
   s.chunk = 1; // so that P = min(8, N): N < P and N not divisible by P both occur
   Lowered l = lowerText("dim n\nin x : f64[n]\nout t = +/ x\n", Target::OpenMP, s);
-  REQUIRE(l.kernel.chunkCounts.size() == 1);
+  REQUIRE(l.kernel.chunkCounts.size() == 2); // P, and Q for the combine's groups
   for (int64_t N : {1, 3, 8, 13, 16}) {
     INFO("n = " << N);
     int64_t P = moart_chunks(1, N, 8, 1);
@@ -298,6 +298,36 @@ TEST_CASE("a split reduction's chunks cover every term once, N divisible by P or
         for (int64_t t = c; t < N; t += P)
           want += x[size_t(t)];
         CHECK(part[size_t(c)] == want);
+      }
+    }
+  }
+}
+
+TEST_CASE("the combine adds the partials in Q groups (group g: partials g, g + Q, …), then the groups in order",
+          "[lower][lifting]") {
+  Schedule s;
+  s.threads = 8;
+  s.chunk = 2; // P = min(8, ⌈N/2⌉) chunks, Q = min(8, ⌈P/2⌉) groups
+  Lowered l = lowerText("dim n\nin x : f64[n]\nout t = +/ x\n", Target::C, s);
+  REQUIRE(l.kernel.chunkCounts.size() == 2);
+  for (int64_t N : {1, 2, 3, 5, 8, 13, 16, 40}) {
+    INFO("n = " << N);
+    int64_t P = moart_chunks(1, N, 8, 2), Q = moart_chunks(1, P, 8, 2);
+    CHECK(Q == std::min<int64_t>(8, (P + 1) / 2));
+    LoopEval ev(l.kernel, {{"n", N}});
+    std::vector<double> x(static_cast<size_t>(N));
+    for (int64_t i = 0; i < N; ++i)
+      x[size_t(i)] = double(int64_t(1) << i);
+    ev.buffer("x") = x;
+    ev.run();
+    CHECK(ev.buffer("t")[0] == double((int64_t(1) << N) - 1)); // all terms, none twice
+    if (Q > 1) {
+      std::vector<double> &group = ev.buffer("t_group");
+      for (int64_t g = 0; g < Q; ++g) {
+        double want = 0;
+        for (int64_t t = 0; t < N; ++t)
+          want += (t % P) % Q == g ? x[size_t(t)] : 0; // term t is in chunk t mod P, in group (t mod P) mod Q
+        CHECK(group[size_t(g)] == want);
       }
     }
   }
