@@ -113,6 +113,17 @@ DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings
   return e;
 }
 
+void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f) {
+  std::vector<const DExpr *> stack{e.get()};
+  while (!stack.empty()) {
+    const DExpr *x = stack.back();
+    stack.pop_back();
+    f(*x);
+    for (const auto &a : x->args)
+      stack.push_back(a.get());
+  }
+}
+
 bool containsReduce(const DExprPtr &e) {
   if (e->kind == DKind::Reduce)
     return true;

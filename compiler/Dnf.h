@@ -9,6 +9,7 @@
 #include "Symbolic.h"
 #include "Typed.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -59,6 +60,8 @@ DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, So
 // every binder is a fresh symbol.
 DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings);
 bool containsReduce(const DExprPtr &e);
+// Calls f for e and every node below it (each once, in no promised order).
+void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f);
 // Free symbols (dims and index variables; reduction binders excluded), sorted.
 std::vector<Symbol> freeSymbols(const DExprPtr &e);
 

@@ -199,27 +199,22 @@ void Lowerer::chooseLayouts() {
     if (a.index.empty())
       continue;
     Symbol lane = a.index.back();
-    std::vector<const DExpr *> stack{a.body.get()};
-    while (!stack.empty()) {
-      const DExpr *e = stack.back();
-      stack.pop_back();
-      for (const auto &x : e->args)
-        stack.push_back(x.get());
-      if (e->kind != DKind::Read || dnf.arrays[e->array].storage != Storage::Input || e->index.size() < 2 ||
-          dnf.arrays[e->array].inout) // an inout keeps the caller's row-major layout: it is written back
-        continue;
+    forEachNode(a.body, [&](const DExpr &e) {
+      if (e.kind != DKind::Read || dnf.arrays[e.array].storage != Storage::Input || e.index.size() < 2 ||
+          dnf.arrays[e.array].inout) // an inout keeps the caller's row-major layout: it is written back
+        return;
       std::vector<size_t> laneAxes;
-      for (size_t i = 0; i < e->index.size(); ++i)
-        if (e->index[i].dependsOn(lane))
+      for (size_t i = 0; i < e.index.size(); ++i)
+        if (e.index[i].dependsOn(lane))
           laneAxes.push_back(i);
-      bool rowPerLane = laneAxes.size() == 1 && laneAxes[0] + 1 < e->index.size() &&
-                        e->index[laneAxes[0]] == SymExpr::symbol(lane);
-      auto diff = gamma(e->index, dnf.arrays[e->array].shape).linearCoefficient(lane);
-      if (rowPerLane && !wanted.emplace(e->array, laneAxes[0]).second && wanted[e->array] != laneAxes[0])
-        harmed.insert(e->array);
+      bool rowPerLane = laneAxes.size() == 1 && laneAxes[0] + 1 < e.index.size() &&
+                        e.index[laneAxes[0]] == SymExpr::symbol(lane);
+      auto diff = gamma(e.index, dnf.arrays[e.array].shape).linearCoefficient(lane);
+      if (rowPerLane && !wanted.emplace(e.array, laneAxes[0]).second && wanted[e.array] != laneAxes[0])
+        harmed.insert(e.array);
       else if (!rowPerLane && diff && *diff == SymExpr(1))
-        harmed.insert(e->array);
-    }
+        harmed.insert(e.array);
+    });
   }
   for (const auto &[id, axis] : wanted)
     if (!harmed.count(id)) {
@@ -267,24 +262,19 @@ bool Lowerer::termsAlongRows(const DnfArray &a, const DExpr &r) const {
   if (target == Target::OpenACC || a.updates || a.index.empty() || containsReduce(r.args[0]))
     return false;
   const Symbol inner = a.index.back();
-  std::vector<const DExpr *> stack{r.args[0].get()};
-  while (!stack.empty()) {
-    const DExpr *e = stack.back();
-    stack.pop_back();
-    for (const auto &x : e->args)
-      stack.push_back(x.get());
-    if (e->kind != DKind::Read || dnf.arrays[e->array].storage != Storage::Input || e->index.size() < 2 ||
-        !(e->index.back() == SymExpr::symbol(inner)))
-      continue;
+  bool found = false;
+  forEachNode(r.args[0], [&](const DExpr &e) {
+    if (e.kind != DKind::Read || dnf.arrays[e.array].storage != Storage::Input || e.index.size() < 2 ||
+        !(e.index.back() == SymExpr::symbol(inner)))
+      return;
     bool termsOuter = false, innerOnlyLast = true;
-    for (size_t i = 0; i + 1 < e->index.size(); ++i) {
-      termsOuter |= e->index[i].dependsOn(r.var);
-      innerOnlyLast &= !e->index[i].dependsOn(inner);
+    for (size_t i = 0; i + 1 < e.index.size(); ++i) {
+      termsOuter |= e.index[i].dependsOn(r.var);
+      innerOnlyLast &= !e.index[i].dependsOn(inner);
     }
-    if (termsOuter && innerOnlyLast)
-      return true;
-  }
-  return false;
+    found |= termsOuter && innerOnlyLast;
+  });
+  return found;
 }
 
 void Lowerer::lowerArray(size_t id) {

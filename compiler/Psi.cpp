@@ -250,15 +250,10 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
 // Reads of the inout being updated must be at the element being written: every element of the update
 // is computed in parallel and stored in place, so another element may already be overwritten.
 void PsiReducer::findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update) {
-  std::vector<const DExpr *> stack{body.get()};
-  while (!stack.empty()) {
-    const DExpr *e = stack.back();
-    stack.pop_back();
-    for (const auto &a : e->args)
-      stack.push_back(a.get());
-    if (e->kind == DKind::Read && e->array == input && e->index != own)
-      out.conflicts.push_back(UpdateConflict{update, e->index, e->loc});
-  }
+  forEachNode(body, [&](const DExpr &e) {
+    if (e.kind == DKind::Read && e.array == input && e.index != own)
+      out.conflicts.push_back(UpdateConflict{update, e.index, e.loc});
+  });
 }
 
 DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc) {
