@@ -23,6 +23,7 @@ CASES = [
     ("decode", dict(n=1, dk=1, dv=1), 0),
     ("decode", dict(n=1000, dk=7, dv=13), 0),
     ("decode", dict(n=4096, dk=64, dv=64), 1),  # n = 1024, 4096 with seeds 0-2: paper/reproduce
+    ("decode", dict(n=70000, dk=4, dv=4), 0),  # P = 274 chunks > chunk = 256: a two-level combine (Q = 2)
     ("gqa", dict(B=2, hq=8, hkv=2, n=300, dk=5, dv=3), 0),
     ("mha", dict(B=2, h=3, n=513, dk=4, dv=5), 0),
     ("prefill", dict(n=300, dk=8, dv=8), 0),
