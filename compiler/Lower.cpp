@@ -107,13 +107,19 @@ LExprPtr var(Symbol s, bool isInt) {
   return makeL(e);
 }
 
-LExprPtr Lowerer::load(size_t array, const SymVec &index) {
+// buffer[offset]
+LExprPtr loadAt(size_t buffer, SymExpr offset, bool isInt) {
   LExpr e{};
   e.kind = LExprKind::Load;
-  e.buffer = bufferOf[array];
-  e.offset = k.buffers[e.buffer].offset(index);
-  e.isInt = k.buffers[e.buffer].elem == ElemType::Int;
+  e.buffer = buffer;
+  e.offset = std::move(offset);
+  e.isInt = isInt;
   return makeL(e);
+}
+
+LExprPtr Lowerer::load(size_t array, const SymVec &index) {
+  const Buffer &b = k.buffers[bufferOf[array]];
+  return loadAt(bufferOf[array], b.offset(index), b.elem == ElemType::Int);
 }
 
 // A reduction becomes an accumulator declared before its use and a serial loop that folds the body
@@ -307,9 +313,8 @@ void Lowerer::lowerArray(size_t id) {
   // An update's DNF name (K') is not a C identifier: its stages and partials are named after its buffer.
   const std::string ident = a.updates ? k.buffers[target].name : a.name;
   const std::string stage = a.updates ? "update " + ident : a.name;
-  // the perfect nest of parallel loops over the array's own index space (an update's leading loop only
-  // over the rows it writes)
-  // (the outer `depth` of them)
+  // the perfect nest of parallel loops over the outer `depth` indices of the array's own index space (an
+  // update's leading loop only over the rows it writes)
   auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into, size_t depth) {
     for (size_t d = depth; d-- > 0;) {
       LStmt l = d == 0 ? loop(a.index[d], rows.start, rows.end, 1, LoopKind::Parallel, a.loc)
@@ -346,11 +351,11 @@ void Lowerer::lowerArray(size_t id) {
   size_t part = k.buffers.size() - 1;
 
   Symbol c = SymbolTable::fresh("c");
+  const LExprPtr zero = floatConst(identity(r.op, type == ElemType::Int)); // every accumulator's start
   const bool alongRows = termsAlongRows(a, r);
   Region first{stage + " (partials)", a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
   {
     const SymExpr at = SymExpr::symbol(c) * items + gamma(index, a.shape);
-    const LExprPtr zero = floatConst(identity(r.op, type == ElemType::Int));
     std::vector<LStmt> body;
     LStmt terms = loop(r.var, SymExpr::symbol(c), r.extent, SymExpr::symbol(chunks), LoopKind::Serial, r.loc);
     if (alongRows) {
@@ -364,12 +369,7 @@ void Lowerer::lowerArray(size_t id) {
       sum.kind = LExprKind::Binary;
       sum.op = r.op;
       sum.isInt = type == ElemType::Int;
-      LExpr partial{};
-      partial.kind = LExprKind::Load;
-      partial.buffer = part;
-      partial.offset = at;
-      partial.isInt = sum.isInt;
-      sum.args = {makeL(partial), value};
+      sum.args = {loadAt(part, at, sum.isInt), value};
       row.body.push_back(store(part, at, makeL(sum), r.loc));
       terms.body.push_back(std::move(row));
       body.push_back(std::move(clear));
@@ -418,15 +418,11 @@ void Lowerer::lowerArray(size_t id) {
                          std::optional<SymExpr> into) {
     std::vector<LStmt> body;
     Symbol acc = SymbolTable::fresh("acc");
-    body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(identity(r.op, type == ElemType::Int)), r.loc));
+    body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
     LStmt combine = loop(each, first ? SymExpr::symbol(*first) : SymExpr(0), SymExpr::symbol(count), step,
                          LoopKind::Serial, r.loc);
-    LExpr partial{};
-    partial.kind = LExprKind::Load;
-    partial.buffer = from;
-    partial.offset = SymExpr::symbol(each) * items + gamma(index, a.shape);
-    partial.isInt = type == ElemType::Int;
-    combine.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, makeL(partial), r.loc, r.op));
+    LExprPtr partial = loadAt(from, SymExpr::symbol(each) * items + gamma(index, a.shape), type == ElemType::Int);
+    combine.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, partial, r.loc, r.op));
     body.push_back(std::move(combine));
     body.push_back(store(into ? group : target,
                          into ? *into * items + gamma(index, a.shape) : k.buffers[target].offset(index),

@@ -268,13 +268,10 @@ int runCheckCommand(const CheckOptions &opts) {
     pass &= compare("out_" + buf.name + ".moarr", buf.name, buf.elem, buf.shape, expected[i], SIZE_MAX);
   }
   // Each updated inout's whole storage: the rows the update writes, and the rest unchanged.
-  auto value = [&](const SymExpr &e) { return e.evaluate([&](Symbol s) { return dims->at(s); }); };
   for (size_t u = 0; u < dnf.updates.size(); ++u) {
     const DnfArray &update = dnf.arrays[dnf.updates[u]];
     const DnfArray &in = dnf.arrays[*update.updates];
-    int64_t written = 1;
-    for (const SymExpr &e : update.shape)
-      written *= value(e);
+    int64_t written = product(update.shape).evaluate([&](Symbol s) { return dims->at(s); });
     pass &= compare("inout_" + in.name + ".moarr", in.name + " (inout, after its update)", in.elem, in.shape,
                     expected[outs.size() + u], size_t(written));
   }

@@ -142,37 +142,31 @@ int runRunCommand(const RunOptions &opts) {
           return exitUserError;
     }
     std::vector<NDArray> outputs = interpret(*program, *dims, inputs);
-    size_t k = 0;
-    for (const auto &binding : program->bindings) {
-      if (!binding->isOutput)
-        continue;
+    // Prints one result (and writes it to the outputs folder as FILE.moarr); false after a diagnostic.
+    auto show = [&](const NDArray &value, ElemType elem, const std::string &name, const std::string &file,
+                    const char *what, const TBinding &binding) {
       OwnedArray out;
-      moart_status st = fromNDArray(outputs.at(k++), binding->value->type.elem, out);
+      moart_status st = fromNDArray(value, elem, out);
       if (st == MOART_OK)
-        st = moart_print_array(stdout, &out.a, binding->name.c_str());
+        st = moart_print_array(stdout, &out.a, name.c_str());
       if (st != MOART_OK) {
-        diags.reportSpan(Diag::RunError, binding->loc, uint32_t(binding->name.size()),
-                         fmt::format("cannot print output '{}': {}", binding->name, moart_status_string(st)));
-        return exitUserError;
+        diags.reportSpan(Diag::RunError, binding.loc, uint32_t(binding.name.size()),
+                         fmt::format("cannot print {} '{}': {}", what, name, moart_status_string(st)));
+        return false;
       }
-      if (!opts.outputsDir.empty() && !writeArray(opts.outputsDir, binding->name, out.a, diags))
+      return opts.outputsDir.empty() || writeArray(opts.outputsDir, file, out.a, diags);
+    };
+    // the outputs in `out` order, then each updated inout's storage after its update, under the inout's name
+    size_t k = 0;
+    for (const auto &binding : program->bindings)
+      if (binding->isOutput &&
+          !show(outputs.at(k++), binding->value->type.elem, binding->name, binding->name, "output", *binding))
         return exitUserError;
-    }
-    // then each updated inout's storage after its update, under the inout's name
     for (const auto &binding : program->bindings) {
       if (!binding->updates)
         continue;
       const TInput &in = program->inputs[*binding->updates];
-      OwnedArray out;
-      moart_status st = fromNDArray(outputs.at(k++), in.elem, out);
-      if (st == MOART_OK)
-        st = moart_print_array(stdout, &out.a, in.name.c_str());
-      if (st != MOART_OK) {
-        diags.reportSpan(Diag::RunError, binding->loc, uint32_t(binding->name.size()),
-                         fmt::format("cannot print inout '{}': {}", in.name, moart_status_string(st)));
-        return exitUserError;
-      }
-      if (!opts.outputsDir.empty() && !writeArray(opts.outputsDir, "inout_" + in.name, out.a, diags))
+      if (!show(outputs.at(k++), in.elem, in.name, "inout_" + in.name, "inout", *binding))
         return exitUserError;
     }
   } catch (const EvalError &error) {
