@@ -1,4 +1,4 @@
-// Stands in for compiler/CFormat.cpp in the fuzz binary: the emitted C is returned as it is, so that
+// Stands in for compiler/emit/CFormat.cpp in the fuzz binary: the emitted C is returned as it is, so that
 // the fuzzer links without libclang-cpp (formatting is Clang's code, not moac's, and is not fuzzed).
 #include "CFormat.h"
 

@@ -1,6 +1,6 @@
 // The generator's own symbolic extents: integer polynomials over the program's run-time dims (fixed dims
 // are folded to their values, as the shape checker folds them), kept canonical so that equal extents
-// compare equal. Deliberately independent of compiler/Symbolic.h: the generator must not share the
+// compare equal. Deliberately independent of compiler/support/Symbolic.h: the generator must not share the
 // arithmetic it is testing.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Unit tests of the lowering to the ONF (compiler/Lower.cpp, compiler/LoopIR.h): dimension lifting of
+// Unit tests of the lowering to the ONF (compiler/lower/Lower.cpp, compiler/lower/LoopIR.h): dimension lifting of
 // split reductions and of the coalescing layout (N divisible by the lifting factor, not divisible,
 // N < Π, N = 1), γ lowering of reads and writes, and the coalescing analysis (γ-differences).
 //

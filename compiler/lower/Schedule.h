@@ -3,14 +3,13 @@
 // threads=65536,chunk=256,block=32,layout=auto`).
 #pragma once
 
+#include "Target.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 
 namespace moac {
-
-enum class Target { C, OpenMP, OpenACC };
-const char *targetName(Target t);
 
 struct Schedule {
   // Work items the parallel loops aim for; a reduction whose own index space is smaller is split into

@@ -6,15 +6,6 @@
 
 namespace moac {
 
-const char *targetName(Target t) {
-  switch (t) {
-  case Target::C: return "c";
-  case Target::OpenMP: return "openmp";
-  case Target::OpenACC: return "openacc";
-  }
-  return "?";
-}
-
 std::optional<std::string> parseSchedule(const std::string &text, Schedule &schedule) {
   std::stringstream items(text);
   std::string item;

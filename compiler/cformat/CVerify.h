@@ -5,7 +5,7 @@
 // user's: the driver reports it as an internal error. Clang's headers stay in CVerify.cpp.
 #pragma once
 
-#include "Schedule.h"
+#include "Target.h"
 #include "Source.h"
 
 #include <optional>

@@ -4,15 +4,6 @@
 
 namespace moac {
 
-const char *spell(ElemType t) {
-  switch (t) {
-  case ElemType::Int: return "int";
-  case ElemType::F32: return "f32";
-  case ElemType::F64: return "f64";
-  }
-  return "?";
-}
-
 std::string exprKindName(ExprKind kind) {
   switch (kind) {
   case ExprKind::Number: return "Number";

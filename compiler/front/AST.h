@@ -2,6 +2,7 @@
 // One node type per syntactic category with a Kind enum (LLVM style); every node has a source range.
 #pragma once
 
+#include "ElemType.h"
 #include "Ops.h"
 #include "Source.h"
 
@@ -60,9 +61,6 @@ struct Expr {
   Expr(ExprKind kind, SourceLoc loc, uint32_t length = 1) : kind(kind), loc(loc), length(length) {}
 };
 using ExprPtr = std::unique_ptr<Expr>;
-
-enum class ElemType { Int, F32, F64 };
-const char *spell(ElemType t);
 
 struct DimDecl {
   std::string name;
