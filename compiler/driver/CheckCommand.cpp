@@ -1,9 +1,9 @@
 #include "CheckCommand.h"
 
 #include "CFormat.h"
+#include "CheckInputs.h"
 #include "DriverSupport.h"
 #include "Harness.h"
-#include "Interpreter.h"
 #include "Lower.h"
 #include "Pipeline.h"
 #include "Psi.h"
@@ -33,6 +33,9 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
           CLI::ignore_case));
+  cmd->add_option("--inputs-range", opts.inputsRange,
+                  "fill the float inputs uniformly in [A, B) (A,B; repeat for several sets; default -1,1 and "
+                  "-2^40,2^40)");
   cmd->add_option("--cc", opts.cc, "the C compiler command (default: cc)");
   cmd->add_option("--keep", opts.keep, "write the kernel, harness, inputs and outputs to this folder and keep them");
   cmd->add_option("--schedule", opts.schedule, "override the schedule (docs/schedule.md)");
@@ -71,27 +74,6 @@ std::string readFile(const fs::path &path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// The longest chain of reductions one output element goes through: the number of terms a rounding error
-// can accumulate over (n for a sum of n terms, n + dk for decode's scores then weights).
-double reductionDepth(const DnfProgram &dnf, const DimValues &dims) {
-  auto value = [&](const SymExpr &e) { return double(e.evaluate([&](Symbol s) { return dims.at(s); })); };
-  double total = 0;
-  for (const DnfArray &a : dnf.arrays) {
-    if (!a.body)
-      continue;
-    std::vector<const DExpr *> stack{a.body.get()};
-    while (!stack.empty()) {
-      const DExpr *e = stack.back();
-      stack.pop_back();
-      if (e->kind == DKind::Reduce)
-        total += value(e->extent);
-      for (const auto &x : e->args)
-        stack.push_back(x.get());
-    }
-  }
-  return total;
-}
-
 } // namespace
 
 int runCheckCommand(const CheckOptions &opts) {
@@ -121,6 +103,11 @@ int runCheckCommand(const CheckOptions &opts) {
   Schedule schedule;
   if (auto problem = parseSchedule(opts.schedule, schedule)) {
     std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
+    return 2;
+  }
+  std::vector<InputRange> ranges;
+  if (auto problem = parseInputRanges(opts.inputsRange, *typed, ranges)) {
+    std::fprintf(stderr, "moac check: --inputs-range: %s\n", problem->c_str());
     return 2;
   }
 
@@ -162,18 +149,6 @@ int runCheckCommand(const CheckOptions &opts) {
   writeFile(dir / headerName, code.header);
   writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName), "harness.c"));
 
-  RunOptions runOpts;
-  runOpts.seed = opts.seed;
-  auto inputs = makeInputs(*typed, *dims, runOpts, diags);
-  if (!inputs)
-    return 1;
-  std::vector<NDArray> reference;
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    if (!writeArray(dir.string(), typed->inputs[i].name, (*inputs)[i].a, diags))
-      return 1;
-    reference.push_back(toNDArray((*inputs)[i].a));
-  }
-
   // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
   // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects.
   std::string acc = opts.offload == "nvptx"
@@ -196,84 +171,16 @@ int runCheckCommand(const CheckOptions &opts) {
     if (!d.value)
       runCmd += " " + std::to_string(dims->at(d.sym));
   runCmd += " > " + quote((dir / "run.log").string()) + " 2>&1";
-  if (std::system(runCmd.c_str()) != 0) {
-    std::fprintf(stderr, "moac check: running the kernel failed:\n%s", readFile(dir / "run.log").c_str());
-    return 1;
-  }
 
-  std::vector<NDArray> expected;
-  try {
-    expected = interpret(*typed, *dims, reference);
-  } catch (const EvalError &e) {
-    diags.report(Diag::RunError, e.loc, e.what());
-    return 1;
-  }
-
-  // tolerance: (terms + 1) rounding steps of the output's precision, relative to the largest magnitude
-  double depth = reductionDepth(dnf, *dims);
   std::printf("moac check %s --target=%s --dims %s --seed %llu\n", opts.file.c_str(), targetName(opts.target),
               opts.dims.c_str(), (unsigned long long)opts.seed);
   bool pass = true;
-  // The coarsest float of the kernel's data sets the rounding step: an f64 output computed from f32
-  // inputs carries f32 rounding. Integers are exact.
-  double eps = 0;
-  for (const Buffer &b : kernel.buffers)
-    eps = std::max(eps, b.elem == ElemType::F32 ? std::ldexp(1.0, -24) : b.elem == ElemType::F64 ? std::ldexp(1.0, -53) : 0.0);
-  // Compares one array the kernel wrote with the reference; elements from `exactFrom` on (the rows of an
-  // inout its update does not write) must be bit-identical.
-  auto compare = [&](const std::string &file, const std::string &label, ElemType elem, const SymVec &shape,
-                     const NDArray &want, size_t exactFrom) -> bool {
-    OwnedArray got;
-    char err[512] = "";
-    std::string path = (dir / file).string();
-    if (moart_read_array(path.c_str(), &got.a, err, sizeof err) != MOART_OK) {
-      std::fprintf(stderr, "moac check: %s\n", err);
-      return false;
-    }
-    NDArray actual = toNDArray(got.a);
-    double scale = 1, worst = 0;
-    for (double v : want.data)
-      if (std::isfinite(v))
-        scale = std::max(scale, std::fabs(v));
-    // Elements where the reference is not finite (max/ over an empty axis is -inf, log 0 is -inf) must
-    // match it exactly; every other element must be finite and within the tolerance.
-    double tolerance = 4 * (elem == ElemType::Int ? 0 : eps) * (depth + 1) * scale;
-    size_t bad = actual.data.size() == want.data.size() ? 0 : 1;
-    size_t changed = 0;
-    for (size_t j = 0; !bad && j < want.data.size(); ++j) {
-      double a = actual.data[j], w = want.data[j];
-      if (j >= exactFrom) {
-        changed += !(a == w || (std::isnan(a) && std::isnan(w)));
-        continue;
-      }
-      if (!std::isfinite(w)) {
-        bad += !(a == w || (std::isnan(a) && std::isnan(w)));
-        continue;
-      }
-      double d = std::isfinite(a) ? std::fabs(a - w) : std::numeric_limits<double>::infinity();
-      worst = std::max(worst, d);
-      bad += d > tolerance;
-    }
-    bool ok = bad == 0 && changed == 0;
-    std::printf("  %s : %s%s  ‖err‖∞ = %.3g  (tolerance %.3g = 4·ε·(%g reduction terms + 1)·max|ref| %.3g)", label.c_str(),
-                spell(elem), strShape(shape).c_str(), worst, tolerance, depth, scale);
-    if (exactFrom < want.data.size())
-      std::printf("; elements %zu… left unchanged: %s", exactFrom, changed == 0 ? "bit-identical" : "CHANGED");
-    std::printf("  %s\n", ok ? "ok" : "FAIL");
-    return ok;
-  };
-  std::vector<size_t> outs = kernel.outputs();
-  for (size_t i = 0; i < outs.size(); ++i) {
-    const Buffer &buf = kernel.buffers[outs[i]];
-    pass &= compare("out_" + buf.name + ".moarr", buf.name, buf.elem, buf.shape, expected[i], SIZE_MAX);
-  }
-  // Each updated inout's whole storage: the rows the update writes, and the rest unchanged.
-  for (size_t u = 0; u < dnf.updates.size(); ++u) {
-    const DnfArray &update = dnf.arrays[dnf.updates[u]];
-    const DnfArray &in = dnf.arrays[*update.updates];
-    int64_t written = product(update.shape).evaluate([&](Symbol s) { return dims->at(s); });
-    pass &= compare("inout_" + in.name + ".moarr", in.name + " (inout, after its update)", in.elem, in.shape,
-                    expected[outs.size() + u], size_t(written));
+  for (const InputRange &range : ranges) {
+    CheckRun run{*typed, dnf, kernel, *dims, dir, runCmd, opts.seed};
+    std::optional<bool> ok = checkOnInputs(run, range, diags);
+    if (!ok)
+      return 1;
+    pass &= *ok;
   }
   std::printf("%s", printTraffic(traffic, &*dims).c_str());
   if (keep)
