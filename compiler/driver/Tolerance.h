@@ -13,11 +13,13 @@ namespace moac {
 
 // How far one output's elements may be from the exact values, for one set of inputs.
 struct OutputBounds {
-  std::vector<double> error; // per element (row-major): a bound on |computed − exact|; +inf when unbounded
+  std::vector<double> error;     // per element (row-major): a bound on |computed − exact|; +inf when unbounded
+  std::vector<double> magnitude; // per element: the size of the partial results it was made of (≥ |value|)
   double unit = 0;           // unit roundoff u of the output and the data that fed it (0: integers, exact)
   double terms = 0;          // R: the most reduction terms on one chain of sums feeding an element
   double steps = 0;          // L: the most other rounded operations on such a chain
-  // The normwise bound 2·λ·u·(√R + L + 1) on ‖kernel − reference‖₂ / ‖reference‖₂.
+  // 2·λ·u·(√R + L + 1): the normwise bound on ‖kernel − reference‖₂ / ‖reference‖₂ of a well-conditioned
+  // output; compareWithBounds multiplies it by κ = max(1, ‖magnitude‖₂ / ‖reference‖₂).
   double normwise() const;
 };
 

@@ -9,8 +9,8 @@ same arguments. Every mutant is a bug a lowering could make:
   perm   every output element takes its successor's value: an off-by-one permutation
   sign   the last accumulation of an input or temporary subtracts its terms: a sign flip
   drop   the first (or, with MUTANT drop-last, the last) accumulation skips its term 0: a dropped term
-  stale  the first combine of partials reads partial 0 where partial 1 belongs: a stale partial (needs a
-         split reduction, P > 1)
+  stale  the last combine of partials (stale-first: the first) reads partial 0 where partial 1 belongs: a
+         stale partial (needs a split reduction, P > 1)
 A mutant that finds nothing to break is an error (exit 3): a test that cannot fail is no test.
 """
 import os
@@ -57,10 +57,10 @@ def mutate_kernel(text, mutant):
         if var is None:
             fail("no reduction loop around the accumulation")
         return text[:start] + "if (%s != 0) " % var + text[start:]
-    if mutant == "stale":
+    if mutant in ("stale", "stale-first"):
         if not combines:
             fail("no combine of partials to break")
-        start, end, target, term = combines[0]
+        start, end, target, term = combines[0] if mutant == "stale-first" else combines[-1]
         var = FOR_VAR.findall(text[:start])[-1]
         stale = re.sub(r"\b%s\b" % var, "(%s == 1 ? 0 : %s)" % (var, var), term)
         return text[:end - len(term)] + stale + text[end:]
