@@ -70,7 +70,7 @@ def mutate_kernel(text, mutant):
 def mutate_harness(text, mutant):
     outputs = re.findall(r"moart_array (\w+)_out;", text)
     # the kernel call, in its block (the OpenACC data region's): `{ status = K(...); }` on one line or three
-    call = re.search(r"\{\s*status = [^;]*;\s*\}\n", text)
+    call = re.search(r"\{\s*status =\s[^;]*;\s*\}\n", text)
     if not outputs or not call:
         fail("no outputs or no kernel call in the harness")
     code = ""
