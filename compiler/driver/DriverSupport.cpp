@@ -2,6 +2,7 @@
 
 #include "ArrayOps.h"
 #include "Interpreter.h"
+#include "Outputs.h"
 
 #include <fmt/format.h>
 
@@ -158,7 +159,7 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
     elementCount(shape, At{in.loc, length});
     OwnedArray array;
     if (!opts.inputsDir.empty()) {
-      std::string path = (std::filesystem::path(opts.inputsDir) / (in.name + ".moarr")).string();
+      std::string path = arrayPath(opts.inputsDir, in.name);
       char err[512] = "";
       if (moart_read_array(path.c_str(), &array.a, err, sizeof err) != MOART_OK) {
         diags.reportSpan(Diag::InputFileError, in.loc, length, in.name, err);
@@ -187,12 +188,26 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
   return arrays;
 }
 
-bool writeArray(const std::string &dir, const std::string &name, const moart_array &a, DiagnosticEngine &diags) {
-  std::string path = (std::filesystem::path(dir) / (name + ".moarr")).string();
-  moart_status st = moart_write_array(path.c_str(), &a);
-  if (st != MOART_OK)
-    diags.report(Diag::CannotWrite, SourceLoc{}, path, moart_status_string(st));
-  return st == MOART_OK;
+std::string arrayPath(const std::string &dir, const std::string &file) {
+  return (std::filesystem::path(dir) / (file + ".moarr")).string();
+}
+
+// Through a temporary file beside the target, renamed over it unless the bytes are the same (Outputs.h).
+bool writeArray(const std::string &dir, const std::string &file, const moart_array &a, DiagnosticEngine &diags) {
+  std::string path = arrayPath(dir, file), temporary;
+  std::optional<std::string> problem = makeTemporaryBeside(path, temporary);
+  if (!problem) {
+    moart_status st = moart_write_array(temporary.c_str(), &a);
+    if (st != MOART_OK) {
+      std::remove(temporary.c_str());
+      problem = moart_status_string(st);
+    } else {
+      problem = commitFile(temporary, path);
+    }
+  }
+  if (problem)
+    diags.report(Diag::CannotWrite, SourceLoc{}, path, *problem);
+  return !problem;
 }
 
 } // namespace moac
