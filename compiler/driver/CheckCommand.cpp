@@ -168,10 +168,9 @@ int runCheckCommand(const CheckOptions &opts) {
   }
 
   // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
-  // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects.
-  std::string acc = opts.offload == "nvptx"
-                        ? " -fopenacc -foffload=nvptx-none '-foffload-options=nvptx-none=-misa=sm_80 -lm'"
-                        : " -fopenacc -foffload=disable";
+  // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects. The options
+  // are cmake/MoacOpenACC.cmake's, which moac_add_kernel and the tests use too.
+  std::string acc = std::string(" ") + (opts.offload == "nvptx" ? MOAC_OPENACC_FLAGS_NVPTX : MOAC_OPENACC_FLAGS_NONE);
   std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? acc : "";
   fs::path exe = dir / "harness";
   RuntimePaths runtime = runtimePaths();

@@ -16,6 +16,35 @@
 extern "C" {
 #endif
 
+/* The helpers are OpenACC device routines, so that offloaded kernels may call them at every optimisation
+ * level: otherwise GCC's nvptx offloading stops with "function 'moart_maxf' has been referenced in
+ * offloaded code but hasn't been marked to be included" wherever it does not inline the call (-O0, -O1).
+ * GCC takes `acc routine(NAME)` only after a declaration and before the definition, hence this block. */
+#ifdef _OPENACC
+static inline int64_t moart_floordiv(int64_t a, int64_t b);
+#pragma acc routine(moart_floordiv) seq
+static inline int64_t moart_floormod(int64_t a, int64_t b);
+#pragma acc routine(moart_floormod) seq
+static inline float moart_maxf(float a, float b);
+#pragma acc routine(moart_maxf) seq
+static inline float moart_minf(float a, float b);
+#pragma acc routine(moart_minf) seq
+static inline double moart_max(double a, double b);
+#pragma acc routine(moart_max) seq
+static inline double moart_min(double a, double b);
+#pragma acc routine(moart_min) seq
+static inline int64_t moart_maxi(int64_t a, int64_t b);
+#pragma acc routine(moart_maxi) seq
+static inline int64_t moart_mini(int64_t a, int64_t b);
+#pragma acc routine(moart_mini) seq
+static inline int64_t moart_absi(int64_t a);
+#pragma acc routine(moart_absi) seq
+static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads, int64_t chunk);
+#pragma acc routine(moart_chunks) seq
+static inline size_t moart_align64(size_t bytes);
+#pragma acc routine(moart_align64) seq
+#endif
+
 static inline int64_t moart_floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
