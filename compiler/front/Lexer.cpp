@@ -1,4 +1,5 @@
 #include "Lexer.h"
+#include "Utf8.h"
 
 #include <cctype>
 #include <cmath>
@@ -104,8 +105,6 @@ public:
   std::vector<Token> run();
 
 private:
-  // Decodes the UTF-8 code point at pos; returns 0 and sets len = 1 on a malformed sequence.
-  char32_t decode(size_t at, size_t &len) const;
   // A scalar operator spelled at pos (+ - * / × ÷ max min), for `op/` and `f.g` forms.
   bool scalarOp(size_t at, BinOp &op, size_t &len) const;
   bool tryOperatorForm(Token &tok);
@@ -118,28 +117,6 @@ private:
   DiagnosticEngine &diags;
   size_t pos = 0;
 };
-
-char32_t Lexer::decode(size_t at, size_t &len) const {
-  unsigned char c = (unsigned char)text[at];
-  len = 1;
-  if (c < 0x80)
-    return c;
-  size_t need = c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-  if (need == 0 || at + need > text.size())
-    return 0;
-  char32_t cp = c & (need == 2 ? 0x1F : need == 3 ? 0x0F : 0x07);
-  for (size_t i = 1; i < need; ++i) {
-    unsigned char cc = (unsigned char)text[at + i];
-    if ((cc & 0xC0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  len = need;
-  return cp;
-}
 
 bool Lexer::scalarOp(size_t at, BinOp &op, size_t &len) const {
   if (at >= text.size())
@@ -160,10 +137,9 @@ bool Lexer::scalarOp(size_t at, BinOp &op, size_t &len) const {
   };
   if (word("max")) { op = BinOp::Max; len = 3; return true; }
   if (word("min")) { op = BinOp::Min; len = 3; return true; }
-  size_t cpLen;
-  char32_t cp = decode(at, cpLen);
-  if (cp == U'×') { op = BinOp::Mul; len = cpLen; return true; }
-  if (cp == U'÷') { op = BinOp::Div; len = cpLen; return true; }
+  Utf8Char ch = decodeUtf8(text, at);
+  if (ch.codePoint == U'×') { op = BinOp::Mul; len = ch.length; return true; }
+  if (ch.codePoint == U'÷') { op = BinOp::Div; len = ch.length; return true; }
   return false;
 }
 
@@ -173,8 +149,9 @@ bool Lexer::tryOperatorForm(Token &tok) {
   size_t len;
   BinOp f;
   // outer product: `o.g` or `∘.g`
-  size_t cpLen;
-  char32_t cp = decode(pos, cpLen);
+  Utf8Char ch = decodeUtf8(text, pos);
+  size_t cpLen = ch.length;
+  char32_t cp = ch.codePoint;
   bool isO = text[pos] == 'o' && !(pos + 1 < text.size() && (std::isalnum((unsigned char)text[pos + 1]) || text[pos + 1] == '_'));
   if ((isO || cp == U'∘') && pos + (isO ? 1 : cpLen) < text.size() && text[pos + (isO ? 1 : cpLen)] == '.') {
     size_t at = pos + (isO ? 1 : cpLen) + 1;
@@ -338,13 +315,14 @@ std::vector<Token> Lexer::run() {
       push(tok, start);
       continue;
     }
-    size_t len;
-    char32_t cp = decode(pos, len);
-    if (cp == 0) {
+    Utf8Char ch = decodeUtf8(text, pos);
+    size_t len = ch.length;
+    char32_t cp = ch.codePoint;
+    if (len == 0) {
       diags.report(Diag::BadUtf8, tok.loc, c);
       ++pos;
       // The rest of a broken sequence is part of the same error.
-      while (pos < text.size() && ((unsigned char)text[pos] & 0xC0) == 0x80)
+      while (pos < text.size() && isUtf8Continuation(text[pos]))
         ++pos;
       tok.kind = Tok::Invalid;
       push(tok, start);
