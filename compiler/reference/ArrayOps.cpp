@@ -219,8 +219,8 @@ NDArray cat(const NDArray &a, const NDArray &b, At at) {
     fail(at, fmt::format("cat needs equal trailing axes: {} vs {}", strExtents(a.shape), strExtents(b.shape)));
   Extents shape = sa;
   shape[0] = sa[0] + sb[0];
-  if (a.elem != b.elem) // the shape checker gives cat the wider type; the narrower operand converts
-    return a.elem < b.elem ? cat(convert(a, b.elem, at), b, at) : cat(a, convert(b, a.elem, at), at);
+  if (a.elem != b.elem)
+    fail(at, fmt::format("cat needs operands of one element type: {} vs {}", spell(a.elem), spell(b.elem)));
   NDArray r = makeArray(shape, at, a.elem);
   int64_t na = int64_t(a.count());
   for (int64_t i = 0; i < int64_t(r.count()); ++i)

@@ -12,10 +12,11 @@
 //   6. Check each result against its node's type — the shape rule's extents and, where the type knows
 //      it, the integer value — so the interpreter and ShapeRules.cpp check each other. A disagreement is
 //      a compiler bug (std::logic_error), not a user error.
-//   7. Round each output to its declared type (a float literal keeps its f64 value until an operation
-//      or an output gives it a type).
+//   7. Round each output to its declared type (a float literal, or an f32 value computed from literals,
+//      dims and indices only, keeps its f64 value until an operation or an output gives it a type).
 #include "Interpreter.h"
 
+#include "Arith.h"
 #include "ArrayOps.h"
 
 #include <fmt/ranges.h>
@@ -80,6 +81,7 @@ private:
   void collectIndices(const TExpr &e);
   const std::vector<Symbol> &analyse(const TExpr &e);
   bool reusable(const TExpr &e) const;
+  void markConstant(const TExpr &e);
   std::vector<int64_t> depValues(const TExpr &e) const;
 
   int64_t valueOf(Symbol s) const;
@@ -91,8 +93,12 @@ private:
   const std::vector<NDArray> &given;
   EvalCounts *counts;
   bool exact;
-  // The type a node of type t computes in: t, or f64 for f32 in an exact evaluation.
+  // The type a value of type t computes in: t, or f64 for f32 in an exact evaluation.
   ElemType computed(ElemType t) const { return exact && t == ElemType::F32 ? ElemType::F64 : t; }
+  // A node's: a constant (below) computes in f64 and is rounded by the operation that uses it.
+  ElemType computed(const TExpr &e) const {
+    return constants.count(&e) ? ElemType::F64 : computed(e.type.elem);
+  }
   std::vector<Shared> inputs;                 // the given inputs in their declared types
   std::map<Symbol, int64_t> values;           // dims, and the comprehension indices in scope
   std::map<const TBinding *, Shared> bound;   // top-level bindings, and the Lets in scope
@@ -100,6 +106,10 @@ private:
   std::set<Symbol> indexSymbols; // every comprehension's indices
   std::unordered_map<const TExpr *, std::vector<Symbol>> deps;
   std::map<const TBinding *, std::vector<Symbol>> letDeps;
+  // f32 nodes computed from literals, dims and indices only (`sqrt(dk)`, `n / 2`, `<0.5, 1.0>`): like a
+  // literal, and like the kernels, they take the type of the operation that uses them.
+  std::set<const TExpr *> constants;
+  std::set<const TBinding *> constantBindings;
   // Open comprehensions (whose indices vary) and reusable nodes being computed, innermost last.
   std::vector<const TExpr *> frames;
   struct Cached {
@@ -212,8 +222,11 @@ void Evaluator::collectIndices(const TExpr &e) {
 void Evaluator::analyse() {
   for (const auto &b : program.bindings)
     collectIndices(*b->value);
-  for (const auto &b : program.bindings)
+  for (const auto &b : program.bindings) {
     analyse(*b->value);
+    if (constants.count(b->value.get()))
+      constantBindings.insert(b.get());
+  }
 }
 
 const std::vector<Symbol> &Evaluator::analyse(const TExpr &e) {
@@ -237,6 +250,7 @@ const std::vector<Symbol> &Evaluator::analyse(const TExpr &e) {
     add(index.extent.symbols());
   for (const TIndex &index : e.indices)
     d.erase(index.sym);
+  markConstant(e);
   return deps[&e] = std::vector<Symbol>(d.begin(), d.end());
 }
 
@@ -254,6 +268,18 @@ bool Evaluator::reusable(const TExpr &e) const {
     });
   const std::vector<Symbol> &outer = deps.at(&top);
   return mine.size() < outer.size() && std::includes(outer.begin(), outer.end(), mine.begin(), mine.end());
+}
+
+void Evaluator::markConstant(const TExpr &e) {
+  if (e.let && constants.count(e.let->value.get()))
+    constantBindings.insert(e.let.get());
+  bool constant = e.type.elem == ElemType::F32 && e.kind != TKind::Input;
+  for (const auto &a : e.args)
+    constant = constant && (a->type.elem == ElemType::Int || constants.count(a.get()));
+  if (e.kind == TKind::Ref)
+    constant = constant && constantBindings.count(e.ref);
+  if (constant)
+    constants.insert(&e);
 }
 
 std::vector<int64_t> Evaluator::depValues(const TExpr &e) const {
@@ -329,7 +355,7 @@ int64_t Evaluator::integer(const TExpr &e, const char *what) {
 NDArray Evaluator::evalNode(const TExpr &e) {
   Shared s0, s1;
   auto arg = [&](size_t i) -> const NDArray & { return operand(*e.args.at(i), i == 0 ? s0 : s1); };
-  ElemType type = computed(e.type.elem);
+  ElemType type = computed(e);
   switch (e.kind) {
   case TKind::IntConst: return intScalar(evalSym(e.intValue, at(e)));
   case TKind::FloatConst: return scalar(e.floatValue, type); // rounded where an operation uses it
@@ -350,10 +376,7 @@ NDArray Evaluator::evalNode(const TExpr &e) {
       if (!v.shape.empty())
         throw EvalError(fmt::format("a vector element must be a scalar, but it has shape {}", strExtents(v.shape)),
                         element.loc, element.length);
-      // an int element of a float vector keeps its value (as a double), like a literal, until used
-      r.data[k] = v.data.at(0);
-      if (type == ElemType::Int)
-        r.ints[k] = v.ints.at(0);
+      store(r, int64_t(k), type, load(v, 0, type, at(element)));
     }
     return r;
   }
@@ -397,8 +420,10 @@ NDArray Evaluator::evalNode(const TExpr &e) {
     return drop(count, arg(1), at(e));
   }
   case TKind::Cat: {
-    const NDArray &a = arg(0);
-    return cat(a, arg(1), at(e));
+    const NDArray &a = arg(0), &b = arg(1);
+    if (a.elem != type || b.elem != type) // an int or a constant operand joins the other's type
+      return cat(convert(a, type, at(e)), convert(b, type, at(e)), at(e));
+    return cat(a, b, at(e));
   }
   case TKind::Reshape: {
     std::vector<int64_t> shape = toIntegers(arg(0), at(e), "the new shape of reshape");
@@ -420,7 +445,7 @@ NDArray Evaluator::evalComprehension(const TExpr &e) {
                       index.loc);
     extents.push_back(n);
   }
-  NDArray r{extents, {}, computed(e.type.elem), {}};
+  NDArray r{extents, {}, computed(e), {}};
   Extents first, index(extents.size(), 0);
   bool isFirst = true;
   frames.push_back(&e);
@@ -455,7 +480,7 @@ NDArray Evaluator::evalComprehension(const TExpr &e) {
 }
 
 void Evaluator::checkAgainstType(const TExpr &e, const NDArray &v) const {
-  if (v.elem != computed(e.type.elem))
+  if (v.elem != computed(e))
     throw std::logic_error(fmt::format("interpreter: {} has element type {} but its type is {}", where(e),
                                        spell(v.elem), spell(e.type.elem)));
   Extents expected;

@@ -55,6 +55,22 @@ TEST_CASE("an f32 literal is rounded to f32 where an f32 operation uses it", "[i
         std::vector<double>{0.1});
 }
 
+TEST_CASE("a constant computed from literals and dims takes the type of the operation that uses it",
+          "[interp][f32]") {
+  // sqrt(dk) is f32 by the typing rules, but like a literal it is rounded only by an f32 operation
+  DimValues d = dims({{"n", 1}, {"dk", 3}});
+  CHECK(run("dim n, dk\nin x : f64[n]\nout r = x / sqrt(dk)", d, {array({1}, {1})}).data ==
+        std::vector<double>{1 / std::sqrt(3.0)});
+  CHECK(run("dim n, dk\nin x : f32[n]\nout r = x / sqrt(dk)", d, {array({1}, {1})}).data ==
+        std::vector<double>{f32(1 / f32(std::sqrt(3.0)))});
+  // an output that is a constant is rounded to its type
+  CHECK(run("dim n, dk\nout r = sqrt(dk)", d).data == std::vector<double>{f32(std::sqrt(3.0))});
+  CHECK(run("in x : f64[2]\nout r = x * <0.1, 0.2>", {}, {array({2}, {1, 1})}).data ==
+        std::vector<double>{0.1, 0.2});
+  CHECK(run("in x : f32[2]\nout r = x * <0.1, 0.2>", {}, {array({2}, {1, 1})}).data ==
+        std::vector<double>{f32(0.1), f32(0.2)});
+}
+
 TEST_CASE("an f32 input holds f32 values", "[interp][f32]") {
   CHECK(run("dim n\nin x : f32[n]\nout r = x", dims({{"n", 1}}), {array({1}, {0.1})}).data ==
         std::vector<double>{f32(0.1)});
