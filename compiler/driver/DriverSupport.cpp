@@ -66,13 +66,16 @@ moart_dtype dtypeOf(ElemType elem) {
 
 NDArray toNDArray(const moart_array &a) {
   NDArray r{std::vector<int64_t>(a.shape, a.shape + a.rank), std::vector<double>(size_t(a.count))};
+  r.elem = a.dtype == MOART_F32 ? ElemType::F32 : a.dtype == MOART_F64 ? ElemType::F64 : ElemType::Int;
+  if (r.elem == ElemType::Int)
+    r.ints.assign(static_cast<const int64_t *>(a.data), static_cast<const int64_t *>(a.data) + a.count);
   for (int64_t i = 0; i < a.count; ++i) {
     if (a.dtype == MOART_F32)
       r.data[size_t(i)] = static_cast<const float *>(a.data)[i];
     else if (a.dtype == MOART_F64)
       r.data[size_t(i)] = static_cast<const double *>(a.data)[i];
     else
-      r.data[size_t(i)] = double(static_cast<const int64_t *>(a.data)[i]);
+      r.data[size_t(i)] = double(r.ints[size_t(i)]);
   }
   return r;
 }
@@ -87,7 +90,7 @@ moart_status fromNDArray(const NDArray &v, ElemType elem, OwnedArray &out) {
     return st;
   for (size_t i = 0; i < v.count(); ++i) {
     if (dtype == MOART_I64)
-      static_cast<int64_t *>(out.a.data)[i] = int64_t(std::llround(v.data[i]));
+      static_cast<int64_t *>(out.a.data)[i] = v.elem == ElemType::Int ? v.ints[i] : int64_t(std::llround(v.data[i]));
     else
       static_cast<double *>(out.a.data)[i] = v.data[i];
   }

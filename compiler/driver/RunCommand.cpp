@@ -124,6 +124,8 @@ CLI::App *addRunCommand(CLI::App &app, RunOptions &opts) {
       ->option_text("DIR");
   run->add_option("--outputs", opts.outputsDir, "write every input and output to DIR/<name>.moarr")
       ->option_text("DIR");
+  run->add_flag("--exact", opts.exact,
+                "compute every f32 value in f64: the program's value without f32 rounding (a float64 reference)");
   run->add_flag("--ascii", opts.ascii, "spell symbolic shapes in messages as <n dk> instead of ⟨n dk⟩");
   run->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -177,7 +179,9 @@ int runRunCommand(const RunOptions &opts) {
         if (!writeArray(opts.outputsDir, program->inputs[i].name, (*arrays)[i].a, diags))
           return exitUserError;
     }
-    std::vector<NDArray> outputs = interpret(*program, *dims, inputs);
+    InterpretOptions interpretOptions;
+    interpretOptions.exactFloats = opts.exact;
+    std::vector<NDArray> outputs = interpret(*program, *dims, inputs, interpretOptions);
     // Prints one result (and writes it to the outputs folder as FILE.moarr); false after a diagnostic.
     auto show = [&](const NDArray &value, ElemType elem, const std::string &name, const std::string &file,
                     const char *what, const TBinding &binding) {
