@@ -179,13 +179,10 @@ int precedence(const DExprPtr &e) {
 std::string DnfPrinter::sym(const SymExpr &e) const {
   if (names.empty())
     return e.str();
-  std::map<Symbol, SymExpr> renamed;
-  for (Symbol s : e.symbols()) {
+  return e.str([&](Symbol s) {
     auto it = names.find(s);
-    if (it != names.end())
-      renamed[s] = SymExpr::symbol(SymbolTable::intern(it->second));
-  }
-  return e.substitute(renamed).str();
+    return it != names.end() ? it->second : s.name();
+  });
 }
 
 std::string DnfPrinter::index(const SymVec &idx) const {
@@ -275,7 +272,7 @@ static std::map<Symbol, std::string> displayNames(const DnfProgram &p, const Dnf
     taken.insert(d.name);
   for (const DnfArray &x : p.arrays)
     taken.insert(x.name);
-  static const char *letters[] = {"i", "j", "k", "l", "p", "q", "r", "t", "u", "w", "x", "y", "z"};
+  static constexpr const char *letters[] = {"i", "j", "k", "l", "p", "q", "r", "t", "u", "w", "x", "y", "z"};
   size_t next = 0;
   unsigned round = 0;
   auto fresh = [&]() {

@@ -72,6 +72,9 @@ const char *reduceWord(BinOp op) {
   }
 }
 
+// The hints for an array's own indices, axis by axis (the last repeats).
+constexpr const char *indexHints[] = {"i", "j", "k", "p", "q", "r"};
+
 using Binders = std::vector<std::pair<Symbol, SymExpr>>;
 // The select branches around an expression: `lhs < rhs` holds in the then branch and fails in the else.
 struct Branch {
@@ -82,7 +85,7 @@ using Branches = std::vector<Branch>;
 
 class PsiReducer {
 public:
-  explicit PsiReducer(const TypedProgram &program) : prog(program) {}
+  PsiReducer(SymbolTable &symbols, const TypedProgram &program) : symbols(symbols), prog(program) {}
   DnfProgram run();
 
 private:
@@ -101,6 +104,7 @@ private:
   const BindingInfo &analyse(const TBinding &b);
   DExprPtr selectElement(const std::vector<DExprPtr> &elements, const SymExpr &i, SourceLoc loc);
   SymVec substituted(const SymVec &v) const;
+  DExprPtr freshBinders(const DExprPtr &e);
 
   // hoisting
   DExprPtr makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps, const Branches &guards,
@@ -116,6 +120,7 @@ private:
   std::string psiText(const SymVec &idx, const TExpr &e) const { return psiText(idx, printTExpr(e)); }
   void step(const char *rule, std::string before, std::string after, std::string note = {});
 
+  SymbolTable &symbols;
   const TypedProgram &prog;
   DnfProgram out;
   std::map<Symbol, SymExpr> subst;            // comprehension index -> its value at this use
@@ -157,6 +162,24 @@ std::string PsiReducer::uniqueName(const std::string &base) {
   return name;
 }
 
+// A copy of e whose reduction binders are new symbols of the current scope, outer ones first: a
+// binding's template inlined into another definition, or a subexpression hoisted into a temp, is spelled
+// in the names of the definition it now belongs to (symbols of one scope never show in another).
+DExprPtr PsiReducer::freshBinders(const DExprPtr &e) {
+  if (!containsReduce(e))
+    return e;
+  auto copy = std::make_shared<DExpr>(*e);
+  if (e->kind == DKind::Reduce) {
+    copy->var = symbols.fresh(e->var.hint());
+    ranges[copy->var] = e->extent;
+    copy->args = {substitute(freshBinders(e->args[0]), {{e->var, SymExpr::symbol(copy->var)}})};
+    return copy;
+  }
+  for (auto &a : copy->args)
+    a = freshBinders(a);
+  return copy;
+}
+
 size_t PsiReducer::addArray(DnfArray array) {
   out.arrays.push_back(std::move(array));
   return out.arrays.size() - 1;
@@ -177,11 +200,12 @@ DExprPtr PsiReducer::selectElement(const std::vector<DExprPtr> &elements, const 
 const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   if (auto it = infos.find(&b); it != infos.end())
     return it->second;
+  // Each definition names its indices in a scope of its own: every definition's index is `i` again.
+  NameScope definitionNames(symbols);
   BindingInfo info;
   SymVec idx;
-  static const char *hints[] = {"i", "j", "k", "p", "q", "r"};
   for (size_t k = 0; k < b.value->type.rank(); ++k) {
-    info.own.push_back(SymbolTable::fresh(hints[std::min<size_t>(k, 5)]));
+    info.own.push_back(symbols.fresh(indexHints[std::min<size_t>(k, std::size(indexHints) - 1)]));
     ranges[info.own.back()] = b.value->type.shape[k];
     idx.push_back(SymExpr::symbol(info.own.back()));
   }
@@ -270,7 +294,7 @@ DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc l
   for (size_t k = 0; k < info.own.size(); ++k)
     bindings[info.own[k]] = idx[k];
   step("inline", psiText(idx, b.name), "the definition of " + b.name + " at this index");
-  return substitute(info.body, bindings);
+  return substitute(freshBinders(info.body), bindings);
 }
 
 DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
@@ -301,7 +325,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
   }
   case TKind::Reduce: {
     const TExpr &a = *e.args[0];
-    Symbol var = SymbolTable::fresh("l");
+    Symbol var = symbols.fresh("l");
     ranges[var] = a.type.shape[0];
     SymVec inner = psiOfPsi({SymExpr::symbol(var)}, idx);
     std::string word = reduceWord(e.op);
@@ -321,7 +345,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
   case TKind::Inner: {
     const TExpr &a = *e.args[0], &b = *e.args[1];
     size_t p = a.type.rank() - 1;
-    Symbol k = SymbolTable::fresh("l");
+    Symbol k = symbols.fresh("l");
     ranges[k] = a.type.shape.back();
     SymVec ia(idx.begin(), idx.begin() + long(p)), ib(idx.begin() + long(p), idx.end());
     ia.push_back(SymExpr::symbol(k));
@@ -514,13 +538,19 @@ static Binders dependencies(const DExprPtr &e, const Binders &binders, const Bra
 DExprPtr PsiReducer::makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps,
                               const Branches &guards, const std::string &base, const char *why, ElemType elem) {
   DnfArray temp;
-  temp.name = uniqueName(base);
+  // A temp's name must not be spelled like a program name or an index (checked, not reserved: the
+  // update check's ψ-reduction and the pipeline's name their temps alike).
+  temp.name = base;
+  for (int n = 2; names.count(temp.name) || symbols.used(temp.name); ++n)
+    temp.name = fmt::format("{}_{}", base, n);
+  names.insert(temp.name);
   temp.storage = Storage::Temp;
   temp.elem = e->isInt ? ElemType::Int : elem;
+  NameScope definitionNames(symbols); // the temp is a definition of its own (see analyse)
   std::map<Symbol, SymExpr> rename;
   SymVec readIndex, ownIndex;
   for (const auto &[sym, extent] : deps) {
-    Symbol own = SymbolTable::fresh("i");
+    Symbol own = symbols.fresh(indexHints[std::min(temp.index.size(), std::size(indexHints) - 1)]);
     rename[sym] = SymExpr::symbol(own);
     temp.index.push_back(own);
     temp.shape.push_back(extent);
@@ -534,7 +564,7 @@ DExprPtr PsiReducer::makeTemp(const DExprPtr &e, const Binders &binders, const B
     guarded = g.then ? dSelect(g.lhs, g.rhs, guarded, zero, e->loc)
                      : dSelect(g.lhs, g.rhs, zero, guarded, e->loc);
   }
-  temp.body = substitute(guarded, rename);
+  temp.body = substitute(freshBinders(guarded), rename);
   temp.loc = e->loc;
   temp.why = why;
   std::string unused;
@@ -678,7 +708,9 @@ DnfProgram PsiReducer::run() {
 
 } // namespace
 
-DnfProgram psiReduce(const TypedProgram &program) { return PsiReducer(program).run(); }
+DnfProgram psiReduce(CompilationContext &ctx, const TypedProgram &program) {
+  return PsiReducer(ctx.symbols, program).run();
+}
 
 bool reportUpdateConflicts(const DnfProgram &dnf, DiagnosticEngine &diags) {
   for (const UpdateConflict &c : dnf.conflicts) {
