@@ -36,7 +36,7 @@ std::string storageNotes(const DnfProgram &dnf) {
 
 } // namespace
 
-std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf) {
+std::string explain(CompilationContext &ctx, const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf) {
   std::string out = fmt::format("moac explain {}\n", source.name);
   section(out, "program");
   out += source.text;
@@ -64,7 +64,7 @@ std::string explain(const SourceFile &source, const TypedProgram &typed, const D
   out += printTraffic(trafficModel(dnf, typed));
   // How the default schedule maps it onto a GPU, and why (docs/schedule.md).
   section(out, "ONF for OpenACC: coalescing");
-  Kernel kernel = lower(dnf, Schedule{}, Target::OpenACC);
+  Kernel kernel = lower(ctx, dnf, Schedule{}, Target::OpenACC);
   for (const std::string &d : kernel.decisions)
     out += d + "\n";
   out += "γ-difference between adjacent vector lanes of every access (1: coalesced, 0: one address for all):\n";

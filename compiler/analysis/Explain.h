@@ -2,6 +2,7 @@
 // the rule's name (before ⇒ after), the DNF in MoA notation, and the storage/traffic analysis.
 #pragma once
 
+#include "Context.h"
 #include "Dnf.h"
 #include "Source.h"
 #include "Typed.h"
@@ -10,7 +11,8 @@
 
 namespace moac {
 
-std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf);
+// ctx: the compilation of typed and dnf (explain lowers dnf to report coalescing).
+std::string explain(CompilationContext &ctx, const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf);
 
 // The same text in ASCII spellings (⟨i j⟩ψ → <i j> psi, Σ → sum, × → *, …) for `--ascii`.
 std::string asciify(const std::string &text);

@@ -96,13 +96,14 @@ double reductionDepth(const DnfProgram &dnf, const DimValues &dims) {
 } // namespace
 
 int runCheckCommand(const CheckOptions &opts) {
-  SourceManager sources;
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
   diags.setColor(opts.color == "always" ? ColorMode::Always : opts.color == "never" ? ColorMode::Never : ColorMode::Auto);
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return 1;
-  std::optional<TypedProgram> typed = typeCheck(sources, *file, diags);
+  std::optional<TypedProgram> typed = typeCheck(ctx, *file, diags);
   if (!typed)
     return 1;
   auto parsed = parseDims(opts.dims);
@@ -126,8 +127,8 @@ int runCheckCommand(const CheckOptions &opts) {
   }
 
   // the kernel and its harness
-  DnfProgram dnf = psiReduce(*typed);
-  Kernel kernel = lower(dnf, schedule, opts.target);
+  DnfProgram dnf = psiReduce(ctx, *typed);
+  Kernel kernel = lower(ctx, dnf, schedule, opts.target);
   TrafficModel traffic = trafficModel(dnf, *typed);
   std::string headerName = kernel.name + ".h";
   CompileOptions compile;

@@ -27,28 +27,28 @@ std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEn
   return out;
 }
 
-std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t file,
+std::optional<std::string> compileToStage(CompilationContext &ctx, uint32_t file,
                                           DiagnosticEngine &diags, const CompileOptions &options) {
   if (options.emit == Stage::Tokens) {
-    std::string text = dumpTokens(sources, file, diags);
+    std::string text = dumpTokens(ctx.sources, file, diags);
     return diags.hasErrors() ? std::nullopt : std::optional(text);
   }
   if (options.emit == Stage::Ast) {
-    Program ast = parse(lex(sources, file, diags), sources.file(file).name, diags);
+    Program ast = parse(lex(ctx.sources, file, diags), ctx.sources.file(file).name, diags);
     return diags.hasErrors() ? std::nullopt : std::optional(dumpAst(ast));
   }
-  std::optional<TypedProgram> typed = typeCheck(sources, file, diags);
+  std::optional<TypedProgram> typed = typeCheck(ctx, file, diags);
   if (!typed)
     return std::nullopt;
   if (options.emit == Stage::Shapes)
     return dumpShapes(*typed, options.ascii);
-  DnfProgram dnf = psiReduce(*typed);
+  DnfProgram dnf = psiReduce(ctx, *typed);
   if (options.emit == Stage::Dnf)
     return dumpDnf(dnf, options.ascii);
-  Kernel kernel = lower(dnf, options.schedule, options.target);
+  Kernel kernel = lower(ctx, dnf, options.schedule, options.target);
   if (options.emit == Stage::Onf)
     return dumpLoopIR(kernel);
-  return emitCode(dnf, kernel, trafficModel(dnf, *typed), sources.file(file).text, options, "").source;
+  return emitCode(dnf, kernel, trafficModel(dnf, *typed), ctx.sources.file(file).text, options, "").source;
 }
 
 GeneratedCode emitCode(const DnfProgram &dnf, const Kernel &kernel, const TrafficModel &traffic,
@@ -58,25 +58,25 @@ GeneratedCode emitCode(const DnfProgram &dnf, const Kernel &kernel, const Traffi
   return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h")};
 }
 
-std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
+std::optional<GeneratedCode> generateCode(CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags,
                                           const CompileOptions &options, const std::string &headerName) {
-  std::optional<TypedProgram> typed = typeCheck(sources, file, diags);
+  std::optional<TypedProgram> typed = typeCheck(ctx, file, diags);
   if (!typed)
     return std::nullopt;
-  DnfProgram dnf = psiReduce(*typed);
-  Kernel kernel = lower(dnf, options.schedule, options.target);
-  return emitCode(dnf, kernel, trafficModel(dnf, *typed), sources.file(file).text, options, headerName);
+  DnfProgram dnf = psiReduce(ctx, *typed);
+  Kernel kernel = lower(ctx, dnf, options.schedule, options.target);
+  return emitCode(dnf, kernel, trafficModel(dnf, *typed), ctx.sources.file(file).text, options, headerName);
 }
 
-std::optional<TypedProgram> typeCheck(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {
-  std::vector<Token> tokens = lex(sources, file, diags);
-  Program ast = parse(tokens, sources.file(file).name, diags);
+std::optional<TypedProgram> typeCheck(CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
+  std::vector<Token> tokens = lex(ctx.sources, file, diags);
+  Program ast = parse(tokens, ctx.sources.file(file).name, diags);
   if (diags.hasErrors())
     return std::nullopt;
-  std::optional<TypedProgram> typed = inferShapes(ast, diags);
+  std::optional<TypedProgram> typed = inferShapes(ctx, ast, diags);
   // An update's reads of its own inout are checked on the ψ-reduced indices.
   if (typed && std::any_of(typed->bindings.begin(), typed->bindings.end(), [](const auto &b) { return b->updates; }) &&
-      !reportUpdateConflicts(psiReduce(*typed), diags))
+      !reportUpdateConflicts(psiReduce(ctx, *typed), diags))
     return std::nullopt;
   return typed;
 }

@@ -2,6 +2,7 @@
 // data structure to the next, and the driver may stop after any of them (`--emit=STAGE`).
 #pragma once
 
+#include "Context.h"
 #include "Diagnostics.h"
 #include "Dnf.h"
 #include "LoopIR.h"
@@ -28,7 +29,8 @@ struct CompileOptions {
 
 // Runs the stages up to options.emit on one source file and returns that stage's dump, or nullopt
 // when diagnostics were reported (they already are, through diags).
-std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t file,
+// ctx: a context made for this one compilation (file is one of its sources).
+std::optional<std::string> compileToStage(CompilationContext &ctx, uint32_t file,
                                           DiagnosticEngine &diags, const CompileOptions &options);
 
 // The whole pipeline to C: the kernel source and its header (formatted with clang::format).
@@ -39,13 +41,13 @@ struct GeneratedCode {
 // `traffic` go into the file's header comment with the source text.
 GeneratedCode emitCode(const DnfProgram &dnf, const Kernel &kernel, const TrafficModel &traffic,
                        const std::string &sourceText, const CompileOptions &options, const std::string &headerName);
-std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
+std::optional<GeneratedCode> generateCode(CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags,
                                           const CompileOptions &options, const std::string &headerName);
 
 std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags);
 
 // Lexes, parses and shape-checks one source file: the typed program that the later stages and the
 // reference interpreter take, or nullopt when diagnostics were reported.
-std::optional<TypedProgram> typeCheck(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags);
+std::optional<TypedProgram> typeCheck(CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags);
 
 } // namespace moac

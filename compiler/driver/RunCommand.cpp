@@ -139,7 +139,8 @@ CLI::App *addRunCommand(CLI::App &app, RunOptions &opts) {
 }
 
 int runRunCommand(const RunOptions &opts) {
-  SourceManager sources;
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
   diags.setColor(opts.color == "always" ? ColorMode::Always : opts.color == "never" ? ColorMode::Never
                                                                                       : ColorMode::Auto);
@@ -151,7 +152,7 @@ int runRunCommand(const RunOptions &opts) {
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return exitUserError;
-  std::optional<TypedProgram> program = typeCheck(sources, *file, diags);
+  std::optional<TypedProgram> program = typeCheck(ctx, *file, diags);
   if (!program)
     return exitUserError;
   std::optional<DimValues> dims = bindDims(*program, std::get<std::vector<DimArg>>(parsed), diags);

@@ -74,7 +74,8 @@ ColorMode colorMode(const std::string &s) {
 }
 
 int runCompile(const Options &opts) {
-  SourceManager sources;
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
   diags.setColor(colorMode(opts.color));
   auto file = readSource(sources, diags, opts.input);
@@ -92,7 +93,7 @@ int runCompile(const Options &opts) {
   std::vector<std::pair<std::string, std::string>> outputs; // {path, text}
   if (opts.emit == Stage::Code) {
     std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
-    auto code = generateCode(sources, *file, diags, options, headerName);
+    auto code = generateCode(ctx, *file, diags, options, headerName);
     if (!code)
       return exitUserError;
     if (opts.verifyOutput) {
@@ -114,7 +115,7 @@ int runCompile(const Options &opts) {
     if (!opts.header.empty())
       outputs.push_back({opts.header, code->header});
   } else {
-    std::optional<std::string> result = compileToStage(sources, *file, diags, options);
+    std::optional<std::string> result = compileToStage(ctx, *file, diags, options);
     if (!result)
       return exitUserError;
     outputs.push_back({opts.output, *result});
@@ -144,17 +145,18 @@ int runCompile(const Options &opts) {
 
 // moac explain FILE: the derivation from the program to its DNF and the storage analysis.
 int runExplain(const Options &opts) {
-  SourceManager sources;
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
   diags.setColor(colorMode(opts.color));
   auto file = readSource(sources, diags, opts.input);
   if (!file)
     return exitUserError;
-  std::optional<TypedProgram> typed = typeCheck(sources, *file, diags);
+  std::optional<TypedProgram> typed = typeCheck(ctx, *file, diags);
   if (!typed)
     return exitUserError;
-  DnfProgram dnf = psiReduce(*typed);
-  std::string text = explain(sources.file(*file), *typed, dnf);
+  DnfProgram dnf = psiReduce(ctx, *typed);
+  std::string text = explain(ctx, sources.file(*file), *typed, dnf);
   if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}})) {
     std::fprintf(stderr, "moac explain: %s\n", clash->c_str());
     return exitUsage;

@@ -17,7 +17,6 @@ struct Region;
 // What a target adds to the sequential C text.
 class PragmaPolicy {
 public:
-  virtual ~PragmaPolicy() = default;
   virtual const char *extraIncludes() const { return ""; }
   // Before the perfect nest of `depth` parallel loops; `present` lists the buffers the region uses as
   // C array sections ("q[0:dk]").
@@ -26,6 +25,10 @@ public:
   virtual std::string serialRegion(const std::string &present) const = 0;
   // Before a serial loop inside a region.
   virtual std::string serialLoop() const { return ""; }
+
+protected:
+  // Not virtual: the policies are constants (sequentialPolicy() …) in read-only data, never deleted.
+  ~PragmaPolicy() = default;
 };
 
 const PragmaPolicy &sequentialPolicy();

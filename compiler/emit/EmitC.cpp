@@ -61,7 +61,7 @@ private:
 };
 
 void CPrinter::reserveNames() {
-  static const char *reserved[] = {
+  static constexpr const char *reserved[] = {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
       "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
       "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
@@ -450,7 +450,7 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
 } // namespace
 
 const PragmaPolicy &sequentialPolicy() {
-  static const SequentialPolicy policy;
+  static constexpr SequentialPolicy policy;
   return policy;
 }
 

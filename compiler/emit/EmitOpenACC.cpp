@@ -26,7 +26,7 @@ public:
 } // namespace
 
 const PragmaPolicy &openaccPolicy() {
-  static const OpenACCPolicy policy;
+  static constexpr OpenACCPolicy policy;
   return policy;
 }
 

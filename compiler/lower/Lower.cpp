@@ -25,9 +25,10 @@ std::string kernelName(const std::string &fileName) {
   return name == "moa_" ? "moa_kernel" : name;
 }
 
-std::optional<SymExpr> gammaDifference(const SymExpr &offset, Symbol lane, int64_t block) {
+std::optional<SymExpr> gammaDifference(SymbolTable &symbols, const SymExpr &offset, Symbol lane, int64_t block) {
   // lane = block·g + r with 0 ≤ r < block: within a group only r moves.
-  Symbol g = SymbolTable::fresh("g"), r = SymbolTable::fresh("r");
+  NameScope scratch(symbols);
+  Symbol g = symbols.fresh("g"), r = symbols.fresh("r");
   SymExpr split = SymExpr::symbol(g) * SymExpr(block) + SymExpr::symbol(r);
   SymExpr e = simplify(offset.substitute({{lane, split}}), {{r, SymExpr(block)}});
   return e.linearCoefficient(r);
@@ -37,8 +38,8 @@ namespace {
 
 class Lowerer {
 public:
-  Lowerer(const DnfProgram &dnf, const Schedule &schedule, Target target)
-      : dnf(dnf), sched(schedule), target(target) {}
+  Lowerer(SymbolTable &symbols, const DnfProgram &dnf, const Schedule &schedule, Target target)
+      : symbols(symbols), dnf(dnf), sched(schedule), target(target) {}
   Kernel run();
 
 private:
@@ -49,6 +50,10 @@ private:
   void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
   bool termsAlongRows(const DnfArray &a, const DExpr &r) const;
 
+  void openStageNames(const DnfArray &a);
+
+  SymbolTable &symbols;
+  std::optional<NameScope> stageNames; // the names of the stage being lowered
   const DnfProgram &dnf;
   Schedule sched;
   Target target;
@@ -153,7 +158,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
   }
   case DKind::Reduce: {
     ElemType accType = e->isInt ? ElemType::Int : type;
-    Symbol acc = SymbolTable::fresh("acc");
+    Symbol acc = symbols.fresh("acc");
     prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op, e->isInt)), e->loc));
     LStmt l = loop(e->var, 0, e->extent, 1, LoopKind::Serial, e->loc);
     LExprPtr value = lowerExpr(e->args[0], l.body, type);
@@ -172,7 +177,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
       return makeL(x);
     }
     ElemType tmpType = e->isInt ? ElemType::Int : type;
-    Symbol tmp = SymbolTable::fresh("sel");
+    Symbol tmp = symbols.fresh("sel");
     prefix.push_back(scalarStmt(LStmt::Decl, tmp, tmpType, floatConst(0), e->loc));
     LStmt branch{};
     branch.kind = LStmt::If;
@@ -240,7 +245,7 @@ void Lowerer::chooseLayouts() {
 void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst) {
   auto visit = [&](size_t buffer, const SymExpr &offset, bool isStore) {
     SymExpr o = offset.substitute(laneSubst);
-    auto diff = gammaDifference(o, lane, sched.block);
+    auto diff = gammaDifference(symbols, o, lane, sched.block);
     Coalescing c;
     c.stage = stage.name;
     c.access = fmt::format("{} {}[{}]", isStore ? "store" : "load", k.buffers[buffer].name, offset.str());
@@ -281,6 +286,22 @@ bool Lowerer::termsAlongRows(const DnfArray &a, const DExpr &r) const {
     found |= termsOuter && innerOnlyLast;
   });
   return found;
+}
+
+// Each stage names its scalars and loop counters in a scope of its own (acc, c, g again in every stage),
+// beside the names of the DNF definition it computes; what several stages share (the chunk counts P and
+// Q) is made outside any stage.
+void Lowerer::openStageNames(const DnfArray &a) {
+  stageNames.reset();
+  stageNames.emplace(symbols);
+  for (Symbol s : a.index)
+    stageNames->reserve(s.name());
+  for (Symbol s : freeSymbols(a.body))
+    stageNames->reserve(s.name());
+  forEachNode(a.body, [&](const DExpr &e) {
+    if (e.kind == DKind::Reduce)
+      stageNames->reserve(e.var.name());
+  });
 }
 
 void Lowerer::lowerArray(size_t id) {
@@ -328,6 +349,7 @@ void Lowerer::lowerArray(size_t id) {
   };
 
   if (body0->kind != DKind::Reduce) {
+    openStageNames(a);
     Region st{stage, a.loc, int(a.index.size()), {}, std::nullopt};
     std::vector<LStmt> body;
     LExprPtr value = lowerExpr(body0, body, type);
@@ -343,14 +365,16 @@ void Lowerer::lowerArray(size_t id) {
   // read adjacent terms), partials[c][index], then the chunks combined in order.
   const DExpr &r = *body0;
   SymExpr items = product(a.shape);
-  Symbol chunks = SymbolTable::fresh("P_" + ident);
+  stageNames.reset();
+  Symbol chunks = symbols.fresh("P_" + ident);
   k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, ident, sched.threads, sched.chunk});
   Buffer partials{Buffer::Workspace, ident + "_part", type, {SymExpr::symbol(chunks), items}, {},
                   fmt::format("partial results of {}, one per chunk", stage), target, chunks};
   k.buffers.push_back(partials);
   size_t part = k.buffers.size() - 1;
 
-  Symbol c = SymbolTable::fresh("c");
+  openStageNames(a);
+  Symbol c = symbols.fresh("c");
   const LExprPtr zero = floatConst(identity(r.op, type == ElemType::Int)); // every accumulator's start
   const bool alongRows = termsAlongRows(a, r);
   Region first{stage + " (partials)", a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
@@ -379,7 +403,7 @@ void Lowerer::lowerArray(size_t id) {
                                         "(the same order of additions as with {} on the lanes)",
                                         stage, inner.name(), inner.name(), inner.name()));
     } else {
-      Symbol acc = SymbolTable::fresh("acc");
+      Symbol acc = symbols.fresh("acc");
       body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
       LExprPtr value = lowerExpr(r.args[0], terms.body, type);
       terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, value, r.loc, r.op));
@@ -396,7 +420,7 @@ void Lowerer::lowerArray(size_t id) {
   if (!a.index.empty()) {
     reportAccesses(first, a.index.back(), {});
   } else {
-    Symbol t = SymbolTable::fresh("t");
+    Symbol t = symbols.fresh("t");
     reportAccesses(first, c, {{r.var, SymExpr::symbol(c) + SymExpr::symbol(chunks) * SymExpr::symbol(t)}});
   }
   k.stages.push_back(std::move(first));
@@ -406,7 +430,8 @@ void Lowerer::lowerArray(size_t id) {
   // adding partials g, g + Q, g + 2Q, … (parallel, like the chunks), then the Q group results in order.
   // Q = moart_chunks(items, P, threads, chunk), so Q = 1 whenever P ≤ chunk: the groups' pass is then the
   // whole combine, in chunk order, and writes the result itself.
-  Symbol groups = SymbolTable::fresh("Q_" + ident);
+  stageNames.reset();
+  Symbol groups = symbols.fresh("Q_" + ident);
   k.chunkCounts.push_back(
       ChunkCount{groups, items, SymExpr::symbol(chunks), ident + "'s partials", sched.threads, sched.chunk});
   k.buffers.push_back(Buffer{Buffer::Workspace, ident + "_group", type, {SymExpr::symbol(groups), items}, {},
@@ -417,7 +442,7 @@ void Lowerer::lowerArray(size_t id) {
   auto combineInto = [&](size_t from, Symbol each, Symbol count, std::optional<Symbol> first, SymExpr step,
                          std::optional<SymExpr> into) {
     std::vector<LStmt> body;
-    Symbol acc = SymbolTable::fresh("acc");
+    Symbol acc = symbols.fresh("acc");
     body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
     LStmt combine = loop(each, first ? SymExpr::symbol(*first) : SymExpr(0), SymExpr::symbol(count), step,
                          LoopKind::Serial, r.loc);
@@ -430,7 +455,8 @@ void Lowerer::lowerArray(size_t id) {
     return body;
   };
 
-  Symbol g = SymbolTable::fresh("g"), each = SymbolTable::fresh("c");
+  openStageNames(a);
+  Symbol g = symbols.fresh("g"), each = symbols.fresh("c");
   Region second{stage + " (combine)", a.loc, int(a.index.size()) + 1, {}, chunks};
   {
     std::vector<LStmt> inner;
@@ -443,13 +469,14 @@ void Lowerer::lowerArray(size_t id) {
   if (!a.index.empty()) {
     reportAccesses(second, a.index.back(), {});
   } else {
-    Symbol t = SymbolTable::fresh("t");
+    Symbol t = symbols.fresh("t");
     reportAccesses(second, g, {{each, SymExpr::symbol(g) + SymExpr::symbol(groups) * SymExpr::symbol(t)}});
   }
   k.stages.push_back(std::move(second));
 
+  openStageNames(a);
   Region third{stage + " (combine groups)", a.loc, int(a.index.size()), {}, groups};
-  nest(combineInto(group, SymbolTable::fresh("c"), groups, std::nullopt, SymExpr(1), std::nullopt), third.body,
+  nest(combineInto(group, symbols.fresh("c"), groups, std::nullopt, SymExpr(1), std::nullopt), third.body,
        a.index.size());
   if (!a.index.empty())
     reportAccesses(third, a.index.back(), {});
@@ -479,15 +506,17 @@ Kernel Lowerer::run() {
   for (size_t id : dnf.updates)
     bufferOf[id] = bufferOf[*dnf.arrays[id].updates];
   chooseLayouts();
-  for (size_t id : dnf.order)
+  for (size_t id : dnf.order) {
     lowerArray(id);
+    stageNames.reset();
+  }
   return std::move(k);
 }
 
 } // namespace
 
-Kernel lower(const DnfProgram &dnf, const Schedule &schedule, Target target) {
-  return Lowerer(dnf, schedule, target).run();
+Kernel lower(CompilationContext &ctx, const DnfProgram &dnf, const Schedule &schedule, Target target) {
+  return Lowerer(ctx.symbols, dnf, schedule, target).run();
 }
 
 } // namespace moac

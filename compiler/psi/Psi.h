@@ -4,13 +4,14 @@
 // remain. Then reductions that do not depend on an enclosing index are hoisted into temps (Hoist.h).
 #pragma once
 
+#include "Context.h"
 #include "Dnf.h"
 #include "Diagnostics.h"
 #include "Typed.h"
 
 namespace moac {
 
-DnfProgram psiReduce(const TypedProgram &program);
+DnfProgram psiReduce(CompilationContext &ctx, const TypedProgram &program);
 
 // Reports each read of an inout inside its own update at an element other than the one written
 // (DnfProgram::conflicts); returns false when there is one. Pipeline's typeCheck calls it.

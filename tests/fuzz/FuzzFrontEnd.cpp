@@ -53,7 +53,8 @@ void checkLocated(const std::string &diagnostics) {
 }
 
 void compileAll(const std::string &text) {
-  SourceManager sources;
+  CompilationContext ctx;
+  SourceManager &sources = ctx.sources;
   std::string diagnostics;
   DiagnosticEngine diags(sources);
   diags.captureInto(&diagnostics);
@@ -71,7 +72,7 @@ void compileAll(const std::string &text) {
   DiagnosticEngine typeDiags(sources);
   std::string typeDiagnostics;
   typeDiags.captureInto(&typeDiagnostics);
-  std::optional<TypedProgram> typed = typeCheck(sources, file, typeDiags);
+  std::optional<TypedProgram> typed = typeCheck(ctx, file, typeDiags);
   checkLocated(typeDiagnostics);
   if (!typed) {
     if (!typeDiags.hasErrors())
@@ -82,12 +83,12 @@ void compileAll(const std::string &text) {
     finding("shapes reported errors but returned a program", typeDiagnostics);
 
   dumpShapes(*typed, false);
-  DnfProgram dnf = psiReduce(*typed);
+  DnfProgram dnf = psiReduce(ctx, *typed);
   std::string dnfText = dumpDnf(dnf, true);
   std::string traffic = printTraffic(trafficModel(dnf, *typed));
-  explain(sources.file(file), *typed, dnf);
+  explain(ctx, sources.file(file), *typed, dnf);
   for (Target target : {Target::C, Target::OpenMP, Target::OpenACC}) {
-    Kernel kernel = lower(dnf, Schedule{}, target);
+    Kernel kernel = lower(ctx, dnf, Schedule{}, target);
     dumpLoopIR(kernel);
     EmitInputs inputs{text, dnfText, traffic, "fuzz", "fuzz.h"};
     emitKernel(kernel, target, inputs);
