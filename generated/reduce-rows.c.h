@@ -24,12 +24,12 @@ size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m);
  *   rowMax: out rowMax : f32<n>
  *   rowMin: out rowMin : f32<n>
  *   rowProd: out rowProd : f32<n>
- *   v_total: out total : f32<>
+ *   total: out total : f32<>
  *   mean: out mean : f32<>
  *   workspace: moa_reduce_rows_workspace_bytes(n, m) bytes, 64-byte aligned
  */
 int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum, float *rowSum,
-                    float *rowMax, float *rowMin, float *rowProd, float *v_total, float *mean,
+                    float *rowMax, float *rowMin, float *rowProd, float *total, float *mean,
                     void *workspace);
 
 #endif

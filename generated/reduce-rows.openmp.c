@@ -112,7 +112,7 @@ size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m) {
 }
 
 int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum, float *rowSum,
-                    float *rowMax, float *rowMin, float *rowProd, float *v_total, float *mean,
+                    float *rowMax, float *rowMin, float *rowProd, float *total, float *mean,
                     void *workspace) {
   (void)n;
   (void)m;
@@ -140,8 +140,8 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
   float *rowMin_group = Q_rowMin > 1 ? (float *)((char *)workspace + offsets[15]) : rowMin;
   float *rowProd_part = P_rowProd > 1 ? (float *)((char *)workspace + offsets[16]) : rowProd;
   float *rowProd_group = Q_rowProd > 1 ? (float *)((char *)workspace + offsets[17]) : rowProd;
-  float *v_total_part = P_total > 1 ? (float *)((char *)workspace + offsets[18]) : v_total;
-  float *v_total_group = Q_total > 1 ? (float *)((char *)workspace + offsets[19]) : v_total;
+  float *total_part = P_total > 1 ? (float *)((char *)workspace + offsets[18]) : total;
+  float *total_group = Q_total > 1 ? (float *)((char *)workspace + offsets[19]) : total;
 
 /* colSum (partials) */
 #pragma omp parallel for schedule(static)
@@ -346,7 +346,7 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
       }
       acc15 = acc15 + acc16; /* reduce-rows.moa:11 */
     }
-    v_total_part[c16] = acc15; /* reduce-rows.moa:11 */
+    total_part[c16] = acc15; /* reduce-rows.moa:11 */
   }
 
   /* total (combine) */
@@ -355,9 +355,9 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
     for (int64_t g6 = 0; g6 < Q_total; ++g6) {
       float acc17 = 0.0f; /* reduce-rows.moa:11 */
       for (int64_t c17 = g6; c17 < P_total; c17 += Q_total) {
-        acc17 = acc17 + v_total_part[c17]; /* reduce-rows.moa:11 */
+        acc17 = acc17 + total_part[c17]; /* reduce-rows.moa:11 */
       }
-      v_total_group[g6] = acc17; /* reduce-rows.moa:11 */
+      total_group[g6] = acc17; /* reduce-rows.moa:11 */
     }
   }
 
@@ -366,13 +366,13 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
     {
       float acc18 = 0.0f; /* reduce-rows.moa:11 */
       for (int64_t c18 = 0; c18 < Q_total; ++c18) {
-        acc18 = acc18 + v_total_group[c18]; /* reduce-rows.moa:11 */
+        acc18 = acc18 + total_group[c18]; /* reduce-rows.moa:11 */
       }
-      v_total[0] = acc18; /* reduce-rows.moa:11 */
+      total[0] = acc18; /* reduce-rows.moa:11 */
     }
   }
 
   /* mean */
-  { mean[0] = (v_total[0] / (float)(n * m)); /* reduce-rows.moa:12 */ }
+  { mean[0] = (total[0] / (float)(n * m)); /* reduce-rows.moa:12 */ }
   return 0;
 }

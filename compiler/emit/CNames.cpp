@@ -54,8 +54,12 @@ constexpr std::string_view keywords[] = {
     "strcspn strpbrk strrchr strspn strstr strtok memset strerror strlen clock time difftime mktime "
     "asctime ctime gmtime localtime strftime timespec_get clock_gettime",
     // what the kernel and the harness print themselves
-    "main argc argv fail path err st status workspace workspace_bytes ws offset offsets total",
+    "main argc argv fail path err st status workspace workspace_bytes ws offset offsets",
 };
+
+// Names the workspace-layout function declares beside the dims, its only parameters: taken from dims
+// only, so that an array may still be called `total`.
+constexpr std::string_view dimOnly = "total";
 
 // math.h's functions, each also with its f (float) and l (long double) variant.
 constexpr std::string_view mathFunctions =
@@ -151,16 +155,23 @@ CNames::CNames(const Kernel &k) : buffers(k.buffers.size()) {
   addReserved(reserved);
   taken = reserved;
   // The program's names: first every one C may have as written, so that no renamed name can take it.
-  std::vector<std::pair<const std::string *, std::string *>> pending; // .moa name, its C name
+  struct Pending {
+    const std::string *moa;
+    std::string *c;
+    bool dim;
+  };
+  std::vector<Pending> pending;
   for (const TDim &d : k.dims)
-    pending.push_back({&d.name, &symbols[d.sym]});
+    pending.push_back({&d.name, &symbols[d.sym], true});
   for (size_t b = 0; b < k.buffers.size(); ++b)
     if (k.buffers[b].part == Buffer::Whole)
-      pending.push_back({&k.buffers[b].name, &buffers[b]});
-  for (auto &[moa, c] : pending)
-    if (fits(*moa) && !taken.count(*moa))
+      pending.push_back({&k.buffers[b].name, &buffers[b], false});
+  std::set<std::string> dimReserved;
+  eachWord(dimOnly, [&](std::string w) { dimReserved.insert(std::move(w)); });
+  for (auto &[moa, c, dim] : pending)
+    if (fits(*moa) && !taken.count(*moa) && !(dim && dimReserved.count(*moa)))
       *c = fresh(*moa, true);
-  for (auto &[moa, c] : pending)
+  for (auto &[moa, c, dim] : pending)
     if (c->empty())
       *c = fresh(renamed(*moa), true);
   // names derived from the program's: a split reduction's partials and group results, chunk counts,
