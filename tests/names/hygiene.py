@@ -2,9 +2,10 @@
 """The name-hygiene test: every name of NAMES in every role, through moac compile and moac check.
 
 The roles are dim, in, out, inout, temp (a stored binding), function parameter and comprehension index.
-Program p (0 … 6) gives role r the names of chunk (r + p) mod 7 of the list, so that the seven programs
-together put each name in each role, and every name meets every other in one program (a binding
-`x_part` beside a split reduction over `x`, a harness local `x_file` beside an input `x`). Each program
+The list is cut into blocks (QUICK, whose names meet one another — a binding `x_part` beside a split
+reduction over `x`, a harness local `x_file` beside an input `x` — then blocks of --per-role names per
+role); program p (0 … 6) of a block gives role r the names of the block's chunk (r + p) mod 7, so that
+the seven programs put each name in each role. Each program
 goes through `moac compile --verify-output` and `moac check` on c, openmp and openacc; none may fail.
 `--quick` takes the short list QUICK instead, for the sanitizer build.
 """
@@ -51,14 +52,23 @@ QUICK = ("int for NULL __LINE__ _Bool class threadIdx printf fabsf SIZE_MAX M_PI
 ROLES = ["dim", "in", "out", "inout", "temp", "param", "index"]
 
 
-def names(quick: bool) -> list:
-    words = QUICK if quick else " ".join([C_KEYWORDS, CXX_CUDA, LIBRARY, MACROS, RUNTIME, EMITTED, SIMILAR]).split() + LONG
-    out = []
+def blocks(quick: bool, per_role: int) -> list:
+    """The lists of names that share programs: QUICK first (its names meet one another: x beside x_part,
+    x_file, x1, X), then the whole list in blocks of per_role names per role. moac's C formatting grows
+    faster than linearly with a program's size, so small blocks are what keeps the test cheap."""
+    words = " ".join([C_KEYWORDS, CXX_CUDA, LIBRARY, MACROS, RUNTIME, EMITTED, SIMILAR]).split() + LONG
+    every = []
     for w in words:
-        if w not in MOA_RESERVED and w not in out:
-            out.append(w)
-    while len(out) % len(ROLES):
-        out.append(f"pad{len(out)}")
+        if w not in MOA_RESERVED and w not in every:
+            every.append(w)
+    size = per_role * len(ROLES)
+    lists = [QUICK] + ([] if quick else [every[i:i + size] for i in range(0, len(every), size)])
+    out = []
+    for block in lists:
+        block = list(block)
+        while len(block) % len(ROLES):
+            block.append(f"pad{len(block)}")
+        out.append(block)
     return out
 
 
@@ -95,30 +105,33 @@ def main() -> int:
     ap.add_argument("--targets", default="c,openmp,openacc")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--keep", help="write the programs into this folder and keep them")
+    ap.add_argument("--per-role", type=int, default=6, help="names per role in one program")
     args = ap.parse_args()
-    all_names = names(args.quick)
-    m = len(all_names) // len(ROLES)
-    chunks = [all_names[r * m:(r + 1) * m] for r in range(len(ROLES))]
-    failures = 0
-    runs = 0
+    failures = runs = count = 0
     with tempfile.TemporaryDirectory(prefix="moac-names-") as tmp:
         folder = pathlib.Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        for p in range(len(ROLES)) if args.program is None else [args.program]:
-            text, dims = program(p, chunks)
-            # the kernel's name, moa_hyg0, comes from the file name, and is in the list (RUNTIME)
-            path = folder / f"hyg{p}.moa"
-            path.write_text(text)
-            commands = [[args.moac, "compile", path, "--verify-output", "--color=never", "-o", folder / f"hyg{p}.c"]]
-            for target in args.targets.split(","):
-                commands.append([args.moac, "check", path, "--target=" + target, "--dims", dims, "--color=never"])
-            for command in commands:
-                runs += 1
-                done = subprocess.run(command, text=True, capture_output=True)
-                if done.returncode != 0 or (command[1] == "check" and "PASS" not in done.stdout):
-                    failures += 1
-                    print(f"FAILED: {' '.join(str(c) for c in command)}\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
-    print(f"names: {len(all_names)} names × {len(ROLES)} roles; {runs} runs, {failures} failed")
+        for b, block in enumerate(blocks(args.quick, args.per_role)):
+            count += len(block)
+            m = len(block) // len(ROLES)
+            chunks = [block[r * m:(r + 1) * m] for r in range(len(ROLES))]
+            for p in range(len(ROLES)) if args.program is None else [args.program]:
+                text, dims = program(p, chunks)
+                # the kernel's name, moa_hyg0, comes from the file name (RUNTIME lists it)
+                path = folder / "hyg0.moa"
+                path.write_text(text)
+                commands = [[args.moac, "compile", path, "--verify-output", "--color=never", "-o", folder / "hyg0.c"]]
+                for target in args.targets.split(","):
+                    commands.append([args.moac, "check", path, "--target=" + target, "--dims", dims, "--color=never"])
+                for command in commands:
+                    runs += 1
+                    done = subprocess.run(command, text=True, capture_output=True)
+                    if done.returncode != 0 or (command[1] == "check" and "PASS" not in done.stdout):
+                        failures += 1
+                        (folder / f"failed-block{b}-program{p}.moa").write_text(text)
+                        print(f"FAILED (block {b}, program {p}): {' '.join(str(c) for c in command)}\n"
+                              f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    print(f"names: {count} names × {len(ROLES)} roles; {runs} runs, {failures} failed")
     return 1 if failures else 0
 
 
