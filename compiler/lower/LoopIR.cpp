@@ -6,6 +6,8 @@
 
 namespace moac {
 
+std::string Buffer::label() const { return part == Partials ? name + "_part" : part == Groups ? name + "_group" : name; }
+
 SymExpr Buffer::storageElements() const {
   if (layout.kind == Layout::RowMajor || shape.empty())
     return product(shape);
@@ -49,7 +51,7 @@ struct Printer {
     switch (e->kind) {
     case LExprKind::Float: return fmt::format("{}", e->floatValue);
     case LExprKind::Int: return "(" + e->intValue.str() + ")";
-    case LExprKind::Load: return fmt::format("{}[{}]", k.buffers[e->buffer].name, e->offset.str());
+    case LExprKind::Load: return fmt::format("{}[{}]", k.buffers[e->buffer].label(), e->offset.str());
     case LExprKind::Var: return e->var.name();
     case LExprKind::Unary: return fmt::format("{}({})", spell(e->unop), expr(e->args[0]));
     case LExprKind::Binary: return fmt::format("({} {} {})", expr(e->args[0]), spell(e->op), expr(e->args[1]));
@@ -84,7 +86,7 @@ struct Printer {
       out += fmt::format("{}{} = {}{}\n", pad, s.scalar.name(), expr(s.value), where);
       break;
     case LStmt::Store:
-      out += fmt::format("{}{}[{}] = {}{}\n", pad, k.buffers[s.buffer].name, s.offset.str(), expr(s.value), where);
+      out += fmt::format("{}{}[{}] = {}{}\n", pad, k.buffers[s.buffer].label(), s.offset.str(), expr(s.value), where);
       break;
     case LStmt::If:
       out += fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
@@ -142,7 +144,7 @@ std::string dumpLoopIR(const Kernel &k) {
                                                        : b.shape[i].str());
       layout += fmt::format(" {}⟩", b.layout.block);
     }
-    out += fmt::format("buffer {} {} : {}{}  {}{}\n", roleName(b.role), b.name, spell(b.elem), strShape(b.shape),
+    out += fmt::format("buffer {} {} : {}{}  {}{}\n", roleName(b.role), b.label(), spell(b.elem), strShape(b.shape),
                        layout, b.why.empty() ? "" : "  # " + b.why);
   }
   for (const ChunkCount &c : k.chunkCounts)

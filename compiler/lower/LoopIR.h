@@ -39,6 +39,11 @@ struct Buffer {
   std::optional<size_t> aliasOf;
   Symbol aliasChunks;         // why it exists (a DNF temp, a reduction's partials)
   bool inout = false;         // an `inout` input: the kernel may write it (an update stores into it)
+  // What it holds: a program array (`name` is its .moa name), or the partials or group results of the
+  // split reduction into buffers[*aliasOf] (`name` is that array's name; the C name is derived from
+  // the array's by emit/CNames).
+  enum Part { Whole, Partials, Groups } part = Whole;
+  std::string label() const; // for dumps: m, m_part, m_group
   SymExpr storageElements() const; // π(p)·⌈x/B⌉·B·π(tail) when lifted
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
 };

@@ -248,7 +248,7 @@ void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Sy
     auto diff = gammaDifference(symbols, o, lane, sched.block);
     Coalescing c;
     c.stage = stage.name;
-    c.access = fmt::format("{} {}[{}]", isStore ? "store" : "load", k.buffers[buffer].name, offset.str());
+    c.access = fmt::format("{} {}[{}]", isStore ? "store" : "load", k.buffers[buffer].label(), offset.str());
     c.lane = lane.name();
     c.difference = diff ? diff->str() : "not affine";
     if (diff && *diff == SymExpr(0))
@@ -368,8 +368,9 @@ void Lowerer::lowerArray(size_t id) {
   stageNames.reset();
   Symbol chunks = symbols.fresh("P_" + ident);
   k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, ident, sched.threads, sched.chunk});
-  Buffer partials{Buffer::Workspace, ident + "_part", type, {SymExpr::symbol(chunks), items}, {},
+  Buffer partials{Buffer::Workspace, ident, type, {SymExpr::symbol(chunks), items}, {},
                   fmt::format("partial results of {}, one per chunk", stage), target, chunks};
+  partials.part = Buffer::Partials;
   k.buffers.push_back(partials);
   size_t part = k.buffers.size() - 1;
 
@@ -434,8 +435,9 @@ void Lowerer::lowerArray(size_t id) {
   Symbol groups = symbols.fresh("Q_" + ident);
   k.chunkCounts.push_back(
       ChunkCount{groups, items, SymExpr::symbol(chunks), ident + "'s partials", sched.threads, sched.chunk});
-  k.buffers.push_back(Buffer{Buffer::Workspace, ident + "_group", type, {SymExpr::symbol(groups), items}, {},
+  k.buffers.push_back(Buffer{Buffer::Workspace, ident, type, {SymExpr::symbol(groups), items}, {},
                              fmt::format("partials of {} combined in groups, one per group", stage), target, groups});
+  k.buffers.back().part = Buffer::Groups;
   size_t group = k.buffers.size() - 1;
   // acc = op over partials[each][index], each from `first` (0 if none) below `count` by `step`; stored in
   // group[into][index], or with no `into` in the result

@@ -62,7 +62,7 @@ public:
   }
   std::vector<double> &buffer(const std::string &name) {
     for (size_t b = 0; b < k.buffers.size(); ++b)
-      if (k.buffers[b].name == name)
+      if (k.buffers[b].label() == name)
         return memory[b];
     FAIL("no buffer " << name);
     return memory[0];
@@ -369,7 +369,7 @@ TEST_CASE("γ lowering: structural operators become offsets into the input, with
     DimValues dims;
     std::vector<NDArray> inputs;
     for (size_t b : l.kernel.inputs()) {
-      std::vector<double> &mem = ev.buffer(l.kernel.buffers[b].name);
+      std::vector<double> &mem = ev.buffer(l.kernel.buffers[b].label());
       mem = iotaData(int64_t(mem.size()));
       std::vector<int64_t> shape;
       for (const SymExpr &e : l.kernel.buffers[b].shape)
@@ -462,7 +462,7 @@ TEST_CASE("the KV-cache append stores exactly row t of K and V, O(dk + dv), and 
       std::map<std::string, std::vector<int64_t>> written;
       for (const auto &[buffer, offset] : ev.stores)
         if (l.kernel.buffers[buffer].inout)
-          written[l.kernel.buffers[buffer].name].push_back(offset);
+          written[l.kernel.buffers[buffer].label()].push_back(offset);
       for (auto &[name, offsets] : written)
         std::sort(offsets.begin(), offsets.end());
       std::vector<int64_t> rowK, rowV;
