@@ -10,20 +10,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// The EvalError that interpreting text throws.
-EvalError evalError(const std::string &text, const NamedDims &d, const std::vector<NDArray> &inputs) {
-  Checked c = check(text);
-  INFO(c.diags);
-  REQUIRE(c.program);
-  try {
-    interpret(*c.program, c.bind(d), inputs);
-  } catch (const EvalError &e) {
-    return e;
-  }
-  FAIL("no EvalError");
-  return EvalError("", SourceLoc{});
-}
-
 const char *takeProgram = "dim n, m\nin A : f32[n]\nout r = m take A\n";
 
 } // namespace

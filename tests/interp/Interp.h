@@ -75,6 +75,20 @@ inline NDArray counting(std::vector<int64_t> shape) {
   return a;
 }
 
+// The EvalError that interpreting text throws.
+inline EvalError evalError(const std::string &text, const NamedDims &d = {}, const std::vector<NDArray> &inputs = {}) {
+  Checked c = check(text);
+  INFO(c.diags);
+  REQUIRE(c.program);
+  try {
+    interpret(*c.program, c.bind(d), inputs);
+  } catch (const EvalError &e) {
+    return e;
+  }
+  FAIL("no EvalError");
+  return EvalError("", SourceLoc{});
+}
+
 // Type-checks text (which must succeed) and returns every output.
 inline std::vector<NDArray> runAll(const std::string &text, const NamedDims &d = {},
                                    const std::vector<NDArray> &inputs = {}, const InterpretOptions &options = {}) {

@@ -21,15 +21,7 @@ double f32(double v) { return double(float(v)); }
 
 // The error message of a run that must fail.
 std::string failure(const std::string &text, const NamedDims &d = {}, const std::vector<NDArray> &inputs = {}) {
-  Checked c = check(text);
-  INFO(c.diags);
-  REQUIRE(c.program);
-  try {
-    interpret(*c.program, c.bind(d), inputs);
-  } catch (const EvalError &e) {
-    return e.what();
-  }
-  return "no error";
+  return evalError(text, d, inputs).what();
 }
 
 EvalCounts work(const std::string &text, const NamedDims &d, const std::vector<NDArray> &inputs) {
