@@ -1,5 +1,7 @@
 #include "Harness.h"
 
+#include "Emit.h"
+
 #include <fmt/format.h>
 
 namespace moac {
@@ -40,7 +42,8 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
     out += fmt::format("  const int64_t {} = strtoll(argv[{}], NULL, 10);\n", dims[i]->name, i + 2);
     args += dims[i]->name + ", ";
   }
-  std::string dataClauses, pointers;
+  std::vector<DataClause> data;
+  std::string pointers;
   for (size_t b : k.inputs()) {
     const Buffer &buf = k.buffers[b];
     out += fmt::format("  moart_array {}_file;\n  snprintf(path, sizeof path, \"%s/{}.moarr\", argv[1]);\n"
@@ -59,8 +62,8 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
     const char *qualifier = buf.inout ? "" : "const ";
     out += fmt::format("  {}{} *{} = ({}{} *){}_arg.data;\n", qualifier, cType(buf.elem), buf.name, qualifier,
                        cType(buf.elem), buf.name);
-    dataClauses += fmt::format(" {}({}[0:moart_array_storage_count(&{}_arg)])", buf.inout ? "copy" : "copyin",
-                               buf.name, buf.name);
+    data.push_back({buf.inout ? DataClause::Copy : DataClause::CopyIn,
+                    fmt::format("{}[0:moart_array_storage_count(&{}_arg)]", buf.name, buf.name)});
     pointers += buf.name + ", ";
   }
   for (size_t b : k.outputs()) {
@@ -75,15 +78,16 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
                        "  {} *{} = ({} *){}_out.data;\n",
                        buf.name, buf.name, dtype(buf.elem), buf.shape.size(), buf.name, buf.name, cType(buf.elem),
                        buf.name, cType(buf.elem), buf.name);
-    dataClauses += fmt::format(" copyout({}[0:{}_out.count])", buf.name, buf.name);
+    data.push_back({DataClause::CopyOut, fmt::format("{}[0:{}_out.count]", buf.name, buf.name)});
     pointers += buf.name + ", ";
   }
   out += fmt::format("  size_t workspace_bytes = {}_workspace_bytes({});\n", k.name,
                      args.empty() ? "" : args.substr(0, args.size() - 2));
   out += "  char *workspace = moart_alloc_aligned(workspace_bytes > 0 ? workspace_bytes : 64);\n"
          "  if (!workspace)\n    return fail(\"workspace\", \"out of memory\");\n  int status;\n";
-  if (target == Target::OpenACC)
-    out += fmt::format("#pragma acc data{} create(workspace[0:workspace_bytes > 0 ? workspace_bytes : 64])\n", dataClauses);
+  data.push_back({DataClause::Create, "workspace[0:workspace_bytes > 0 ? workspace_bytes : 64]"});
+  if (std::string pragma = policyFor(target).dataRegion(data); !pragma.empty())
+    out += pragma + "\n";
   out += fmt::format("  {{\n    status = {}({}{}workspace);\n  }}\n", k.name, args, pointers);
   out += "  if (status != 0)\n    return fail(\"kernel\", moart_status_string((moart_status)status));\n";
   for (size_t b : k.outputs()) {
