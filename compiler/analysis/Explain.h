@@ -2,17 +2,19 @@
 // the rule's name (before ⇒ after), the DNF in MoA notation, and the storage/traffic analysis.
 #pragma once
 
-#include "Context.h"
 #include "Dnf.h"
+#include "LoopIR.h"
 #include "Source.h"
+#include "Target.h"
 #include "Typed.h"
 
 #include <string>
 
 namespace moac {
 
-// ctx: the compilation of typed and dnf (explain lowers dnf to report coalescing).
-std::string explain(CompilationContext &ctx, const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf);
+// `kernel` is the DNF lowered for `target`: its layout decisions and γ-differences close the derivation.
+std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf, const Kernel &kernel,
+                    Target target);
 
 // The same text in ASCII spellings (⟨i j⟩ψ → <i j> psi, Σ → sum, × → *, …) for `--ascii`.
 std::string asciify(const std::string &text);

@@ -164,7 +164,7 @@ CNames::CNames(const Kernel &k) : buffers(k.buffers.size()) {
   for (const TDim &d : k.dims)
     pending.push_back({&d.name, &symbols[d.sym], true});
   for (size_t b = 0; b < k.buffers.size(); ++b)
-    if (k.buffers[b].part == Buffer::Whole)
+    if (k.buffers[b].origin == Buffer::Array)
       pending.push_back({&k.buffers[b].name, &buffers[b], false});
   std::set<std::string> dimReserved;
   eachWord(dimOnly, [&](std::string w) { dimReserved.insert(std::move(w)); });
@@ -177,8 +177,8 @@ CNames::CNames(const Kernel &k) : buffers(k.buffers.size()) {
   // names derived from the program's: a split reduction's partials and group results, chunk counts,
   // the harness's locals
   for (size_t b = 0; b < k.buffers.size(); ++b)
-    if (k.buffers[b].part != Buffer::Whole)
-      buffers[b] = derived(buffers.at(*k.buffers[b].aliasOf), k.buffers[b].part == Buffer::Partials ? "_part" : "_group");
+    if (k.buffers[b].origin != Buffer::Array)
+      buffers[b] = derived(buffers.at(*k.buffers[b].aliasOf), k.buffers[b].origin == Buffer::Partials ? "_part" : "_group");
   for (const ChunkCount &c : k.chunkCounts)
     symbol(c.sym);
   for (size_t b : k.inputs()) {

@@ -233,7 +233,7 @@ std::string CPrinter::present(const Region &r) {
 
 void CPrinter::region(const Region &r) {
   line("");
-  line(fmt::format("/* {} */", commentSafe(r.name)));
+  line(fmt::format("/* {} */", commentSafe(regionName(k, r))));
   if (r.onlyIfChunks)
     line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
   ElemType t = ElemType::F32;

@@ -1,6 +1,7 @@
 #include "Harness.h"
 
 #include "CNames.h"
+#include "Emit.h"
 
 #include <fmt/format.h>
 
@@ -43,7 +44,8 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
     out += fmt::format("  const int64_t {} = strtoll(argv[{}], NULL, 10);\n", cn.dim(dims[i]->sym), i + 2);
     args += cn.dim(dims[i]->sym) + ", ";
   }
-  std::string dataClauses, pointers;
+  std::vector<DataClause> data;
+  std::string pointers;
   // Files are named after the .moa names (moac check writes and reads them); every C name is cn's.
   for (size_t b : k.inputs()) {
     const Buffer &buf = k.buffers[b];
@@ -61,7 +63,8 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
     }
     const char *qualifier = buf.inout ? "" : "const ";
     out += fmt::format("  {0}{1} *{2} = ({0}{1} *){3}.data;\n", qualifier, cType(buf.elem), c, arg);
-    dataClauses += fmt::format(" {}({}[0:moart_array_storage_count(&{})])", buf.inout ? "copy" : "copyin", c, arg);
+    data.push_back({buf.inout ? DataClause::Copy : DataClause::CopyIn,
+                    fmt::format("{}[0:moart_array_storage_count(&{})]", c, arg)});
     pointers += c + ", ";
   }
   for (size_t b : k.outputs()) {
@@ -76,15 +79,16 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
                        "  if (st != MOART_OK)\n    return fail(\"output {4}\", moart_status_string(st));\n"
                        "  {5} *{6} = ({5} *){0}.data;\n",
                        result, dtype(buf.elem), buf.shape.size(), shapeName, buf.name, cType(buf.elem), c);
-    dataClauses += fmt::format(" copyout({}[0:{}.count])", c, result);
+    data.push_back({DataClause::CopyOut, fmt::format("{}[0:{}.count]", c, result)});
     pointers += c + ", ";
   }
   out += fmt::format("  size_t workspace_bytes = {}_workspace_bytes({});\n", k.name,
                      args.empty() ? "" : args.substr(0, args.size() - 2));
   out += "  char *workspace = moart_alloc_aligned(workspace_bytes > 0 ? workspace_bytes : 64);\n"
          "  if (!workspace)\n    return fail(\"workspace\", \"out of memory\");\n  int status;\n";
-  if (target == Target::OpenACC)
-    out += fmt::format("#pragma acc data{} create(workspace[0:workspace_bytes > 0 ? workspace_bytes : 64])\n", dataClauses);
+  data.push_back({DataClause::Create, "workspace[0:workspace_bytes > 0 ? workspace_bytes : 64]"});
+  if (std::string pragma = policyFor(target).dataRegion(data); !pragma.empty())
+    out += pragma + "\n";
   out += fmt::format("  {{\n    status = {}({}{}workspace);\n  }}\n", k.name, args, pointers);
   out += "  if (status != 0)\n    return fail(\"kernel\", moart_status_string((moart_status)status));\n";
   for (size_t b : k.outputs()) {

@@ -231,34 +231,22 @@ void Lowerer::chooseLayouts() {
     if (!harmed.count(id)) {
       Buffer &b = k.buffers[bufferOf[id]];
       b.layout = Layout{Layout::Lifted, sched.block, axis};
-      std::string transform =
-          axis == 0 ? fmt::format("T([x, y]) = [x div {}, y, x mod {}]", sched.block, sched.block)
-                    : fmt::format("on axis {}: T([p, x, y]) = [p, x div {}, y, x mod {}] (p: the {} axes before, "
-                                  "one slab each)",
-                                  axis, sched.block, sched.block, axis);
-      k.decisions.push_back(fmt::format("{} is read along its rows by one lane per row: stored lifted {} so {} "
-                                        "adjacent lanes read adjacent addresses",
-                                        b.name, transform, sched.block));
+      Decision d{Decision::LiftedRows};
+      d.buffer = bufferOf[id];
+      k.decisions.push_back(d);
     }
 }
 
+// Called before the region joins k.stages: its accesses are recorded under the index it will have.
 void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst) {
+  const size_t region = k.stages.size();
   auto visit = [&](size_t buffer, const SymExpr &offset, bool isStore) {
-    SymExpr o = offset.substitute(laneSubst);
-    auto diff = gammaDifference(symbols, o, lane, sched.block);
-    Coalescing c;
-    c.stage = stage.name;
-    c.access = fmt::format("{} {}[{}]", isStore ? "store" : "load", k.buffers[buffer].label(), offset.str());
-    c.lane = lane.name();
-    c.difference = diff ? diff->str() : "not affine";
-    if (diff && *diff == SymExpr(0))
-      c.note = "the same address in every lane (broadcast)";
-    else if (diff && *diff == SymExpr(1))
-      c.note = "coalesced";
+    Coalescing c{region, buffer, offset, isStore, lane,
+                 gammaDifference(symbols, offset.substitute(laneSubst), lane, sched.block)};
     for (const Coalescing &seen : k.coalescing)
-      if (seen.stage == c.stage && seen.access == c.access)
+      if (seen.region == region && seen.buffer == buffer && seen.isStore == isStore && seen.offset == offset)
         return;
-    k.coalescing.push_back(c);
+    k.coalescing.push_back(std::move(c));
   };
   forEachAccess(stage.body, visit);
 }
@@ -320,20 +308,20 @@ void Lowerer::lowerArray(size_t id) {
   WrittenRows rows{a.body, SymExpr(0), a.shape.empty() ? SymExpr(1) : a.shape[0]};
   if (a.updates) {
     rows = writtenRows(a);
-    const std::string &in = dnf.arrays[*a.updates].name;
+    Decision d{rows.body ? Decision::UpdateRows : Decision::UpdateUnchanged};
+    d.buffer = target;
+    d.start = rows.start;
+    d.end = rows.end;
     if (!rows.body) {
-      k.decisions.push_back(fmt::format("the update of {} leaves every element as it is: no stage", in));
+      k.decisions.push_back(d);
       return;
     }
     if (!a.shape.empty() && (!(rows.start == SymExpr(0)) || !(rows.end == a.shape[0])))
-      k.decisions.push_back(fmt::format("the update of {} writes only rows [{}, {}) of {}: the other rows keep "
-                                        "their values in place (no copy)",
-                                        in, rows.start.str(), rows.end.str(), in));
+      k.decisions.push_back(d);
   }
   const DExprPtr &body0 = rows.body;
-  // An update's DNF name (K') is not a C identifier: its stages and partials are named after its buffer.
+  // An update's DNF name (K') is not a C identifier: its partials are named after its buffer.
   const std::string ident = a.updates ? k.buffers[target].name : a.name;
-  const std::string stage = a.updates ? "update " + ident : a.name;
   // the perfect nest of parallel loops over the outer `depth` indices of the array's own index space (an
   // update's leading loop only over the rows it writes)
   auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into, size_t depth) {
@@ -350,7 +338,7 @@ void Lowerer::lowerArray(size_t id) {
 
   if (body0->kind != DKind::Reduce) {
     openStageNames(a);
-    Region st{stage, a.loc, int(a.index.size()), {}, std::nullopt};
+    Region st{target, Region::Whole, a.loc, int(a.index.size()), {}, std::nullopt};
     std::vector<LStmt> body;
     LExprPtr value = lowerExpr(body0, body, type);
     body.push_back(store(target, k.buffers[target].offset(index), value, a.loc));
@@ -367,10 +355,9 @@ void Lowerer::lowerArray(size_t id) {
   SymExpr items = product(a.shape);
   stageNames.reset();
   Symbol chunks = symbols.fresh("P_" + ident);
-  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, ident, sched.threads, sched.chunk});
+  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, target, ChunkCount::Chunks, sched.threads, sched.chunk});
   Buffer partials{Buffer::Workspace, ident, type, {SymExpr::symbol(chunks), items}, {},
-                  fmt::format("partial results of {}, one per chunk", stage), target, chunks};
-  partials.part = Buffer::Partials;
+                  Buffer::Partials, 0, target, chunks};
   k.buffers.push_back(partials);
   size_t part = k.buffers.size() - 1;
 
@@ -378,7 +365,7 @@ void Lowerer::lowerArray(size_t id) {
   Symbol c = symbols.fresh("c");
   const LExprPtr zero = floatConst(identity(r.op, type == ElemType::Int)); // every accumulator's start
   const bool alongRows = termsAlongRows(a, r);
-  Region first{stage + " (partials)", a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
+  Region first{target, Region::Partials, a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
   {
     const SymExpr at = SymExpr::symbol(c) * items + gamma(index, a.shape);
     std::vector<LStmt> body;
@@ -399,10 +386,11 @@ void Lowerer::lowerArray(size_t id) {
       terms.body.push_back(std::move(row));
       body.push_back(std::move(clear));
       body.push_back(std::move(terms));
-      k.decisions.push_back(fmt::format("{} (partials): the terms are read along rows with {} innermost: the "
-                                        "term loop runs outside {}'s and each term is added into the partials "
-                                        "(the same order of additions as with {} on the lanes)",
-                                        stage, inner.name(), inner.name(), inner.name()));
+      Decision d{Decision::TermsAlongRows};
+      d.buffer = target;
+      d.region = k.stages.size(); // `first`, pushed below
+      d.inner = inner;
+      k.decisions.push_back(d);
     } else {
       Symbol acc = symbols.fresh("acc");
       body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
@@ -434,10 +422,9 @@ void Lowerer::lowerArray(size_t id) {
   stageNames.reset();
   Symbol groups = symbols.fresh("Q_" + ident);
   k.chunkCounts.push_back(
-      ChunkCount{groups, items, SymExpr::symbol(chunks), ident + "'s partials", sched.threads, sched.chunk});
+      ChunkCount{groups, items, SymExpr::symbol(chunks), target, ChunkCount::Groups, sched.threads, sched.chunk});
   k.buffers.push_back(Buffer{Buffer::Workspace, ident, type, {SymExpr::symbol(groups), items}, {},
-                             fmt::format("partials of {} combined in groups, one per group", stage), target, groups});
-  k.buffers.back().part = Buffer::Groups;
+                             Buffer::Groups, 0, target, groups});
   size_t group = k.buffers.size() - 1;
   // acc = op over partials[each][index], each from `first` (0 if none) below `count` by `step`; stored in
   // group[into][index], or with no `into` in the result
@@ -459,7 +446,7 @@ void Lowerer::lowerArray(size_t id) {
 
   openStageNames(a);
   Symbol g = symbols.fresh("g"), each = symbols.fresh("c");
-  Region second{stage + " (combine)", a.loc, int(a.index.size()) + 1, {}, chunks};
+  Region second{target, Region::Combine, a.loc, int(a.index.size()) + 1, {}, chunks};
   {
     std::vector<LStmt> inner;
     nest(combineInto(part, each, chunks, g, SymExpr::symbol(groups), SymExpr::symbol(g)), inner, a.index.size());
@@ -477,7 +464,7 @@ void Lowerer::lowerArray(size_t id) {
   k.stages.push_back(std::move(second));
 
   openStageNames(a);
-  Region third{stage + " (combine groups)", a.loc, int(a.index.size()), {}, groups};
+  Region third{target, Region::CombineGroups, a.loc, int(a.index.size()), {}, groups};
   nest(combineInto(group, symbols.fresh("c"), groups, std::nullopt, SymExpr(1), std::nullopt), third.body,
        a.index.size());
   if (!a.index.empty())
@@ -493,7 +480,7 @@ Kernel Lowerer::run() {
   bufferOf.assign(dnf.arrays.size(), 0);
   auto addBuffer = [&](size_t id, Buffer::Role role) {
     const DnfArray &a = dnf.arrays[id];
-    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, a.why, std::nullopt, Symbol{}, a.inout});
+    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, Buffer::Array, id, std::nullopt, Symbol{}, a.inout});
     bufferOf[id] = k.buffers.size() - 1;
   };
   for (size_t id = 0; id < dnf.arrays.size(); ++id)

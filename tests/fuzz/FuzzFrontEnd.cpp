@@ -60,7 +60,7 @@ void compileAll(const std::string &text) {
   diags.captureInto(&diagnostics);
   uint32_t file = sources.add(fileName, text);
 
-  dumpTokens(sources, file, diags);
+  dumpTokens(lex(sources, file, diags));
   DiagnosticEngine astDiags(sources);
   std::string astDiagnostics;
   astDiags.captureInto(&astDiagnostics);
@@ -86,10 +86,10 @@ void compileAll(const std::string &text) {
   DnfProgram dnf = psiReduce(ctx, *typed);
   std::string dnfText = dumpDnf(dnf, true);
   std::string traffic = printTraffic(trafficModel(dnf, *typed));
-  explain(ctx, sources.file(file), *typed, dnf);
   for (Target target : {Target::C, Target::OpenMP, Target::OpenACC}) {
     Kernel kernel = lower(ctx, dnf, Schedule{}, target);
-    dumpLoopIR(kernel);
+    explain(sources.file(file), *typed, dnf, kernel, target);
+    dumpLoopIR(kernel, dnf);
     EmitInputs inputs{text, dnfText, traffic, "fuzz", "fuzz.h"};
     emitKernel(kernel, target, inputs);
     emitHarness(kernel, target, "fuzz.h");

@@ -39,19 +39,24 @@ std::vector<std::string> everyOutput(const std::string &name, const std::string 
   for (Stage stage : {Stage::Tokens, Stage::Ast, Stage::Shapes, Stage::Dnf, Stage::Onf})
     compile([&](CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
       CompileOptions options;
-      options.emit = stage;
-      out.push_back(compileToStage(ctx, file, diags, options).value_or("(failed)"));
+      options.stopAfter = stage;
+      Compilation c = runPipeline(ctx, file, diags, options);
+      out.push_back(c.ok() ? dumpStage(c, false) : "(failed)");
     });
   for (Target target : {Target::C, Target::OpenMP, Target::OpenACC})
     compile([&](CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
       CompileOptions options;
       options.target = target;
-      auto code = generateCode(ctx, file, diags, options, "k.h");
-      out.push_back(code ? code->source + code->header : "(failed)");
+      options.headerName = "k.h";
+      Compilation c = runPipeline(ctx, file, diags, options);
+      out.push_back(c.ok() ? c.code->source + c.code->header : "(failed)");
     });
   compile([&](CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
-    std::optional<TypedProgram> typed = typeCheck(ctx, file, diags);
-    out.push_back(typed ? explain(ctx, ctx.sources.file(file), *typed, psiReduce(ctx, *typed)) : "(failed)");
+    CompileOptions options;
+    options.stopAfter = Stage::Onf;
+    options.target = Target::OpenACC;
+    Compilation c = runPipeline(ctx, file, diags, options);
+    out.push_back(c.ok() ? explain(ctx.sources.file(file), *c.typed, *c.dnf, *c.kernel, Target::OpenACC) : "(failed)");
   });
   return out;
 }

@@ -149,7 +149,7 @@ TEST_CASE("lifted layout offsets agree with the runtime's pack, N divisible or n
   SymbolTable symbols;
   Symbol n = symbols.intern("n"), r = symbols.intern("r");
   Buffer K{Buffer::Input, "K", ElemType::F32, {SymExpr::symbol(n), SymExpr::symbol(r)}, Layout{Layout::Lifted, 32},
-           "", std::nullopt, Symbol()};
+           Buffer::Array, 0, std::nullopt, Symbol()};
   Symbol x = symbols.intern("x"), y = symbols.intern("y");
   SymExpr offset = K.offset({SymExpr::symbol(x), SymExpr::symbol(y)});
   for (auto [N, R] : {std::pair<int64_t, int64_t>{64, 3}, {70, 3}, {5, 4}, {1, 2}, {33, 1}}) {
@@ -242,9 +242,9 @@ TEST_CASE("GQA on OpenACC: K lifted on axis 2 (one slab per batch and KV head), 
   CHECK(K.layout.axis == 2);
   CHECK(bufferNamed(l.kernel, "V").layout.kind == Layout::RowMajor); // its lanes already read along rows
   for (const Coalescing &c : l.kernel.coalescing)
-    if (c.access.find("K[") != std::string::npos) {
-      INFO(c.stage << ": " << c.access);
-      CHECK(c.difference == "1");
+    if (l.kernel.buffers[c.buffer].name == "K") {
+      INFO(regionName(l.kernel, l.kernel.stages[c.region]) << ": " << describeAccess(l.kernel, c));
+      CHECK(c.difference == std::optional<SymExpr>(SymExpr(1)));
     }
   for (auto [Bn, hq, hkv, N] : {std::array<int64_t, 4>{1, 4, 2, 5}, {2, 4, 1, 33}, {2, 2, 2, 64}}) {
     INFO("B = " << Bn << ", hq = " << hq << ", hkv = " << hkv << ", n = " << N);
@@ -412,16 +412,19 @@ TEST_CASE("decode on OpenACC: every vector-lane access is coalesced or a broadca
   REQUIRE(!l.kernel.coalescing.empty());
   bool sawK = false;
   for (const Coalescing &c : l.kernel.coalescing) {
-    INFO(c.stage << ": " << c.access << " Δ" << c.lane << " = " << c.difference);
-    CHECK((c.difference == "1" || c.difference == "0"));
-    sawK |= c.access.find("K[") != std::string::npos;
+    INFO(regionName(l.kernel, l.kernel.stages[c.region]) << ": " << describeAccess(l.kernel, c) << " Δ"
+                                                          << c.lane.name() << " = " << describeDifference(c));
+    REQUIRE(c.difference);
+    CHECK((*c.difference == SymExpr(1) || *c.difference == SymExpr(0)));
+    sawK |= l.kernel.buffers[c.buffer].name == "K";
   }
   CHECK(sawK);
   Schedule rowMajor;
   rowMajor.layouts = Schedule::Layouts::RowMajor;
   bool strided = false;
-  for (const Coalescing &c : lowerText(decode, Target::OpenACC, rowMajor).kernel.coalescing)
-    strided |= c.access.find("K[") != std::string::npos && c.difference == "dk";
+  Lowered r = lowerText(decode, Target::OpenACC, rowMajor);
+  for (const Coalescing &c : r.kernel.coalescing)
+    strided |= r.kernel.buffers[c.buffer].name == "K" && describeDifference(c) == "dk";
   CHECK(strided);
 }
 
