@@ -132,7 +132,13 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   std::unique_ptr<TemporaryFolder> scratch; // removed on return and on SIGINT/SIGTERM (TemporaryFolder.h)
   if (keep) {
     dir = opts.keep;
-    fs::create_directories(dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
+      std::fprintf(stderr, "moac check: --keep: cannot make the folder '%s': %s\n", opts.keep.c_str(),
+                   (ec ? ec : std::make_error_code(std::errc::not_a_directory)).message().c_str());
+      return 1;
+    }
   } else {
     scratch = TemporaryFolder::make("moac-check");
     if (!scratch) {

@@ -135,6 +135,10 @@ size_t PsiReducer::addArray(DnfArray array) {
 
 // A vector's element at a symbolic position: a chain of selects on the position.
 DExprPtr PsiReducer::selectElement(const std::vector<DExprPtr> &elements, const SymExpr &i, SourceLoc loc) {
+  // An empty vector (rho of a scalar) has an empty index space: no element of it is ever read, and
+  // lowering gives an array over it no stage. Any value stands in for the element at i.
+  if (elements.empty())
+    return dInt(SymExpr(0), loc);
   if (auto c = i.constant())
     return elements.at(size_t(*c));
   DExprPtr result = elements.back();
