@@ -8,6 +8,8 @@
 #include "Shapes.h"
 #include "Traffic.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace moac {
@@ -56,11 +58,30 @@ Compilation runPipeline(CompilationContext &ctx, uint32_t file, DiagnosticEngine
   if (stopAfter(Stage::Ast))
     return c;
   c.typed = inferShapes(ctx, *c.ast, diags);
-  if (!c.typed || stopAfter(Stage::Shapes))
+  if (!c.typed || diags.hasErrors())
     return c;
-  c.dnf = psiReduce(ctx, *c.typed);
-  // An update's reads of its own inout are checked on the ψ-reduced indices.
-  if (!reportUpdateConflicts(*c.dnf, diags) || stopAfter(Stage::Dnf))
+  // An update's reads of its own inout are checked on the ψ-reduced indices. The check belongs to the
+  // program's validity, so it runs even when only the shapes were asked for (`--emit=shapes`, `moac run`):
+  // a program with an update is ψ-reduced then; one without is not (the interpreter runs programs that
+  // ψ-reduction need not see). Its errors are the shapes' when the shapes were asked for, else the DNF's.
+  const bool shapesOnly = options.stopAfter == Stage::Shapes;
+  const bool updates =
+      std::any_of(c.typed->bindings.begin(), c.typed->bindings.end(), [](const auto &b) { return b->updates; });
+  if (!shapesOnly)
+    c.reached = Stage::Shapes;
+  if (updates || !shapesOnly) {
+    try {
+      c.dnf = psiReduce(ctx, *c.typed);
+    } catch (const PsiArithmeticError &error) {
+      diags.report(Diag::Arithmetic, error.loc,
+                   fmt::format("this integer arithmetic, folded at compile time by ψ-reduction, fails: {}",
+                               error.what()));
+      return c;
+    }
+    if (!reportUpdateConflicts(*c.dnf, diags))
+      return c;
+  }
+  if (stopAfter(Stage::Shapes) || stopAfter(Stage::Dnf))
     return c;
   c.kernel = lower(ctx, *c.dnf, options.schedule, options.target);
   if (stopAfter(Stage::Onf))
@@ -96,7 +117,7 @@ std::string dumpStage(const Compilation &c, bool ascii) {
 
 std::optional<TypedProgram> typeCheck(CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
   CompileOptions options;
-  options.stopAfter = Stage::Dnf;
+  options.stopAfter = Stage::Shapes;
   Compilation c = runPipeline(ctx, file, diags, options);
   if (!c.ok())
     return std::nullopt;

@@ -143,9 +143,10 @@ int runRunCommand(const RunOptions &opts, ColorMode color) {
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return exitUserError;
-  // Through ψ-reduction: it checks an update's reads of its own inout, which the interpreter relies on.
+  // Through the shapes (runPipeline also checks an update's reads of its own inout, which the interpreter
+  // relies on).
   CompileOptions pipeline;
-  pipeline.stopAfter = Stage::Dnf;
+  pipeline.stopAfter = Stage::Shapes;
   Compilation compiled = runPipeline(ctx, *file, diags, pipeline);
   if (!compiled.ok())
     return exitUserError;

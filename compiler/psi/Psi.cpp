@@ -90,6 +90,7 @@ private:
   };
 
   DExprPtr reduce(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceNode(const TExpr &e, const SymVec &idx);
   DExprPtr reduceStructural(const TExpr &e, const SymVec &idx);
   DExprPtr reduceCat(const TExpr &e, const SymVec &idx);
   DExprPtr reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc);
@@ -253,7 +254,17 @@ DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc l
   return substitute(freshBinders(symbols, info.body, &ranges), bindings);
 }
 
+// Arithmetic on the symbolic indices and integer constants that leaves int64 is located at the innermost
+// operator whose reduction raised it.
 DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
+  try {
+    return reduceNode(e, idx);
+  } catch (const SymArithmeticError &error) {
+    throw PsiArithmeticError(e.loc, error.what());
+  }
+}
+
+DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
   const SourceLoc loc = e.loc;
   switch (e.kind) {
   case TKind::IntConst: return dInt(e.intValue.substitute(subst), loc);

@@ -72,18 +72,22 @@ void compileAll(const std::string &text) {
   DiagnosticEngine typeDiags(sources);
   std::string typeDiagnostics;
   typeDiags.captureInto(&typeDiagnostics);
-  std::optional<TypedProgram> typed = typeCheck(ctx, file, typeDiags);
+  // Through ψ-reduction, whose compile-time arithmetic errors are diagnostics too.
+  CompileOptions through;
+  through.stopAfter = Stage::Dnf;
+  Compilation c = runPipeline(ctx, file, typeDiags, through);
   checkLocated(typeDiagnostics);
-  if (!typed) {
+  if (!c.ok()) {
     if (!typeDiags.hasErrors())
       finding("the program was rejected without an error", typeDiagnostics);
     return;
   }
   if (typeDiags.hasErrors())
-    finding("shapes reported errors but returned a program", typeDiagnostics);
+    finding("the pipeline reported errors but returned a program", typeDiagnostics);
+  const TypedProgram *typed = &*c.typed;
+  const DnfProgram &dnf = *c.dnf;
 
   dumpShapes(*typed, false);
-  DnfProgram dnf = psiReduce(ctx, *typed);
   std::string dnfText = dumpDnf(dnf, true);
   std::string traffic = printTraffic(trafficModel(dnf, *typed));
   for (Target target : {Target::C, Target::OpenMP, Target::OpenACC}) {
