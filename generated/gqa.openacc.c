@@ -214,13 +214,13 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
     present(x [0:B * hq * n], m [0:B * hq], sum_e_part [0:B * hq * P_sum_e])
   for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
     for (int64_t i2 = 0; i2 < B; ++i2) {
-      for (int64_t i3 = 0; i3 < hq; ++i3) {
+      for (int64_t j = 0; j < hq; ++j) {
         float acc5 = 0.0f; /* gqa.moa:11 */
 #pragma acc loop seq
         for (int64_t l3 = c4; l3 < n; l3 += P_sum_e) {
-          acc5 = acc5 + expf((x[(hq * n * i2 + n * i3 + l3)] - m[(hq * i2 + i3)])); /* gqa.moa:11 */
+          acc5 = acc5 + expf((x[(hq * n * i2 + n * j + l3)] - m[(hq * i2 + j)])); /* gqa.moa:11 */
         }
-        sum_e_part[(B * hq * c4 + hq * i2 + i3)] = acc5; /* gqa.moa:11 */
+        sum_e_part[(B * hq * c4 + hq * i2 + j)] = acc5; /* gqa.moa:11 */
       }
     }
   }
@@ -231,13 +231,13 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
     present(sum_e_part [0:B * hq * P_sum_e], sum_e_group [0:B * hq * Q_sum_e])
     for (int64_t g3 = 0; g3 < Q_sum_e; ++g3) {
       for (int64_t i2 = 0; i2 < B; ++i2) {
-        for (int64_t i3 = 0; i3 < hq; ++i3) {
+        for (int64_t j = 0; j < hq; ++j) {
           float acc6 = 0.0f; /* gqa.moa:11 */
 #pragma acc loop seq
           for (int64_t c5 = g3; c5 < P_sum_e; c5 += Q_sum_e) {
-            acc6 = acc6 + sum_e_part[(B * hq * c5 + hq * i2 + i3)]; /* gqa.moa:11 */
+            acc6 = acc6 + sum_e_part[(B * hq * c5 + hq * i2 + j)]; /* gqa.moa:11 */
           }
-          sum_e_group[(B * hq * g3 + hq * i2 + i3)] = acc6; /* gqa.moa:11 */
+          sum_e_group[(B * hq * g3 + hq * i2 + j)] = acc6; /* gqa.moa:11 */
         }
       }
     }
@@ -248,13 +248,13 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
 #pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
     present(sum_e [0:B * hq], sum_e_group [0:B * hq * Q_sum_e])
     for (int64_t i2 = 0; i2 < B; ++i2) {
-      for (int64_t i3 = 0; i3 < hq; ++i3) {
+      for (int64_t j = 0; j < hq; ++j) {
         float acc7 = 0.0f; /* gqa.moa:11 */
 #pragma acc loop seq
         for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
-          acc7 = acc7 + sum_e_group[(B * hq * c6 + hq * i2 + i3)]; /* gqa.moa:11 */
+          acc7 = acc7 + sum_e_group[(B * hq * c6 + hq * i2 + j)]; /* gqa.moa:11 */
         }
-        sum_e[(hq * i2 + i3)] = acc7; /* gqa.moa:11 */
+        sum_e[(hq * i2 + j)] = acc7; /* gqa.moa:11 */
       }
     }
   }
@@ -262,12 +262,11 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
 /* p */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
     present(x [0:B * hq * n], m [0:B * hq], sum_e [0:B * hq], p [0:B * hq * n])
-  for (int64_t i4 = 0; i4 < B; ++i4) {
-    for (int64_t i5 = 0; i5 < hq; ++i5) {
-      for (int64_t i6 = 0; i6 < n; ++i6) {
-        p[(hq * n * i4 + n * i5 + i6)] =
-            (expf((x[(hq * n * i4 + n * i5 + i6)] - m[(hq * i4 + i5)])) /
-             sum_e[(hq * i4 + i5)]); /* gqa.moa:11 */
+  for (int64_t i3 = 0; i3 < B; ++i3) {
+    for (int64_t j2 = 0; j2 < hq; ++j2) {
+      for (int64_t k = 0; k < n; ++k) {
+        p[(hq * n * i3 + n * j2 + k)] = (expf((x[(hq * n * i3 + n * j2 + k)] - m[(hq * i3 + j2)])) /
+                                         sum_e[(hq * i3 + j2)]); /* gqa.moa:11 */
       }
     }
   }
@@ -276,17 +275,17 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
 #pragma acc parallel loop gang vector collapse(4) vector_length(128)                               \
     present(V [0:B * hkv * n * dv], p [0:B * hq * n], O_part [0:B * hq * dv * P_O])
   for (int64_t c7 = 0; c7 < P_O; ++c7) {
-    for (int64_t i7 = 0; i7 < B; ++i7) {
-      for (int64_t j = 0; j < hq; ++j) {
-        for (int64_t k = 0; k < dv; ++k) {
+    for (int64_t i4 = 0; i4 < B; ++i4) {
+      for (int64_t j3 = 0; j3 < hq; ++j3) {
+        for (int64_t k2 = 0; k2 < dv; ++k2) {
           float acc8 = 0.0f; /* gqa.moa:14 */
 #pragma acc loop seq
           for (int64_t l4 = c7; l4 < n; l4 += P_O) {
-            acc8 = acc8 + (p[(hq * n * i7 + n * j + l4)] *
-                           V[(hkv * n * dv * i7 + n * dv * moart_floordiv(hkv * j, hq) + dv * l4 +
-                              k)]); /* gqa.moa:14 */
+            acc8 = acc8 + (p[(hq * n * i4 + n * j3 + l4)] *
+                           V[(hkv * n * dv * i4 + n * dv * moart_floordiv(hkv * j3, hq) + dv * l4 +
+                              k2)]); /* gqa.moa:14 */
           }
-          O_part[(B * hq * dv * c7 + hq * dv * i7 + dv * j + k)] = acc8; /* gqa.moa:16 */
+          O_part[(B * hq * dv * c7 + hq * dv * i4 + dv * j3 + k2)] = acc8; /* gqa.moa:16 */
         }
       }
     }
@@ -297,15 +296,16 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
 #pragma acc parallel loop gang vector collapse(4) vector_length(128)                               \
     present(O_part [0:B * hq * dv * P_O], O_group [0:B * hq * dv * Q_O])
     for (int64_t g4 = 0; g4 < Q_O; ++g4) {
-      for (int64_t i7 = 0; i7 < B; ++i7) {
-        for (int64_t j = 0; j < hq; ++j) {
-          for (int64_t k = 0; k < dv; ++k) {
+      for (int64_t i4 = 0; i4 < B; ++i4) {
+        for (int64_t j3 = 0; j3 < hq; ++j3) {
+          for (int64_t k2 = 0; k2 < dv; ++k2) {
             float acc9 = 0.0f; /* gqa.moa:14 */
 #pragma acc loop seq
             for (int64_t c8 = g4; c8 < P_O; c8 += Q_O) {
-              acc9 = acc9 + O_part[(B * hq * dv * c8 + hq * dv * i7 + dv * j + k)]; /* gqa.moa:14 */
+              acc9 =
+                  acc9 + O_part[(B * hq * dv * c8 + hq * dv * i4 + dv * j3 + k2)]; /* gqa.moa:14 */
             }
-            O_group[(B * hq * dv * g4 + hq * dv * i7 + dv * j + k)] = acc9; /* gqa.moa:16 */
+            O_group[(B * hq * dv * g4 + hq * dv * i4 + dv * j3 + k2)] = acc9; /* gqa.moa:16 */
           }
         }
       }
@@ -316,16 +316,16 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   if (Q_O > 1) {
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
     present(O [0:B * hq * dv], O_group [0:B * hq * dv * Q_O])
-    for (int64_t i7 = 0; i7 < B; ++i7) {
-      for (int64_t j = 0; j < hq; ++j) {
-        for (int64_t k = 0; k < dv; ++k) {
+    for (int64_t i4 = 0; i4 < B; ++i4) {
+      for (int64_t j3 = 0; j3 < hq; ++j3) {
+        for (int64_t k2 = 0; k2 < dv; ++k2) {
           float acc10 = 0.0f; /* gqa.moa:14 */
 #pragma acc loop seq
           for (int64_t c9 = 0; c9 < Q_O; ++c9) {
             acc10 =
-                acc10 + O_group[(B * hq * dv * c9 + hq * dv * i7 + dv * j + k)]; /* gqa.moa:14 */
+                acc10 + O_group[(B * hq * dv * c9 + hq * dv * i4 + dv * j3 + k2)]; /* gqa.moa:14 */
           }
-          O[(hq * dv * i7 + dv * j + k)] = acc10; /* gqa.moa:16 */
+          O[(hq * dv * i4 + dv * j3 + k2)] = acc10; /* gqa.moa:16 */
         }
       }
     }

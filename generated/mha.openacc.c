@@ -199,13 +199,13 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
     present(x [0:B * h * n], m [0:B * h], sum_e_part [0:B * h * P_sum_e])
   for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
     for (int64_t i2 = 0; i2 < B; ++i2) {
-      for (int64_t i3 = 0; i3 < h; ++i3) {
+      for (int64_t j = 0; j < h; ++j) {
         float acc5 = 0.0f; /* mha.moa:11 */
 #pragma acc loop seq
         for (int64_t l3 = c4; l3 < n; l3 += P_sum_e) {
-          acc5 = acc5 + expf((x[(h * n * i2 + n * i3 + l3)] - m[(h * i2 + i3)])); /* mha.moa:11 */
+          acc5 = acc5 + expf((x[(h * n * i2 + n * j + l3)] - m[(h * i2 + j)])); /* mha.moa:11 */
         }
-        sum_e_part[(B * h * c4 + h * i2 + i3)] = acc5; /* mha.moa:11 */
+        sum_e_part[(B * h * c4 + h * i2 + j)] = acc5; /* mha.moa:11 */
       }
     }
   }
@@ -216,13 +216,13 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
     present(sum_e_part [0:B * h * P_sum_e], sum_e_group [0:B * h * Q_sum_e])
     for (int64_t g3 = 0; g3 < Q_sum_e; ++g3) {
       for (int64_t i2 = 0; i2 < B; ++i2) {
-        for (int64_t i3 = 0; i3 < h; ++i3) {
+        for (int64_t j = 0; j < h; ++j) {
           float acc6 = 0.0f; /* mha.moa:11 */
 #pragma acc loop seq
           for (int64_t c5 = g3; c5 < P_sum_e; c5 += Q_sum_e) {
-            acc6 = acc6 + sum_e_part[(B * h * c5 + h * i2 + i3)]; /* mha.moa:11 */
+            acc6 = acc6 + sum_e_part[(B * h * c5 + h * i2 + j)]; /* mha.moa:11 */
           }
-          sum_e_group[(B * h * g3 + h * i2 + i3)] = acc6; /* mha.moa:11 */
+          sum_e_group[(B * h * g3 + h * i2 + j)] = acc6; /* mha.moa:11 */
         }
       }
     }
@@ -233,13 +233,13 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
 #pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
     present(sum_e [0:B * h], sum_e_group [0:B * h * Q_sum_e])
     for (int64_t i2 = 0; i2 < B; ++i2) {
-      for (int64_t i3 = 0; i3 < h; ++i3) {
+      for (int64_t j = 0; j < h; ++j) {
         float acc7 = 0.0f; /* mha.moa:11 */
 #pragma acc loop seq
         for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
-          acc7 = acc7 + sum_e_group[(B * h * c6 + h * i2 + i3)]; /* mha.moa:11 */
+          acc7 = acc7 + sum_e_group[(B * h * c6 + h * i2 + j)]; /* mha.moa:11 */
         }
-        sum_e[(h * i2 + i3)] = acc7; /* mha.moa:11 */
+        sum_e[(h * i2 + j)] = acc7; /* mha.moa:11 */
       }
     }
   }
@@ -247,11 +247,11 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
 /* p */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
     present(x [0:B * h * n], m [0:B * h], sum_e [0:B * h], p [0:B * h * n])
-  for (int64_t i4 = 0; i4 < B; ++i4) {
-    for (int64_t i5 = 0; i5 < h; ++i5) {
-      for (int64_t i6 = 0; i6 < n; ++i6) {
-        p[(h * n * i4 + n * i5 + i6)] = (expf((x[(h * n * i4 + n * i5 + i6)] - m[(h * i4 + i5)])) /
-                                         sum_e[(h * i4 + i5)]); /* mha.moa:11 */
+  for (int64_t i3 = 0; i3 < B; ++i3) {
+    for (int64_t j2 = 0; j2 < h; ++j2) {
+      for (int64_t k = 0; k < n; ++k) {
+        p[(h * n * i3 + n * j2 + k)] = (expf((x[(h * n * i3 + n * j2 + k)] - m[(h * i3 + j2)])) /
+                                        sum_e[(h * i3 + j2)]); /* mha.moa:11 */
       }
     }
   }
@@ -260,16 +260,16 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
 #pragma acc parallel loop gang vector collapse(4) vector_length(128)                               \
     present(V [0:B * h * n * dv], p [0:B * h * n], O_part [0:B * h * dv * P_O])
   for (int64_t c7 = 0; c7 < P_O; ++c7) {
-    for (int64_t i7 = 0; i7 < B; ++i7) {
-      for (int64_t j = 0; j < h; ++j) {
-        for (int64_t k = 0; k < dv; ++k) {
+    for (int64_t i4 = 0; i4 < B; ++i4) {
+      for (int64_t j3 = 0; j3 < h; ++j3) {
+        for (int64_t k2 = 0; k2 < dv; ++k2) {
           float acc8 = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
           for (int64_t l4 = c7; l4 < n; l4 += P_O) {
-            acc8 = acc8 + (p[(h * n * i7 + n * j + l4)] *
-                           V[(h * n * dv * i7 + n * dv * j + dv * l4 + k)]); /* mha.moa:14 */
+            acc8 = acc8 + (p[(h * n * i4 + n * j3 + l4)] *
+                           V[(h * n * dv * i4 + n * dv * j3 + dv * l4 + k2)]); /* mha.moa:14 */
           }
-          O_part[(B * h * dv * c7 + h * dv * i7 + dv * j + k)] = acc8; /* mha.moa:16 */
+          O_part[(B * h * dv * c7 + h * dv * i4 + dv * j3 + k2)] = acc8; /* mha.moa:16 */
         }
       }
     }
@@ -280,15 +280,15 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
 #pragma acc parallel loop gang vector collapse(4) vector_length(128)                               \
     present(O_part [0:B * h * dv * P_O], O_group [0:B * h * dv * Q_O])
     for (int64_t g4 = 0; g4 < Q_O; ++g4) {
-      for (int64_t i7 = 0; i7 < B; ++i7) {
-        for (int64_t j = 0; j < h; ++j) {
-          for (int64_t k = 0; k < dv; ++k) {
+      for (int64_t i4 = 0; i4 < B; ++i4) {
+        for (int64_t j3 = 0; j3 < h; ++j3) {
+          for (int64_t k2 = 0; k2 < dv; ++k2) {
             float acc9 = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
             for (int64_t c8 = g4; c8 < P_O; c8 += Q_O) {
-              acc9 = acc9 + O_part[(B * h * dv * c8 + h * dv * i7 + dv * j + k)]; /* mha.moa:14 */
+              acc9 = acc9 + O_part[(B * h * dv * c8 + h * dv * i4 + dv * j3 + k2)]; /* mha.moa:14 */
             }
-            O_group[(B * h * dv * g4 + h * dv * i7 + dv * j + k)] = acc9; /* mha.moa:16 */
+            O_group[(B * h * dv * g4 + h * dv * i4 + dv * j3 + k2)] = acc9; /* mha.moa:16 */
           }
         }
       }
@@ -299,15 +299,16 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   if (Q_O > 1) {
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
     present(O [0:B * h * dv], O_group [0:B * h * dv * Q_O])
-    for (int64_t i7 = 0; i7 < B; ++i7) {
-      for (int64_t j = 0; j < h; ++j) {
-        for (int64_t k = 0; k < dv; ++k) {
+    for (int64_t i4 = 0; i4 < B; ++i4) {
+      for (int64_t j3 = 0; j3 < h; ++j3) {
+        for (int64_t k2 = 0; k2 < dv; ++k2) {
           float acc10 = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
           for (int64_t c9 = 0; c9 < Q_O; ++c9) {
-            acc10 = acc10 + O_group[(B * h * dv * c9 + h * dv * i7 + dv * j + k)]; /* mha.moa:14 */
+            acc10 =
+                acc10 + O_group[(B * h * dv * c9 + h * dv * i4 + dv * j3 + k2)]; /* mha.moa:14 */
           }
-          O[(h * dv * i7 + dv * j + k)] = acc10; /* mha.moa:16 */
+          O[(h * dv * i4 + dv * j3 + k2)] = acc10; /* mha.moa:16 */
         }
       }
     }

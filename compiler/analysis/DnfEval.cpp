@@ -18,7 +18,7 @@ public:
 
 private:
   int64_t value(Symbol s) const {
-    if (auto it = env.find(s.id); it != env.end())
+    if (auto it = env.find(s.id()); it != env.end())
       return it->second;
     if (auto it = dims.find(s); it != dims.end())
       return it->second;
@@ -63,10 +63,10 @@ double DnfEvaluator::eval(const DExpr &e) {
     int64_t n = integer(e.extent);
     double acc = identity(e.op, e.isInt);
     for (int64_t i = 0; i < n; ++i) {
-      env[e.var.id] = i;
+      env[e.var.id()] = i;
       acc = apply(e.op, acc, eval(*e.args[0]));
     }
-    env.erase(e.var.id);
+    env.erase(e.var.id());
     return acc;
   }
   case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
@@ -108,7 +108,7 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
     std::vector<int64_t> idx(out.shape.size(), 0);
     for (size_t flat = 0; flat < count; ++flat) {
       for (size_t k = 0; k < idx.size(); ++k)
-        env[a.index[k].id] = idx[k];
+        env[a.index[k].id()] = idx[k];
       out.data[flat] = eval(*a.body);
       for (size_t k = idx.size(); k-- > 0;) {
         if (++idx[k] < out.shape[k])
@@ -117,7 +117,7 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
       }
     }
     for (Symbol s : a.index)
-      env.erase(s.id);
+      env.erase(s.id());
   }
   std::vector<NDArray> outputs;
   for (size_t id : p.outputs)

@@ -6,19 +6,18 @@
 #include "Harness.h"
 #include "Lower.h"
 #include "Pipeline.h"
-#include "Psi.h"
+#include "TemporaryFolder.h"
 #include "Traffic.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <limits>
+#include <memory>
 
 namespace moac {
 
@@ -43,14 +42,6 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
                   "openacc: none (build for the host, whatever offload compilers are installed) or nvptx (GCC "
                   "offload to an NVIDIA GPU, sm_80 PTX)")
       ->check(CLI::IsMember({"none", "nvptx"}));
-  cmd->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  // `moac --color never check …` means the same as `moac check --color never …`.
-  cmd->callback([&app, &opts, cmd] {
-    const CLI::Option *global = app.get_option_no_throw("--color");
-    if (cmd->count("--color") == 0 && global && global->count() > 0)
-      opts.color = global->as<std::string>();
-  });
   return cmd;
 }
 
@@ -74,86 +65,39 @@ std::string readFile(const fs::path &path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-} // namespace
-
-int runCheckCommand(const CheckOptions &opts) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
-  diags.setColor(opts.color == "always" ? ColorMode::Always : opts.color == "never" ? ColorMode::Never : ColorMode::Auto);
-  auto file = readSource(sources, diags, opts.file);
-  if (!file)
-    return 1;
-  std::optional<TypedProgram> typed = typeCheck(sources, *file, diags);
-  if (!typed)
-    return 1;
-  auto parsed = parseDims(opts.dims);
-  if (auto *problem = std::get_if<std::string>(&parsed)) {
-    std::fprintf(stderr, "moac check: --dims: %s\n", problem->c_str());
-    return 2;
-  }
-  auto dims = bindDims(*typed, std::get<std::vector<DimArg>>(parsed), diags);
-  if (!dims)
-    return 1;
-  for (const Guard &g : typed->guards)
-    if (!g.holds([&](Symbol s) { return dims->at(s); })) {
-      std::fprintf(stderr, "moac check: shape guard %s does not hold for these dims (%s)\n", g.str().c_str(),
-                   g.reason.c_str());
-      return 1;
+// Where the kernel, harness, inputs and outputs go: the --keep folder (made if missing), or a temporary
+// folder that `scratch` removes on return and on SIGINT/SIGTERM (TemporaryFolder.h). Empty after an error
+// (reported).
+fs::path workFolder(const CheckOptions &opts, std::unique_ptr<TemporaryFolder> &scratch) {
+  if (!opts.keep.empty()) {
+    std::error_code ec;
+    fs::create_directories(opts.keep, ec);
+    if (ec || !fs::is_directory(opts.keep)) {
+      std::fprintf(stderr, "moac check: --keep: cannot make the folder '%s': %s\n", opts.keep.c_str(),
+                   (ec ? ec : std::make_error_code(std::errc::not_a_directory)).message().c_str());
+      return {};
     }
-  Schedule schedule;
-  if (auto problem = parseSchedule(opts.schedule, schedule)) {
-    std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
-    return 2;
+    return opts.keep;
   }
-  std::vector<InputRange> ranges;
-  if (auto problem = parseInputRanges(opts.inputsRange, *typed, ranges)) {
-    std::fprintf(stderr, "moac check: --inputs-range: %s\n", problem->c_str());
-    return 2;
+  scratch = TemporaryFolder::make("moac-check");
+  if (!scratch) {
+    std::fprintf(stderr, "moac check: cannot make a temporary folder\n");
+    return {};
   }
+  return scratch->path();
+}
 
-  // the kernel and its harness
-  DnfProgram dnf = psiReduce(*typed);
-  Kernel kernel = lower(dnf, schedule, opts.target);
-  TrafficModel traffic = trafficModel(dnf, *typed);
-  std::string headerName = kernel.name + ".h";
-  CompileOptions compile;
-  compile.target = opts.target;
-  compile.schedule = schedule;
-  compile.command = "moac check";
-  GeneratedCode code = emitCode(dnf, kernel, traffic, sources.file(*file).text, compile, headerName);
-
-  fs::path dir;
-  bool keep = !opts.keep.empty();
-  if (keep) {
-    dir = opts.keep;
-    fs::create_directories(dir);
-  } else {
-    std::string pattern = (fs::temp_directory_path() / "moac-check-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) {
-      std::fprintf(stderr, "moac check: cannot make a temporary folder\n");
-      return 1;
-    }
-    dir = pattern;
-  }
-  struct Cleanup {
-    fs::path dir;
-    bool keep;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!keep)
-        fs::remove_all(dir, ec);
-    }
-  } cleanup{dir, keep};
-
+// Writes the kernel, its header and the harness into `dir` and builds them with opts.cc; the path of the
+// harness executable, or empty after a failed build (reported with the compiler's log).
+fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const GeneratedCode &code,
+                      const std::string &headerName, const fs::path &dir) {
   writeFile(dir / (kernel.name + ".c"), code.source);
   writeFile(dir / headerName, code.header);
   writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName), "harness.c"));
-
   // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
-  // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects.
-  std::string acc = opts.offload == "nvptx"
-                        ? " -fopenacc -foffload=nvptx-none '-foffload-options=nvptx-none=-misa=sm_80 -lm'"
-                        : " -fopenacc -foffload=disable";
+  // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects. The options
+  // are cmake/MoacOpenACC.cmake's, which moac_add_kernel and the tests use too.
+  std::string acc = std::string(" ") + (opts.offload == "nvptx" ? MOAC_OPENACC_FLAGS_NVPTX : MOAC_OPENACC_FLAGS_NONE);
   std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? acc : "";
   fs::path exe = dir / "harness";
   RuntimePaths runtime = runtimePaths();
@@ -161,13 +105,67 @@ int runCheckCommand(const CheckOptions &opts) {
                                   flags, quote(runtime.includeDir), quote(dir.string()),
                                   quote((dir / (kernel.name + ".c")).string()), quote((dir / "harness.c").string()),
                                   quote(runtime.library), quote(exe.string()), quote((dir / "build.log").string()));
-  if (std::system(build.c_str()) != 0) {
+  if (runShell(build) != 0) {
     std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
                  readFile(dir / "build.log").c_str());
-    return 1;
+    return {};
   }
+  return exe;
+}
+
+} // namespace
+
+int runCheckCommand(const CheckOptions &opts, ColorMode color) {
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
+  DiagnosticEngine diags(sources);
+  diags.setColor(color);
+  auto file = readSource(sources, diags, opts.file);
+  if (!file)
+    return 1;
+  // the whole pipeline, once: the typed program for the reference, the kernel and its code to build
+  CompileOptions compile;
+  compile.target = opts.target;
+  compile.command = "moac check";
+  compile.headerName = kernelName(sources.file(*file).name) + ".h";
+  if (auto problem = parseSchedule(opts.schedule, compile.schedule)) {
+    std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
+    return 2;
+  }
+  Compilation compiled = runPipeline(ctx, *file, diags, compile);
+  if (!compiled.ok())
+    return 1;
+  const TypedProgram &typed = *compiled.typed;
+  auto parsed = parseDims(opts.dims);
+  if (auto *problem = std::get_if<std::string>(&parsed)) {
+    std::fprintf(stderr, "moac check: --dims: %s\n", problem->c_str());
+    return 2;
+  }
+  std::vector<InputRange> ranges;
+  if (auto problem = parseInputRanges(opts.inputsRange, typed, ranges)) {
+    std::fprintf(stderr, "moac check: --inputs-range: %s\n", problem->c_str());
+    return 2;
+  }
+  auto dims = bindDims(typed, std::get<std::vector<DimArg>>(parsed), diags);
+  if (!dims)
+    return 1;
+  for (const Guard &g : typed.guards)
+    if (!g.holds([&](Symbol s) { return dims->at(s); })) {
+      std::fprintf(stderr, "moac check: shape guard %s does not hold for these dims (%s)\n", g.str().c_str(),
+                   g.reason.c_str());
+      return 1;
+    }
+
+  std::unique_ptr<TemporaryFolder> scratch;
+  fs::path dir = workFolder(opts, scratch);
+  if (dir.empty())
+    return 1;
+  const Kernel &kernel = *compiled.kernel;
+  fs::path exe = buildHarness(opts, kernel, *compiled.code, compile.headerName, dir);
+  if (exe.empty())
+    return 1;
   std::string runCmd = quote(exe.string()) + " " + quote(dir.string());
-  for (const TDim &d : typed->dims)
+  for (const TDim &d : typed.dims)
     if (!d.value)
       runCmd += " " + std::to_string(dims->at(d.sym));
   runCmd += " > " + quote((dir / "run.log").string()) + " 2>&1";
@@ -176,14 +174,14 @@ int runCheckCommand(const CheckOptions &opts) {
               opts.dims.c_str(), (unsigned long long)opts.seed);
   bool pass = true;
   for (const InputRange &range : ranges) {
-    CheckRun run{*typed, dnf, kernel, *dims, dir, runCmd, opts.seed};
+    CheckRun run{typed, *compiled.dnf, kernel, *dims, dir, runCmd, opts.seed};
     std::optional<bool> ok = checkOnInputs(run, range, diags);
     if (!ok)
       return 1;
     pass &= *ok;
   }
-  std::printf("%s", printTraffic(traffic, &*dims).c_str());
-  if (keep)
+  std::printf("%s", printTraffic(trafficModel(*compiled.dnf, typed), &*dims).c_str());
+  if (!opts.keep.empty())
     std::printf("kept the kernel, harness, inputs and outputs in %s\n", dir.c_str());
   std::printf("%s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;

@@ -3,6 +3,8 @@
 // evaluates it with the reference interpreter and prints every output (docs/cli.md).
 #pragma once
 
+#include "Diagnostics.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,7 +24,7 @@ struct RunOptions {
   std::string inputsDir;  // read DIR/<input>.moarr instead of filling
   std::string outputsDir; // write DIR/<input>.moarr and DIR/<output>.moarr
   bool ascii = false;
-  std::string color = "auto";
+  bool exact = false;     // compute f32 values in f64 (InterpretOptions::exactFloats)
 };
 
 struct DimArg {
@@ -39,6 +41,6 @@ std::variant<std::vector<DimArg>, std::string> parseDims(std::string_view text);
 CLI::App *addRunCommand(CLI::App &app, RunOptions &opts);
 
 // Exit status: 0 success, 1 errors in the program, its dims, its inputs or during evaluation.
-int runRunCommand(const RunOptions &opts);
+int runRunCommand(const RunOptions &opts, ColorMode color);
 
 } // namespace moac

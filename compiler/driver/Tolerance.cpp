@@ -41,7 +41,7 @@ public:
 
 private:
   int64_t value(Symbol s) const {
-    if (auto it = env.find(s.id); it != env.end())
+    if (auto it = env.find(s.id()); it != env.end())
       return it->second;
     if (auto it = dims.find(s); it != dims.end())
       return it->second;
@@ -155,7 +155,7 @@ Val BoundEvaluator::reduce(const DExpr &e) {
   Val r{identity(e.op, e.isInt), 0, 0, 0, 0};
   double absSum = 0, squares = 0, errSquares = 0, worstRel = 0, magSquares = 0;
   for (int64_t i = 0; i < n; ++i) {
-    env[e.var.id] = i;
+    env[e.var.id()] = i;
     Val x = eval(*e.args[0]);
     r.R = std::max(r.R, x.R);
     r.L = std::max(r.L, x.L);
@@ -171,7 +171,7 @@ Val BoundEvaluator::reduce(const DExpr &e) {
       r = binary(e.op, r, x); // max/min: exact; a product: one rounding per factor
     }
   }
-  env.erase(e.var.id);
+  env.erase(e.var.id());
   if (e.op == BinOp::Add && n > 0) {
     double k = double(n - 1), gamma = k * u < 1 ? k * u / (1 - k * u) : kInf;
     double model = kLambda * u * std::sqrt(double(n)) * (std::fabs(r.v) + std::sqrt(squares));
@@ -249,7 +249,7 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
     std::vector<int64_t> idx(shapes[id].size(), 0);
     for (size_t flat = 0; flat < elements && a.body; ++flat) {
       for (size_t k = 0; k < idx.size(); ++k)
-        env[a.index[k].id] = idx[k];
+        env[a.index[k].id()] = idx[k];
       out[flat] = eval(*a.body);
       for (size_t k = idx.size(); k-- > 0;) {
         if (++idx[k] < shapes[id][k])
@@ -258,7 +258,7 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
       }
     }
     for (Symbol s : a.index)
-      env.erase(s.id);
+      env.erase(s.id());
   }
   std::vector<OutputBounds> result;
   auto collect = [&](size_t id) {

@@ -65,8 +65,9 @@ DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc) {
   return e;
 }
 
-DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc) {
+DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label) {
   auto e = make(DKind::Reduce, loc);
+  e->label = std::move(label);
   e->op = op;
   e->var = var;
   e->extent = std::move(extent);
@@ -102,9 +103,8 @@ DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings
   case DKind::Binary:
     return dBinary(e->op, substitute(e->args[0], bindings), substitute(e->args[1], bindings), e->loc);
   case DKind::Reduce: {
-    auto r = dReduce(e->op, e->var, e->extent.substitute(bindings), substitute(e->args[0], bindings), e->loc);
-    std::const_pointer_cast<DExpr>(r)->label = e->label;
-    return r;
+    return dReduce(e->op, e->var, e->extent.substitute(bindings), substitute(e->args[0], bindings), e->loc,
+                   e->label);
   }
   case DKind::Select:
     return dSelect(e->lhs.substitute(bindings), e->rhs.substitute(bindings), substitute(e->args[0], bindings),
@@ -114,14 +114,31 @@ DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings
 }
 
 void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f) {
+  // Arguments are pushed last first, so that the first is met first.
   std::vector<const DExpr *> stack{e.get()};
   while (!stack.empty()) {
     const DExpr *x = stack.back();
     stack.pop_back();
     f(*x);
-    for (const auto &a : x->args)
-      stack.push_back(a.get());
+    for (auto it = x->args.rbegin(); it != x->args.rend(); ++it)
+      stack.push_back(it->get());
   }
+}
+
+DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const DExprPtr &)> &f) {
+  if (e->args.empty())
+    return e;
+  std::vector<DExprPtr> args;
+  bool changed = false;
+  for (size_t k = 0; k < e->args.size(); ++k) {
+    args.push_back(f(k, e->args[k]));
+    changed |= args.back() != e->args[k];
+  }
+  if (!changed)
+    return e;
+  auto copy = std::make_shared<DExpr>(*e);
+  copy->args = std::move(args);
+  return copy;
 }
 
 bool containsReduce(const DExprPtr &e) {
@@ -179,13 +196,10 @@ int precedence(const DExprPtr &e) {
 std::string DnfPrinter::sym(const SymExpr &e) const {
   if (names.empty())
     return e.str();
-  std::map<Symbol, SymExpr> renamed;
-  for (Symbol s : e.symbols()) {
+  return e.str([&](Symbol s) {
     auto it = names.find(s);
-    if (it != names.end())
-      renamed[s] = SymExpr::symbol(SymbolTable::intern(it->second));
-  }
-  return e.substitute(renamed).str();
+    return it != names.end() ? it->second : s.name();
+  });
 }
 
 std::string DnfPrinter::index(const SymVec &idx) const {
@@ -275,7 +289,7 @@ static std::map<Symbol, std::string> displayNames(const DnfProgram &p, const Dnf
     taken.insert(d.name);
   for (const DnfArray &x : p.arrays)
     taken.insert(x.name);
-  static const char *letters[] = {"i", "j", "k", "l", "p", "q", "r", "t", "u", "w", "x", "y", "z"};
+  static constexpr const char *letters[] = {"i", "j", "k", "l", "p", "q", "r", "t", "u", "w", "x", "y", "z"};
   size_t next = 0;
   unsigned round = 0;
   auto fresh = [&]() {
@@ -292,16 +306,26 @@ static std::map<Symbol, std::string> displayNames(const DnfProgram &p, const Dnf
   std::map<Symbol, std::string> names;
   for (Symbol s : a.index)
     names[s] = fresh();
-  std::vector<const DExpr *> stack{a.body.get()};
-  while (!stack.empty()) {
-    const DExpr *e = stack.back();
-    stack.pop_back();
-    if (e->kind == DKind::Reduce && !names.count(e->var))
-      names[e->var] = fresh();
-    for (auto it = e->args.rbegin(); it != e->args.rend(); ++it)
-      stack.push_back(it->get());
-  }
+  forEachNode(a.body, [&](const DExpr &e) {
+    if (e.kind == DKind::Reduce && !names.count(e.var))
+      names[e.var] = fresh();
+  });
   return names;
+}
+
+std::string uniqueName(std::set<std::string> &taken, const std::string &base) {
+  std::string name = base;
+  for (int n = 2; taken.count(name); ++n)
+    name = fmt::format("{}_{}", base, n);
+  taken.insert(name);
+  return name;
+}
+
+std::string psiText(const SymVec &idx, const std::string &operand) {
+  if (idx.empty())
+    return operand;
+  bool atomic = operand.find(' ') == std::string::npos;
+  return strShape(idx) + "ψ " + (atomic ? operand : "(" + operand + ")");
 }
 
 WrittenRows writtenRows(const DnfArray &a) {
@@ -352,6 +376,19 @@ std::string dumpDnf(const DnfProgram &p, bool ascii) {
   for (const Guard &g : p.guards)
     out += fmt::format("guard {} ({}, line {})\n", g.str(), g.reason, g.loc.line);
   return out;
+}
+
+DExprPtr freshBinders(SymbolTable &symbols, const DExprPtr &e, std::map<Symbol, SymExpr> *ranges) {
+  if (!containsReduce(e))
+    return e;
+  if (e->kind != DKind::Reduce)
+    return mapArgs(e, [&](size_t, const DExprPtr &a) { return freshBinders(symbols, a, ranges); });
+  auto copy = std::make_shared<DExpr>(*e);
+  copy->var = symbols.fresh(e->var.hint());
+  if (ranges)
+    (*ranges)[copy->var] = e->extent;
+  copy->args = {substitute(freshBinders(symbols, e->args[0], ranges), {{e->var, SymExpr::symbol(copy->var)}})};
+  return copy;
 }
 
 } // namespace moac

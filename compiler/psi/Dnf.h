@@ -9,10 +9,13 @@
 #include "Symbolic.h"
 #include "Typed.h"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,15 +56,28 @@ DExprPtr dInt(SymExpr v, SourceLoc loc);
 DExprPtr dRead(size_t array, SymVec index, SourceLoc loc);
 DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc);
 DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc);
-DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc);
+DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label = {});
 DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
 
 // Replaces free symbols (index variables) by expressions; reduction binders are never captured since
 // every binder is a fresh symbol.
 DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings);
 bool containsReduce(const DExprPtr &e);
-// Calls f for e and every node below it (each once, in no promised order).
+// The walker: calls f for e and every node below it, each node before its arguments and the arguments
+// left to right (a node shared by two parents is met once per parent).
 void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f);
+// The mutator: e with each argument replaced by f(position, argument), called left to right; every other
+// field is kept, and e itself is returned when no argument changed (unchanged subtrees stay shared).
+DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const DExprPtr &)> &f);
+// A copy of e whose reduction binders are new symbols of the current NameScope, outer ones first: a
+// binding's template inlined into another definition, or a subexpression hoisted into a temp, is spelled
+// in the names of the definition it now belongs to (symbols of one scope never show in another). Each
+// new binder's range is recorded in `ranges` when given.
+DExprPtr freshBinders(SymbolTable &symbols, const DExprPtr &e, std::map<Symbol, SymExpr> *ranges = nullptr);
+
+// The hints for an array's own indices, axis by axis (the last repeats).
+constexpr const char *indexHints[] = {"i", "j", "k", "p", "q", "r"};
+inline const char *indexHint(size_t axis) { return indexHints[std::min(axis, std::size(indexHints) - 1)]; }
 // Free symbols (dims and index variables; reduction binders excluded), sorted.
 std::vector<Symbol> freeSymbols(const DExprPtr &e);
 
@@ -76,6 +92,8 @@ struct DnfPrinter {
   std::string definition(size_t array) const; // ⟨i⟩ψ s = …
 };
 std::string dumpDnf(const DnfProgram &program, bool ascii = false);
+// The derivation's notation for a selection: `⟨i j⟩ψ K`, the operand parenthesised unless it is one word.
+std::string psiText(const SymVec &idx, const std::string &operand);
 
 // Update: the new value of an inout, stored in the inout's own buffer (its leading rows).
 enum class Storage { Input, Temp, Output, Update };
@@ -129,6 +147,9 @@ struct WrittenRows {
   SymExpr start, end; // the leading index's range (0, 1 for a scalar)
 };
 WrittenRows writtenRows(const DnfArray &update);
+
+// A name for a new array: `base`, else the first of base_2, base_3, … not in `taken`; it is added to `taken`.
+std::string uniqueName(std::set<std::string> &taken, const std::string &base);
 
 struct DnfProgram {
   std::string fileName;

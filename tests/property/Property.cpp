@@ -41,14 +41,15 @@ template <typename F> std::optional<std::string> attempt(const char *who, F &&f)
 Check checkProgram(const std::string &fileName, const std::string &text, const testgen::DimChoice &choice,
                    uint64_t inputSeed, bool requireFinite) {
   Check check;
-  SourceManager sources;
+  CompilationContext ctx;
+  SourceManager &sources = ctx.sources;
   uint32_t file = sources.add(fileName, text);
   DiagnosticEngine diags(sources);
   diags.setColor(ColorMode::Never);
   std::string messages;
   diags.captureInto(&messages);
   std::optional<TypedProgram> program;
-  if (auto e = attempt("typeCheck", [&] { program = typeCheck(sources, file, diags); }); e || !program) {
+  if (auto e = attempt("typeCheck", [&] { program = typeCheck(ctx, file, diags); }); e || !program) {
     check.failure = e ? *e : "the program does not type-check:\n" + messages;
     return check;
   }
@@ -62,11 +63,13 @@ Check checkProgram(const std::string &fileName, const std::string &text, const t
     check.failure = *e;
     return check;
   }
-  if (auto e = attempt("the interpreter", [&] { expected = interpret(*program, dims, inputs); })) {
+  // exact: the DNF evaluator computes in double, so f32 values are f64 in the interpreter too
+  if (auto e = attempt("the interpreter",
+                       [&] { expected = interpret(*program, dims, inputs, InterpretOptions{true}); })) {
     check.failure = *e;
     return check;
   }
-  if (auto e = attempt("psiReduce + evaluateDnf", [&] { actual = evaluateDnf(psiReduce(*program), dims, inputs); })) {
+  if (auto e = attempt("psiReduce + evaluateDnf", [&] { actual = evaluateDnf(psiReduce(ctx, *program), dims, inputs); })) {
     check.failure = *e;
     return check;
   }
