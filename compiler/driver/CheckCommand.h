@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -23,6 +24,7 @@ struct CheckOptions {
   std::string cc = "cc";
   std::string keep; // keep the generated files in this folder
   std::string schedule;
+  std::vector<std::string> inputsRange; // "A,B" each: one comparison per range (docs/cli.md)
   std::string offload = "none"; // openacc: none (run on the host) or nvptx (GCC offload to NVIDIA GPUs)
 };
 

@@ -79,7 +79,10 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
                        "  if (st != MOART_OK)\n    return fail(\"output {4}\", moart_status_string(st));\n"
                        "  {5} *{6} = ({5} *){0}.data;\n",
                        result, dtype(buf.elem), buf.shape.size(), shapeName, buf.name, cType(buf.elem), c);
-    data.push_back({DataClause::CopyOut, fmt::format("{}[0:{}.count]", c, result)});
+    // Poisoned: an element the kernel does not write reads back as NaN (INT64_MIN for integers) and fails
+    // the comparison. `copy`, not `copyout`, so that an offloaded kernel starts from the poison too.
+    out += fmt::format("  moart_fill_poison(&{});\n", result);
+    data.push_back({DataClause::Copy, fmt::format("{}[0:{}.count]", c, result)});
     pointers += c + ", ";
   }
   out += fmt::format("  size_t workspace_bytes = {}_workspace_bytes({});\n", k.name,

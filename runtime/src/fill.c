@@ -8,6 +8,7 @@
  * reproduces it in scripts/moarr.py. */
 #include "moart/fill.h"
 
+#include <math.h>
 #include <string.h>
 
 #define GOLDEN_GAMMA UINT64_C(0x9E3779B97F4A7C15)
@@ -86,6 +87,35 @@ moart_status moart_fill_uniform(moart_array *array, uint64_t seed,
       break;
     case MOART_I64:
       ((int64_t *)array->data)[at] = to_i64(bits);
+      break;
+    }
+  }
+  return MOART_OK;
+}
+
+moart_status moart_fill_poison(moart_array *array) {
+  int lifted;
+  int64_t i;
+  if (!array || (!array->data && array->count))
+    return MOART_ERR_ARG;
+  if (moart_dtype_size(array->dtype) == 0)
+    return MOART_ERR_DTYPE;
+  if (moart_array_storage_count(array) < 0)
+    return MOART_ERR_LAYOUT;
+  lifted = array->layout.kind == MOART_LAYOUT_LIFTED;
+  if (lifted && array->count)
+    memset(array->data, 0, moart_array_bytes(array));
+  for (i = 0; i < array->count; ++i) {
+    int64_t at = lifted ? moart_array_offset(array, i) : i;
+    switch (array->dtype) {
+    case MOART_F32:
+      ((float *)array->data)[at] = (float)NAN;
+      break;
+    case MOART_F64:
+      ((double *)array->data)[at] = (double)NAN;
+      break;
+    case MOART_I64:
+      ((int64_t *)array->data)[at] = INT64_MIN;
       break;
     }
   }

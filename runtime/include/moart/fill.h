@@ -37,6 +37,13 @@ int64_t moart_fill_value_i64(uint64_t seed, uint64_t stream, int64_t i);
 moart_status moart_fill_uniform(moart_array *array, uint64_t seed,
                                 uint64_t stream);
 
+/* Fill every logical element with a value no correct kernel leaves there:
+ * NaN for f32 and f64, INT64_MIN for i64 (lifted padding is zero). moac
+ * check's harness poisons its outputs so that an element the kernel never
+ * writes fails the comparison. MOART_ERR_ARG for a NULL or storage-less
+ * array. */
+moart_status moart_fill_poison(moart_array *array);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,140 @@
+#include "CheckInputs.h"
+
+#include "DriverSupport.h"
+#include "Interpreter.h"
+#include "Tolerance.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+
+namespace moac {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<double> parseNumber(const std::string &text) {
+  const char *begin = text.c_str();
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(begin, &end);
+  while (end && *end == ' ')
+    ++end;
+  if (end == begin || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+std::string readText(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Maps the [−1, 1) fill of every float input onto [lo, hi) and rounds it to the input's type.
+void mapInto(moart_array &a, const InputRange &range) {
+  double mid = range.lo / 2 + range.hi / 2, half = range.hi / 2 - range.lo / 2;
+  for (int64_t i = 0; i < a.count; ++i) {
+    if (a.dtype == MOART_F32) {
+      float &x = static_cast<float *>(a.data)[i];
+      x = float(mid + half * double(x));
+    } else if (a.dtype == MOART_F64) {
+      double &x = static_cast<double *>(a.data)[i];
+      x = mid + half * x;
+    }
+  }
+}
+
+} // namespace
+
+std::optional<std::string> parseInputRanges(const std::vector<std::string> &specs, const TypedProgram &program,
+                                            std::vector<InputRange> &out) {
+  out.clear();
+  if (specs.empty()) {
+    out = {InputRange{-1, 1}, InputRange{-std::ldexp(1.0, 40), std::ldexp(1.0, 40)}};
+    return std::nullopt;
+  }
+  bool f32 = false;
+  for (const TInput &in : program.inputs)
+    f32 |= in.elem == ElemType::F32;
+  for (const std::string &spec : specs) {
+    size_t comma = spec.find(',');
+    std::optional<double> lo, hi;
+    if (comma != std::string::npos) {
+      lo = parseNumber(spec.substr(0, comma));
+      hi = parseNumber(spec.substr(comma + 1));
+    }
+    if (!lo || !hi)
+      return fmt::format("'{}' is not two finite numbers A,B", spec);
+    if (!(*lo < *hi))
+      return fmt::format("'{}' is empty: A must be less than B", spec);
+    double limit = std::numeric_limits<float>::max();
+    if (f32 && (std::fabs(*lo) > limit || std::fabs(*hi) > limit))
+      return fmt::format("'{}' leaves f32's range (|A|, |B| at most {:g})", spec, limit);
+    out.push_back(InputRange{*lo, *hi});
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, DiagnosticEngine &diags) {
+  RunOptions runOpts;
+  runOpts.seed = run.seed;
+  auto inputs = makeInputs(run.typed, run.dims, runOpts, diags);
+  if (!inputs)
+    return std::nullopt;
+  std::vector<NDArray> reference;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    mapInto((*inputs)[i].a, range);
+    if (!writeArray(run.dir.string(), run.typed.inputs[i].name, (*inputs)[i].a, diags))
+      return std::nullopt;
+    reference.push_back(toNDArray((*inputs)[i].a));
+  }
+  if (std::system(run.runCommand.c_str()) != 0) {
+    std::fprintf(stderr, "moac check: running the kernel failed:\n%s", readText(run.dir / "run.log").c_str());
+    return std::nullopt;
+  }
+  std::vector<NDArray> expected;
+  std::vector<OutputBounds> bounds;
+  try {
+    expected = interpret(run.typed, run.dims, reference);
+    bounds = errorBounds(run.dnf, run.dims, reference);
+  } catch (const EvalError &e) {
+    diags.report(Diag::RunError, e.loc, e.what());
+    return std::nullopt;
+  }
+  std::printf(" inputs uniform in [%g, %g):\n", range.lo, range.hi);
+  auto compare = [&](const std::string &file, const std::string &label, ElemType elem, const SymVec &shape,
+                     size_t k) -> bool {
+    OwnedArray got;
+    char err[512] = "";
+    std::string path = (run.dir / file).string();
+    if (moart_read_array(path.c_str(), &got.a, err, sizeof err) != MOART_OK) {
+      std::fprintf(stderr, "moac check: %s\n", err);
+      return false;
+    }
+    Verdict v = compareWithBounds(toNDArray(got.a), expected[k], bounds[k], elem);
+    std::printf("  %s : %s%s  %s  %s\n", label.c_str(), spell(elem), strShape(shape).c_str(), v.detail.c_str(),
+                v.ok ? "ok" : "FAIL");
+    return v.ok;
+  };
+  bool pass = true;
+  std::vector<size_t> outs = run.kernel.outputs();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Buffer &buf = run.kernel.buffers[outs[i]];
+    pass &= compare("out_" + buf.name + ".moarr", buf.name, buf.elem, buf.shape, i);
+  }
+  // Each updated inout's whole storage: the rows the update writes, and the rest unchanged.
+  for (size_t u = 0; u < run.dnf.updates.size(); ++u) {
+    const DnfArray &in = run.dnf.arrays[*run.dnf.arrays[run.dnf.updates[u]].updates];
+    pass &= compare("inout_" + in.name + ".moarr", in.name + " (inout, after its update)", in.elem, in.shape,
+                    outs.size() + u);
+  }
+  return pass;
+}
+
+} // namespace moac

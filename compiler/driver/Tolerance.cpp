@@ -1,0 +1,372 @@
+#include "Tolerance.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace moac {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// λ of the probabilistic rounding model (docs/cli.md, "The tolerance"): a sum of n terms rounds with an
+// error of about λ·u·√n times the size of its partial sums, not the worst case (n−1)·u·Σ|x|, which at
+// n = 10⁶ in f32 is 6 % of Σ|x| and would let an all-zero kernel pass.
+constexpr double kLambda = 1.0;
+
+double unitRoundoff(ElemType t) {
+  return t == ElemType::F32 ? std::ldexp(1.0, -24) : t == ElemType::F64 ? std::ldexp(1.0, -53) : 0.0;
+}
+// The smallest subnormal: an underflowing operation loses at most this much absolutely.
+double tinyOf(double u) { return u == 0 ? 0 : u > 1e-10 ? std::ldexp(1.0, -149) : std::ldexp(1.0, -1074); }
+// The largest finite value of the type; beyond it the kernel's intermediate is ±inf.
+double maxOf(double u) { return u > 1e-10 ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max(); }
+
+// A value of the DNF evaluated in double beside a bound on how far a rounded evaluation may be from it.
+struct Val {
+  double v = 0; // the value, evaluated in double
+  double e = 0; // bound on |rounded − exact|
+  double R = 0; // reduction terms on the longest chain of sums that fed it
+  double L = 0; // other rounded operations on that chain
+  double m = 0; // the size of the partial results it was made of: |v| where nothing cancelled, more where it did
+};
+
+class BoundEvaluator {
+public:
+  BoundEvaluator(const DnfProgram &p, const DimValues &dims) : p(p), dims(dims) {}
+  std::vector<OutputBounds> run(const std::vector<NDArray> &inputs);
+
+private:
+  int64_t value(Symbol s) const {
+    if (auto it = env.find(s.id()); it != env.end())
+      return it->second;
+    if (auto it = dims.find(s); it != dims.end())
+      return it->second;
+    throw EvalError(fmt::format("no value for '{}'", s.name()), SourceLoc{});
+  }
+  int64_t integer(const SymExpr &e) const {
+    return e.evaluate([this](Symbol s) { return value(s); });
+  }
+  // One rounding of the current array's arithmetic: relative u, absolute tiny (underflow).
+  double rounding(double v) const { return u * std::fabs(v) + tiny; }
+  Val finish(Val r) const {
+    if (std::isnan(r.e) || (u > 0 && std::fabs(r.v) + r.e > maxOf(u)))
+      r.e = kInf; // the rounded evaluation may have overflowed: no bound
+    return r;
+  }
+  Val eval(const DExpr &e);
+  Val read(const DExpr &e);
+  Val unary(UnOp op, Val a) const;
+  Val binary(BinOp op, Val a, Val b) const;
+  Val reduce(const DExpr &e);
+
+  const DnfProgram &p;
+  DimValues dims;
+  std::unordered_map<uint32_t, int64_t> env;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<const NDArray *> inputData;
+  std::vector<std::vector<Val>> stored;
+  std::vector<double> units; // per array: u of its arithmetic (the coarsest float it reads or is)
+  double u = 0, tiny = 0;    // of the array being evaluated
+};
+
+Val BoundEvaluator::read(const DExpr &e) {
+  const std::vector<int64_t> &shape = shapes[e.array];
+  int64_t offset = 0;
+  for (size_t k = 0; k < e.index.size(); ++k) {
+    int64_t i = integer(e.index[k]);
+    if (i < 0 || i >= shape[k])
+      throw EvalError(fmt::format("index {} out of range for axis {} of '{}' (extent {})", i, k,
+                                  p.arrays[e.array].name, shape[k]),
+                      e.loc);
+    offset = offset * shape[k] + i;
+  }
+  if (inputData[e.array])
+  {
+    double v = inputData[e.array]->data[size_t(offset)];
+    return Val{v, 0, 0, 0, std::fabs(v)}; // inputs are exact
+  }
+  return stored[e.array][size_t(offset)];
+}
+
+Val BoundEvaluator::unary(UnOp op, Val a) const {
+  Val r = a;
+  r.v = apply(op, a.v);
+  switch (op) {
+  case UnOp::Neg:
+  case UnOp::Abs: return r;
+  default: r.m = std::fabs(r.v); // exp, log and sqrt are well-conditioned relative to their result
+  }
+  switch (op) {
+  case UnOp::Neg:
+  case UnOp::Abs: return r;
+  case UnOp::Exp: // exp is increasing and convex: the upper end of [a − e, a + e] is the farther one
+    r.e = (a.e == 0 ? 0 : std::exp(a.v + a.e) - r.v) + 2 * rounding(r.v);
+    break;
+  case UnOp::Log: // increasing and concave: the lower end is the farther one
+    r.e = a.e == 0 ? 0 : a.v - a.e <= 0 ? kInf : r.v - std::log(a.v - a.e);
+    r.e += 2 * rounding(r.v);
+    break;
+  case UnOp::Sqrt:
+    r.e = (a.e == 0 ? 0 : r.v - std::sqrt(std::max(a.v - a.e, 0.0))) + rounding(r.v);
+    break;
+  }
+  r.L += 1;
+  return finish(r);
+}
+
+Val BoundEvaluator::binary(BinOp op, Val a, Val b) const {
+  Val r{apply(op, a.v, b.v), 0, std::max(a.R, b.R), std::max(a.L, b.L) + 1, 0};
+  double fa = std::fabs(a.v), fb = std::fabs(b.v);
+  r.m = op == BinOp::Add || op == BinOp::Sub ? std::fabs(r.v) + std::hypot(a.m, b.m)
+        : op == BinOp::Mul                   ? a.m * b.m
+        : op == BinOp::Div                   ? (fb == 0 ? kInf : a.m * b.m / (fb * fb))
+        : op == BinOp::Max || op == BinOp::Min ? std::max(a.m, b.m)
+                                             : std::fabs(r.v);
+  switch (op) {
+  case BinOp::Add:
+  case BinOp::Sub: r.e = a.e + b.e + rounding(r.v); break;
+  case BinOp::Mul: r.e = fa * b.e + fb * a.e + a.e * b.e + rounding(r.v); break;
+  case BinOp::Div:
+    r.e = a.e == 0 && b.e == 0 ? rounding(r.v)
+          : fb <= b.e          ? kInf
+                               : (a.e + std::fabs(r.v) * b.e) / (fb - b.e) + rounding(r.v);
+    break;
+  case BinOp::Max:
+  case BinOp::Min: // exact: the result is one of the operands
+    r.e = std::max(a.e, b.e);
+    r.L -= 1;
+    break;
+  case BinOp::IntDiv:
+  case BinOp::Mod: r.e = a.e == 0 && b.e == 0 ? 0 : kInf; break;
+  }
+  return finish(r);
+}
+
+// A sum of n terms x_k, each with error bound e_k: the terms' own errors, as independent (√Σe²) and as a
+// common relative error (max e_k/|x_k| · |S|), plus the sum's rounding: λ·u·√n·(|S| + √Σx²) — the
+// size of the partial sums of any summation order, whether they cancel or not — or, when smaller, the
+// worst case (n−1)·u/(1−(n−1)·u)·Σ|x|.
+Val BoundEvaluator::reduce(const DExpr &e) {
+  int64_t n = integer(e.extent);
+  Val r{identity(e.op, e.isInt), 0, 0, 0, 0};
+  double absSum = 0, squares = 0, errSquares = 0, worstRel = 0, magSquares = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    env[e.var.id()] = i;
+    Val x = eval(*e.args[0]);
+    r.R = std::max(r.R, x.R);
+    r.L = std::max(r.L, x.L);
+    if (e.op == BinOp::Add) {
+      r.v += x.v;
+      absSum += std::fabs(x.v);
+      squares += x.v * x.v;
+      errSquares += x.e * x.e;
+      magSquares += x.m * x.m;
+      if (x.v != 0) // a zero term's error is in √Σe² alone
+        worstRel = std::max(worstRel, x.e / std::fabs(x.v));
+    } else {
+      r = binary(e.op, r, x); // max/min: exact; a product: one rounding per factor
+    }
+  }
+  env.erase(e.var.id());
+  if (e.op == BinOp::Add && n > 0) {
+    double k = double(n - 1), gamma = k * u < 1 ? k * u / (1 - k * u) : kInf;
+    double model = kLambda * u * std::sqrt(double(n)) * (std::fabs(r.v) + std::sqrt(squares));
+    r.m = std::fabs(r.v) + std::sqrt(magSquares);
+    r.e = std::sqrt(errSquares) + worstRel * std::fabs(r.v) + std::min(gamma * absSum, model) + double(n) * tiny;
+  }
+  if (e.op == BinOp::Add || e.op == BinOp::Mul)
+    r.R += double(n); // max/ and min/ round nothing
+  return finish(r);
+}
+
+Val BoundEvaluator::eval(const DExpr &e) {
+  switch (e.kind) {
+  case DKind::Float: {
+    bool exact = u == 0 || u < 1e-10 || double(float(e.floatValue)) == e.floatValue;
+    return Val{e.floatValue, exact ? 0 : rounding(e.floatValue), 0, 0, std::fabs(e.floatValue)};
+  }
+  case DKind::Int: {
+    double v = double(integer(e.intValue));
+    return Val{v, std::fabs(v) * u * 2 > 1 ? rounding(v) : 0, 0, 0, std::fabs(v)}; // exact below 2^precision
+  }
+  case DKind::Read: return read(e);
+  case DKind::Unary: {
+    Val a = eval(*e.args[0]);
+    if (e.isInt)
+      return Val{apply(e.unop, a.v), 0, 0, 0, std::fabs(apply(e.unop, a.v))};
+    return unary(e.unop, a);
+  }
+  case DKind::Binary: {
+    Val a = eval(*e.args[0]), b = eval(*e.args[1]);
+    if ((e.op == BinOp::IntDiv || e.op == BinOp::Mod) && b.v == 0)
+      throw EvalError("integer division by zero", e.loc);
+    if (e.isInt)
+      return Val{apply(e.op, a.v, b.v), 0, 0, 0, std::fabs(apply(e.op, a.v, b.v))};
+    return binary(e.op, a, b);
+  }
+  case DKind::Reduce: return reduce(e);
+  case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
+  }
+  return Val{};
+}
+
+std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs) {
+  for (const TDim &d : p.dims)
+    if (d.value)
+      dims[d.sym] = *d.value;
+  size_t count = p.arrays.size(), nextInput = 0;
+  shapes.resize(count);
+  inputData.assign(count, nullptr);
+  stored.resize(count);
+  units.assign(count, 0);
+  for (size_t k = 0; k < count; ++k) {
+    const DnfArray &a = p.arrays[k];
+    for (const auto &s : a.shape)
+      shapes[k].push_back(integer(s));
+    units[k] = unitRoundoff(a.elem);
+    if (a.storage == Storage::Input)
+      inputData[k] = &inputs.at(nextInput++);
+  }
+  for (size_t id : p.order) {
+    const DnfArray &a = p.arrays[id];
+    u = units[id];
+    // An f64 result computed from f32 data carries f32 rounding, also through an f64 temporary that
+    // holds it (p.order is topological: the unit of what it reads is already known).
+    if (a.body)
+      forEachNode(a.body, [&](const DExpr &n) {
+        if (n.kind == DKind::Read)
+          u = std::max(u, units[n.array]);
+      });
+    units[id] = u;
+    tiny = tinyOf(u);
+    size_t elements = 1;
+    for (int64_t s : shapes[id])
+      elements *= size_t(s);
+    std::vector<Val> &out = stored[id];
+    out.assign(elements, Val{});
+    std::vector<int64_t> idx(shapes[id].size(), 0);
+    for (size_t flat = 0; flat < elements && a.body; ++flat) {
+      for (size_t k = 0; k < idx.size(); ++k)
+        env[a.index[k].id()] = idx[k];
+      out[flat] = eval(*a.body);
+      for (size_t k = idx.size(); k-- > 0;) {
+        if (++idx[k] < shapes[id][k])
+          break;
+        idx[k] = 0;
+      }
+    }
+    for (Symbol s : a.index)
+      env.erase(s.id());
+  }
+  std::vector<OutputBounds> result;
+  auto collect = [&](size_t id) {
+    OutputBounds b;
+    b.unit = units[id];
+    for (const Val &x : stored[id]) {
+      b.error.push_back(x.e);
+      b.magnitude.push_back(x.m);
+      b.terms = std::max(b.terms, x.R);
+      b.steps = std::max(b.steps, x.L);
+    }
+    result.push_back(std::move(b));
+  };
+  for (size_t id : p.outputs)
+    collect(id);
+  for (size_t id : p.updates)
+    collect(id);
+  return result;
+}
+
+} // namespace
+
+double OutputBounds::normwise() const { return 2 * kLambda * unit * (std::sqrt(terms) + steps + 1); }
+
+
+std::vector<OutputBounds> errorBounds(const DnfProgram &program, const DimValues &dims,
+                                      const std::vector<NDArray> &inputs) {
+  return BoundEvaluator(program, dims).run(inputs);
+}
+
+namespace {
+
+// The reference's value as the array's element type holds it: an f32 output beyond FLT_MAX is ±inf.
+double intoType(double r, ElemType elem) {
+  if (elem != ElemType::F32 || !std::isfinite(r))
+    return r;
+  const double overflow = 0x1.ffffffp127; // halfway between FLT_MAX and 2^128
+  return std::fabs(r) >= overflow ? std::copysign(kInf, r) : r;
+}
+
+bool identical(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+} // namespace
+
+Verdict compareWithBounds(const NDArray &kernel, const NDArray &reference, const OutputBounds &bounds,
+                          ElemType elem) {
+  Verdict v;
+  if (kernel.data.size() != reference.data.size() || bounds.error.size() > reference.data.size()) {
+    v.ok = false;
+    v.detail = fmt::format("{} elements, the reference has {}", kernel.data.size(), reference.data.size());
+    return v;
+  }
+  size_t bounded = bounds.error.size(), badNonFinite = 0, badElements = 0, bothNaN = 0, changed = 0;
+  size_t worstAt = 0, unbounded = 0;
+  double errSquares = 0, refSquares = 0, magSquares = 0, worstRatio = 0;
+  for (size_t j = 0; j < reference.data.size(); ++j) {
+    double k = kernel.data[j], r = intoType(reference.data[j], elem);
+    if (j >= bounded) {
+      changed += !identical(k, reference.data[j]);
+      continue;
+    }
+    if (!std::isfinite(r)) { // ±inf must be met exactly; NaN (an invalid operation) by NaN
+      bool same = identical(k, r);
+      badNonFinite += !same;
+      bothNaN += same && std::isnan(r);
+      continue;
+    }
+    if (!std::isfinite(k)) {
+      ++badNonFinite;
+      continue;
+    }
+    double d = std::fabs(k - r), allowed = 2 * bounds.error[j] + 2 * tinyOf(bounds.unit);
+    unbounded += allowed == kInf;
+    errSquares += d * d;
+    refSquares += r * r;
+    magSquares += bounds.magnitude[j] * bounds.magnitude[j];
+    double ratio = d == 0 ? 0 : allowed == 0 ? kInf : d / allowed;
+    if (ratio > worstRatio) {
+      worstRatio = ratio;
+      worstAt = j;
+    }
+    badElements += d > allowed;
+  }
+  double normErr = std::sqrt(errSquares), normRef = std::sqrt(refSquares);
+  double relative = normErr == 0 ? 0 : normRef == 0 ? kInf : normErr / normRef;
+  // A relative error needs a nonzero reference: an empty or all-zero output (or one whose every element
+  // is non-finite) is judged elementwise alone, and an exact one passes whatever its bound reads.
+  double kappa = normRef == 0 ? 1 : std::max(1.0, std::sqrt(magSquares) / normRef);
+  double normBound = bounds.normwise() * kappa;
+  bool normOk = normErr == 0 || normRef == 0 || relative <= normBound;
+  v.ok = normOk && badElements == 0 && badNonFinite == 0 && changed == 0;
+  v.detail = fmt::format("‖k−r‖₂/‖r‖₂ = {:.3g} (bound {:.3g} = 2·λ·ε·(√{:g} + {:g} + 1)·κ, κ = {:.3g}), max |k−r|/bound = {:.3g}",
+                         relative, normBound, bounds.terms, bounds.steps, kappa, worstRatio);
+  if (worstRatio > 0)
+    v.detail += fmt::format(" at element {}", worstAt);
+  if (unbounded) // an intermediate may overflow, or an error is amplified beyond measure (exp of a large error)
+    v.detail += fmt::format("; {} element(s) without an elementwise bound", unbounded);
+  if (badElements)
+    v.detail += fmt::format("; {} element(s) beyond their bound", badElements);
+  if (badNonFinite)
+    v.detail += fmt::format("; {} element(s) NaN, ±inf or unwritten where the reference differs", badNonFinite);
+  if (bothNaN)
+    v.detail += fmt::format("; {} element(s) NaN in both (an invalid operation in the reference too)", bothNaN);
+  if (bounded < reference.data.size())
+    v.detail += fmt::format("; elements {}… left unchanged: {}", bounded, changed == 0 ? "bit-identical" : "CHANGED");
+  return v;
+}
+
+} // namespace moac
