@@ -6,8 +6,11 @@
 //   moac_difftest --moac build/bin/moac --seed 1 --count 1000 --targets c,openmp,openacc --jobs 2
 //   moac_difftest --moac build/bin/moac tests/difftest/regressions/*.moa
 //
-// Every failing program × target is kept in --out (seed-N.moa with its dims and the moac check log);
-// with --reduce, the program is first cut down line by line while the same kind of failure remains.
+// Every failing program × target is kept in --out (seed-N.moa with its dims, schedule and the moac check
+// log); with --reduce, the program is first cut down line by line while the same kind of failure remains.
+// A generated case also draws from its seed a schedule small enough that its split reductions have
+// partials and a two-level combine (chunk = 1–3 terms, 2–64 work items, each layout), and names from the
+// C-hostile list of tests/names/hygiene.py in place of the generator's own (half the cases each).
 #include "ProgramGenerator.h"
 #include "ReduceLines.h"
 
@@ -15,12 +18,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -39,6 +47,7 @@ struct Options {
   std::string out = "difftest-failures";
   std::string cc;
   bool reduce = false, keepPassing = false;
+  bool schedules = true, hostile = true; // draw schedules and hostile names for generated cases
   testgen::GeneratorOptions gen;
   std::vector<std::string> files;
 };
@@ -47,9 +56,109 @@ struct Options {
 struct Case {
   std::string name; // seed-17 or the regression file's stem
   std::string text;
-  std::string dims; // n=3,m=2 (may be empty)
+  std::string dims;     // n=3,m=2 (may be empty)
+  std::string schedule; // moac check --schedule (empty: the default)
   uint64_t seed = 1;
 };
+
+// Names the generated C must survive in every role (a part of tests/names/hygiene.py's list: C keywords
+// and library names, macros, the runtime's and the emitters' own names, digit-suffixed and case variants).
+const char *const hostileNames[] = {
+    "int", "for", "NULL", "__LINE__", "_Bool", "class", "threadIdx", "printf", "fabsf", "SIZE_MAX", "M_PI",
+    "I", "linux", "moart_chunks", "moa_x", "workspace", "offsets", "status", "st", "x_part", "x_group",
+    "x_file", "acc", "c", "c2", "g", "main", "argc", "P_x", "Q_x", "total", "fail", "err", "i", "j", "l", "k",
+    "t", "h", "h2", "X", "x", "N", "INFINITY", "errno", "stdout", "restrict", "inline", "double", "float",
+    "return", "static", "signed", "_", "v_int", "x__y"};
+
+// The words of the language that a rename must leave alone (front/Lexer.cpp's keywords, the element types).
+bool isMoaWord(const std::string &w) {
+  static const std::set<std::string> words = {
+      "dim", "in", "out", "inout", "fn", "psi", "rho", "iota", "tran", "take", "drop", "cat", "reshape", "rav",
+      "div", "mod", "max", "min", "neg", "exp", "log", "sqrt", "abs", "f32", "f64", "int"};
+  return words.count(w) != 0;
+}
+
+// Calls `visit(begin, length)` on each name of a program's text outside its comments (numbers such as
+// 1e-5 are skipped whole, so their exponent is not a name, and the `o` of an outer product `o.*` too).
+template <typename Visit> void forEachName(const std::string &text, Visit visit) {
+  for (size_t at = 0; at < text.size();) {
+    unsigned char ch = (unsigned char)text[at];
+    if (ch == '#') {
+      at = text.find('\n', at);
+      at = at == std::string::npos ? text.size() : at;
+    } else if (std::isdigit(ch)) {
+      for (++at; at < text.size(); ++at) {
+        char c = text[at];
+        bool exponentSign = (c == '+' || c == '-') && (text[at - 1] == 'e' || text[at - 1] == 'E');
+        if (!std::isalnum((unsigned char)c) && c != '.' && c != '_' && !exponentSign)
+          break;
+      }
+    } else if (std::isalpha(ch) || ch == '_') {
+      size_t begin = at;
+      while (at < text.size() && (std::isalnum((unsigned char)text[at]) || text[at] == '_'))
+        ++at;
+      bool outerProduct = at - begin == 1 && text[begin] == 'o' && at < text.size() && text[at] == '.'; // o.×
+      if (!outerProduct)
+        visit(begin, at - begin);
+    } else {
+      ++at;
+    }
+  }
+}
+
+// Renames every name of the program (and of its dims) to one from hostileNames, drawn from `seed`; names
+// the program already has are not given to another.
+void renameHostile(Case &c, uint64_t seed) {
+  std::set<std::string> present;
+  std::vector<std::string> order;
+  forEachName(c.text, [&](size_t at, size_t length) {
+    std::string w = c.text.substr(at, length);
+    if (!isMoaWord(w) && present.insert(w).second)
+      order.push_back(w);
+  });
+  std::vector<std::string> pool;
+  for (const char *name : hostileNames)
+    if (!present.count(name) && !isMoaWord(name))
+      pool.push_back(name);
+  std::mt19937_64 random(seed);
+  std::shuffle(pool.begin(), pool.end(), random);
+  std::map<std::string, std::string> to;
+  for (size_t k = 0; k < order.size() && k < pool.size(); ++k)
+    to[order[k]] = pool[k];
+  auto rename = [&](const std::string &text) {
+    std::string out;
+    size_t copied = 0;
+    forEachName(text, [&](size_t at, size_t length) {
+      auto it = to.find(text.substr(at, length));
+      if (it == to.end())
+        return;
+      out += text.substr(copied, at - copied) + it->second;
+      copied = at + length;
+    });
+    return out + text.substr(copied);
+  };
+  c.text = rename(c.text);
+  std::string dims;
+  for (std::string_view rest = c.dims; !rest.empty();) { // n=3,m=2: the names before each '='
+    size_t comma = rest.find(','), eq = rest.find('=');
+    std::string item(rest.substr(0, comma));
+    auto it = to.find(std::string(rest.substr(0, eq)));
+    dims += (dims.empty() ? "" : ",") + (it == to.end() ? item : it->second + item.substr(eq));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  c.dims = dims;
+}
+
+// A schedule whose split reductions reach partials and a two-level combine at the generator's sizes (a
+// reduction of 5 terms with chunk = 1 and 64 work items has P = 5 partials in Q = 5 groups), or the default.
+std::string drawSchedule(uint64_t seed) {
+  std::mt19937_64 random(seed * 0x9E3779B97F4A7C15ull + 7);
+  if (random() % 2 == 0)
+    return "";
+  static const char *const layouts[] = {"auto", "rowmajor", "lifted"};
+  static const int threads[] = {2, 8, 64};
+  return fmt::format("chunk={},threads={},layout={}", 1 + random() % 3, threads[random() % 3], layouts[random() % 3]);
+}
 
 std::string readText(const fs::path &p) {
   std::ifstream in(p);
@@ -87,7 +196,9 @@ public:
     std::ofstream(file) << c.text;
     std::string cmd = fmt::format("'{}' check '{}' --target={} --seed {}", opt.moac, file.string(), target, c.seed);
     if (!c.dims.empty())
-      cmd += " --dims " + c.dims;
+      cmd += " --dims '" + c.dims + "'";
+    if (!c.schedule.empty())
+      cmd += " --schedule " + c.schedule;
     if (!opt.cc.empty())
       cmd += " --cc '" + opt.cc + "'";
     cmd += fmt::format(" > '{}' 2>&1", log.string());
@@ -113,8 +224,10 @@ public:
     if (opt.reduce)
       text = reduce(c, target, kind);
     fs::path base = fs::path(opt.out) / fmt::format("{}.{}", c.name, target);
-    std::ofstream(base.string() + ".moa") << fmt::format("# {}: {} (target {})\n# dims: {}\n# seed: {}\n{}", c.name,
-                                                         kind, target, c.dims, c.seed, text);
+    std::ofstream(base.string() + ".moa") << fmt::format("# {}: {} (target {})\n# dims: {}\n# seed: {}\n{}{}",
+                                                         c.name, kind, target, c.dims, c.seed,
+                                                         c.schedule.empty() ? "" : "# schedule: " + c.schedule + "\n",
+                                                         text);
     std::ofstream(base.string() + ".log") << log;
   }
 
@@ -139,15 +252,21 @@ std::vector<Case> cases(const Options &o) {
   std::vector<Case> out;
   for (const auto &f : o.files) {
     std::string text = readText(f);
-    std::vector<std::string> dims = commentValues(text, "dims"), seeds = commentValues(text, "seed");
+    std::vector<std::string> dims = commentValues(text, "dims"), seeds = commentValues(text, "seed"),
+                             schedules = commentValues(text, "schedule");
     if (dims.empty())
       dims.push_back("");
     for (const auto &d : dims)
-      out.push_back({fs::path(f).stem().string(), text, d, seeds.empty() ? 1 : std::stoull(seeds[0])});
+      out.push_back({fs::path(f).stem().string(), text, d, schedules.empty() ? "" : schedules[0],
+                     seeds.empty() ? 1 : std::stoull(seeds[0])});
   }
   for (uint64_t s = o.seed; o.files.empty() && s < o.seed + o.count; ++s) {
     testgen::GeneratedProgram p = testgen::generateProgram(s, o.gen);
-    out.push_back({fmt::format("seed-{}", s), p.text, testgen::formatDims(testgen::chooseDims(p, s, o.gen)), s});
+    Case c{fmt::format("seed-{}", s), p.text, testgen::formatDims(testgen::chooseDims(p, s, o.gen)),
+           o.schedules ? drawSchedule(s) : "", s};
+    if (o.hostile && s % 2 == 1)
+      renameHostile(c, s);
+    out.push_back(std::move(c));
   }
   return out;
 }
@@ -167,6 +286,8 @@ int main(int argc, char **argv) {
   app.add_flag("--reduce", o.reduce, "cut failing programs down line by line before keeping them");
   app.add_option("--depth", o.gen.maxDepth, "generator: expression depth");
   app.add_option("--maxdim", o.gen.maxDim, "generator: largest run-time dim");
+  app.add_flag("!--no-schedules", o.schedules, "generated cases use the default schedule only");
+  app.add_flag("!--no-hostile-names", o.hostile, "generated cases keep the generator's names");
   app.add_option("files", o.files, "programs to check instead of generated ones (with # dims: and # seed: lines)")
       ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
@@ -188,7 +309,8 @@ int main(int argc, char **argv) {
       ++failures;
       {
         std::lock_guard<std::mutex> lock(printing);
-        std::fprintf(stderr, "FAIL %s --target=%s --dims %s: %s\n%s\n", c.name.c_str(), target.c_str(), c.dims.c_str(),
+        std::fprintf(stderr, "FAIL %s --target=%s --dims %s --schedule %s: %s\n%s\n", c.name.c_str(), target.c_str(),
+                     c.dims.c_str(), c.schedule.empty() ? "(default)" : c.schedule.c_str(),
                      kind.c_str(), log.c_str());
       }
       runner.keep(c, target, kind, log);

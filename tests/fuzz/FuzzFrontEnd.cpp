@@ -1,6 +1,7 @@
 // libFuzzer target over every stage `moac compile` and `moac explain` run: lex → parse → shapes → DNF
 // (ψ-reduction) → loop IR (lowering) → C for each target (c, openmp, openacc), with every stage's dump,
-// the explanation and the `moac check` harness. The C is not formatted (NoFormat.cpp stands in for
+// the explanation and the `moac check` harness, and the reference interpreter on small dims within an
+// element budget (interpretSmall). The C is not formatted (NoFormat.cpp stands in for
 // clang::format), so the binary needs no Clang library.
 //
 // What counts as a finding: a crash, a sanitizer report, a hang (libFuzzer's -timeout), an exception
@@ -11,6 +12,7 @@
 #include "Emit.h"
 #include "Explain.h"
 #include "Harness.h"
+#include "Interpreter.h"
 #include "Lexer.h"
 #include "Lower.h"
 #include "Parser.h"
@@ -21,6 +23,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 namespace {
@@ -49,6 +52,61 @@ void checkLocated(const std::string &diagnostics) {
     if (!indented && line.find("error: ") != std::string::npos && line != tooMany &&
         line.rfind(std::string(fileName) + ":", 0) != 0)
       finding("an error without a location", diagnostics);
+  }
+}
+
+// The reference interpreter's work on one run is bounded by this many elements in any array the program
+// names or computes (a fuzzed `<1000000000> reshape x` is skipped, not run).
+constexpr int64_t elementBudget = 4096;
+
+// Whether every array of `e` (its subexpressions and let bindings included) has at most elementBudget
+// elements for these dims.
+bool withinBudget(const TExpr &e, const DimValues &dims) {
+  int64_t elements = 1;
+  for (int64_t extent : concreteShape(e.type.shape, dims))
+    if (extent < 0 || (extent > 0 && elements > elementBudget / extent))
+      return false;
+    else
+      elements *= extent;
+  if (elements > elementBudget || (e.let && !withinBudget(*e.let->value, dims)))
+    return false;
+  for (const auto &arg : e.args)
+    if (!withinBudget(*arg, dims))
+      return false;
+  return true;
+}
+
+// Runs the interpreter on what the front end accepted, every run-time dim 2, inputs a fixed pattern in
+// [-1, 1): a located EvalError (a failed guard, an index out of range, int overflow) is the program's own
+// mistake; any other exception, a crash or a sanitizer report is a finding.
+void interpretSmall(const TypedProgram &typed) {
+  DimValues dims;
+  for (const TDim &d : typed.dims)
+    dims[d.sym] = d.value ? *d.value : 2;
+  std::vector<NDArray> inputs;
+  try {
+    for (const auto &b : typed.bindings)
+      if (!withinBudget(*b->value, dims))
+        return;
+    for (size_t k = 0; k < typed.inputs.size(); ++k) {
+      NDArray a;
+      a.shape = concreteShape(typed.inputs[k].shape, dims);
+      int64_t elements = 1;
+      for (int64_t extent : a.shape)
+        if (extent < 0 || (extent > 0 && elements > elementBudget / extent))
+          return;
+        else
+          elements *= extent;
+      for (int64_t i = 0; i < elements; ++i)
+        a.data.push_back(double((i * 7 + int64_t(k)) % 13) / 6.5 - 1);
+      inputs.push_back(std::move(a));
+    }
+  } catch (const EvalError &) {
+    return; // an extent that cannot be evaluated for these dims
+  }
+  try {
+    interpret(typed, dims, inputs);
+  } catch (const EvalError &) {
   }
 }
 
@@ -88,6 +146,7 @@ void compileAll(const std::string &text) {
   const DnfProgram &dnf = *c.dnf;
 
   dumpShapes(*typed, false);
+  interpretSmall(*typed);
   std::string dnfText = dumpDnf(dnf, true);
   std::string traffic = printTraffic(trafficModel(dnf, *typed));
   for (Target target : {Target::C, Target::OpenMP, Target::OpenACC}) {
