@@ -133,7 +133,9 @@ def explain(moac, example):
 # ---------------------------------------------------------------------------------------------------
 # moac check --keep and moac run on the kept inputs.
 
-_ERRLINE = re.compile(r"^\s+(\S+) : .*‖err‖∞ = (\S+)\s+\(tolerance (\S+) = .*?\((\d+) reduction terms")
+# moac check's line per output (docs/cli.md, "The tolerance"): the normwise relative error, its bound and
+# R, the most reduction terms on one chain that fed the output.
+_ERRLINE = re.compile(r"^\s+(\S+) : .*?‖k−r‖₂/‖r‖₂ = (\S+) \(bound (\S+) = 2·λ·ε·\(√(\S+) \+")
 
 
 def run_case(moac, example, dims, target, seed, workdir, schedule=None):
@@ -144,17 +146,19 @@ def run_case(moac, example, dims, target, seed, workdir, schedule=None):
     keep = os.path.join(workdir, name)
     moa = os.path.join(ROOT, spec["path"])
     env = dict(os.environ, ACC_DEVICE_TYPE="host", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "2"))
+    # One input set, moac's default [-1, 1): the kept inputs are the ones torch is given.
     p = _run([moac, "check", moa, "--dims", dims_text(dims), f"--target={target}", "--seed", str(seed),
-              "--keep", keep] + (["--schedule", schedule] if schedule else []), env=env, expect_ok=False)
+              "--inputs-range=-1,1", "--keep", keep] + (["--schedule", schedule] if schedule else []),
+             env=env, expect_ok=False)
     if p.returncode not in (0, 1) or not os.path.exists(os.path.join(keep, f"out_{spec['out']}.moarr")):
         raise MoacError(f"moac check failed (exit {p.returncode}) for {name}:\n{p.stdout}")
     check = {}
     for line in p.stdout.splitlines():
         m = _ERRLINE.match(line)
         if m:
-            check[m.group(1)] = dict(err=float(m.group(2)), tol=float(m.group(3)), terms=int(m.group(4)))
+            check[m.group(1)] = dict(err=float(m.group(2)), tol=float(m.group(3)), terms=int(float(m.group(4))))
     if spec["out"] not in check:
-        raise MoacError(f"no ‖err‖∞ line for output {spec['out']} in moac check's report:\n{p.stdout}")
+        raise MoacError(f"no ‖k−r‖₂/‖r‖₂ line for output {spec['out']} in moac check's report:\n{p.stdout}")
     interp = os.path.join(keep, "interp")
     _run([moac, "run", moa, "--exact", "--dims", dims_text(dims), "--inputs", keep, "--outputs", interp])
     for x in (spec["q"], spec["k"], spec["v"]):  # run --outputs copies the inputs too: the kept ones serve

@@ -9,7 +9,7 @@ in float64 and float32 on the same inputs (GQA: K and V heads expanded with repe
   - moac check itself passed (kernel within its tolerance of the interpreter),
   - ‖kernel − torch float64‖∞ and ‖kernel − torch float32‖∞ are at most 2e-7, the paper's bound
     (Tables 1, 5 and 7: "float32 round-off only, ≤ 2×10⁻⁷"; inputs are uniform in [−1, 1)),
-  - ‖interpreter − torch float64‖∞ ≤ 4·ε64·(R + 1)·max|ref|, R the program's reduction terms (moac
+  - ‖interpreter − torch float64‖∞ ≤ 4·ε64·(R + 1)·max|ref|, R the most reduction terms on one chain feeding the output (moac
     check's formula with float64's ε): the interpreter and torch agree to double precision.
 
 usage: /usr/bin/python3 tests/pytorch/verify.py --moac build/bin/moac [--suite ci|gpu] [--keep-root DIR]
@@ -51,7 +51,8 @@ def judge(rec, cmp):
     """The list of reasons the case fails (empty: it passes)."""
     why = []
     if not rec["check_passed"]:
-        why.append(f"moac check failed: ‖err‖∞ {rec['check']['err']:.3g} > {rec['check']['tol']:.3g}")
+        why.append(f"moac check failed: ‖k−r‖₂/‖r‖₂ {rec['check']['err']:.3g} > {rec['check']['tol']:.3g} "
+                   "(or an element beyond its bound)")
     for key in ("kernel_vs_torch64", "kernel_vs_torch32"):
         if not cmp[key] <= PAPER_BOUND:
             why.append(f"{key} = {cmp[key]:.3g} > {PAPER_BOUND:g}")
