@@ -5,7 +5,8 @@
 // same source lines. Two page addresses drive it without a mouse (for the browser test and screenshots):
 //   page.html#line=N    selects source line N on load;
 //   page.html#selftest  clicks every source line in turn and writes, into #selftest, a JSON object from
-//                       each line number to the numbers of the C lines that click selected.
+//                       each line number to the numbers of the C lines that click selected;
+//   page.html#selftest,line=N  both, in that order.
 // The page's state is written into <body data-status>: "ready", or "error: …" when a script error occurs.
 (function () {
   'use strict';
@@ -96,12 +97,13 @@
     document.getElementById('selftest').textContent = JSON.stringify(result);
   }
 
-  var hash = window.location.hash;
-  if (hash === '#selftest') {
-    selftest();
-  } else if (hash.indexOf('#line=') === 0) {
-    var line = document.querySelector('#source [data-line="' + hash.slice(6) + '"]');
-    if (line) line.click();
-  }
+  window.location.hash.slice(1).split(',').forEach(function (part) {
+    if (part === 'selftest') {
+      selftest();
+    } else if (part.indexOf('line=') === 0) {
+      var line = document.querySelector('#source [data-line="' + part.slice(5) + '"]');
+      if (line) line.click();
+    }
+  });
   if (!body.hasAttribute('data-status')) body.setAttribute('data-status', 'ready');
 })();
