@@ -341,7 +341,7 @@ std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, cons
   while (first < lines.size() && !lines[first].starts_with(signature))
     ++first;
   size_t statement = 0, loop = 0;
-  for (size_t i = first + 1; i < lines.size() && lines[i] != "}"; ++i) {
+  for (size_t i = first + 1; i < lines.size(); ++i) { // the kernel is the file's last function
     if (trimmed(lines[i]).starts_with("for (")) {
       if (loop == loops.size())
         throw std::logic_error("explain --html: the C has more loops than the kernel");

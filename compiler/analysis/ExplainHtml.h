@@ -35,8 +35,8 @@ std::string explainHtml(const ExplainPageInputs &in);
 // emitter prints the kernel's regions in order and each region's statements depth first, so the k-th
 // located statement (declaration, assignment, accumulation, store) is the one whose line comment
 // `/* FILE:LINE */` is the k-th in the kernel's body (a statement wrapped by clang-format ends on that
-// line), and the k-th `for` header the k-th loop. The locations are the loop IR's own, line and column;
-// throws std::logic_error when the code does not have the kernel's shape.
+// line), and the k-th `for` header the k-th loop. The locations are the loop IR's own, line and column.
+// `code` may be formatted or not; throws std::logic_error when it does not have the kernel's shape.
 std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, const std::string &code);
 
 // Text for HTML: & < > " ' as character references; the rest (UTF-8) as it is.

@@ -1,7 +1,7 @@
 // libFuzzer target over every stage `moac compile` and `moac explain` run: lex → parse → shapes → DNF
 // (ψ-reduction) → loop IR (lowering) → C for each target (c, openmp, openacc), with every stage's dump,
-// the explanation and the `moac check` harness. The C is not formatted (NoFormat.cpp stands in for
-// clang::format), so the binary needs no Clang library.
+// the explanation (text and page) and the `moac check` harness. The C is not formatted (NoFormat.cpp
+// stands in for clang::format), so the binary needs no Clang library.
 //
 // What counts as a finding: a crash, a sanitizer report, a hang (libFuzzer's -timeout), an exception
 // escaping a stage (moac would print "internal error", exit 70), and a rejection that is not a located
@@ -10,6 +10,7 @@
 #include "Diagnostics.h"
 #include "Emit.h"
 #include "Explain.h"
+#include "ExplainHtml.h"
 #include "Harness.h"
 #include "Lexer.h"
 #include "Lower.h"
@@ -95,7 +96,8 @@ void compileAll(const std::string &text) {
     explain(sources.file(file), *typed, dnf, kernel, target);
     dumpLoopIR(kernel, dnf);
     EmitInputs inputs{text, dnfText, traffic, "fuzz", "fuzz.h"};
-    emitKernel(kernel, target, inputs);
+    EmittedKernel emitted = emitKernel(kernel, target, inputs);
+    explainHtml({sources.file(file), c.tokens, *typed, dnf, kernel, emitted.source, target});
     emitHarness(kernel, target, "fuzz.h");
   }
 }

@@ -4,6 +4,7 @@
 // comments the emitter writes (an oracle the map does not read: it takes the loop IR's locations).
 #include "FrontEnd.h"
 
+#include "Emit.h"
 #include "ExplainHtml.h"
 
 #include <fmt/format.h>
@@ -91,6 +92,31 @@ TEST_CASE("escapeHtml: markup characters become references, UTF-8 stays", "[expl
   CHECK(escapeHtml("") == "");
 }
 
+namespace {
+
+// Every line of `code` with statement comments maps to exactly the .moa lines they name.
+void checkAgainstComments(const Kernel &kernel, const std::string &code, const std::string &name) {
+  std::vector<std::vector<SourceLoc>> locs = codeLineLocations(kernel, code);
+  std::istringstream lines(code);
+  std::string line;
+  size_t commented = 0;
+  for (size_t i = 0; std::getline(lines, line); ++i) {
+    std::vector<uint32_t> expected = commentLines(line, name);
+    if (expected.empty())
+      continue;
+    ++commented;
+    INFO("C line " << i + 1 << ": " << line);
+    REQUIRE(i < locs.size());
+    std::set<uint32_t> mapped;
+    for (SourceLoc loc : locs[i])
+      mapped.insert(loc.line);
+    CHECK(mapped == std::set<uint32_t>(expected.begin(), expected.end()));
+  }
+  CHECK(commented > 0);
+}
+
+} // namespace
+
 TEST_CASE("every C line with a statement comment maps to that .moa line, for every example and target",
           "[explain-html]") {
   for (const auto &path : examples())
@@ -99,24 +125,10 @@ TEST_CASE("every C line with a statement comment maps to that .moa line, for eve
       INFO(name << " for " << targetName(target));
       auto run = compile(name, readText(path), target);
       REQUIRE(run->c.ok());
-      const std::string &code = run->c.code->source;
-      std::vector<std::vector<SourceLoc>> locs = codeLineLocations(*run->c.kernel, code);
-      std::istringstream lines(code);
-      std::string line;
-      size_t commented = 0;
-      for (size_t i = 0; std::getline(lines, line); ++i) {
-        std::vector<uint32_t> expected = commentLines(line, name);
-        if (expected.empty())
-          continue;
-        ++commented;
-        INFO("C line " << i + 1 << ": " << line);
-        REQUIRE(i < locs.size());
-        std::set<uint32_t> mapped;
-        for (SourceLoc loc : locs[i])
-          mapped.insert(loc.line);
-        CHECK(mapped == std::set<uint32_t>(expected.begin(), expected.end()));
-      }
-      CHECK(commented > 0);
+      INFO("formatted, as moac prints it");
+      checkAgainstComments(*run->c.kernel, run->c.code->source, name);
+      INFO("as the emitter wrote it, what the fuzzer sees");
+      checkAgainstComments(*run->c.kernel, emitKernel(*run->c.kernel, target, {}).source, name);
     }
 }
 
