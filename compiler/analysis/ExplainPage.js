@@ -4,8 +4,9 @@
 // one of its locations; clicking a source line, or an element, selects (.sel) every element from the
 // same source lines. Two page addresses drive it without a mouse (for the browser test and screenshots):
 //   page.html#line=N    selects source line N on load;
-//   page.html#selftest  clicks every source line in turn and writes, into #selftest, a JSON object from
-//                       each line number to the numbers of the C lines that click selected;
+//   page.html#selftest  clicks every source line in turn, then hovers over every token, and writes into
+//                       #selftest the JSON {"click": {LINE: [C lines selected]}, "hover": {"LINE:COL":
+//                       [C lines highlighted]}};
 //   page.html#selftest,line=N  both, in that order.
 // The page's state is written into <body data-status>: "ready", or "error: …" when a script error occurs.
 (function () {
@@ -83,17 +84,25 @@
       select(Array.from(new Set(locsOf(element).map(lineOf))));
   });
 
+  function codeLines(cls) {
+    var lines = [];
+    document.querySelectorAll('#code .' + cls + '[data-cline]').forEach(function (c) {
+      lines.push(Number(c.getAttribute('data-cline')));
+    });
+    return lines;
+  }
   function selftest() {
-    var result = {};
+    var result = {click: {}, hover: {}};
     document.querySelectorAll('#source [data-line]').forEach(function (line) {
       line.click();
-      var lines = [];
-      document.querySelectorAll('#code .sel[data-cline]').forEach(function (c) {
-        lines.push(Number(c.getAttribute('data-cline')));
-      });
-      result[line.getAttribute('data-line')] = lines;
+      result.click[line.getAttribute('data-line')] = codeLines('sel');
       line.click();
     });
+    document.querySelectorAll('#source .tok[data-loc]').forEach(function (token) {
+      token.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+      result.hover[token.getAttribute('data-loc')] = codeLines('hl');
+    });
+    mark('hl', []);
     document.getElementById('selftest').textContent = JSON.stringify(result);
   }
 

@@ -5,12 +5,13 @@ For one example and target:
   1. moac explain FILE --html --target=T writes the page; it must reference nothing outside itself;
   2. chromium loads PAGE#selftest,line=N and dumps the DOM after the page's script ran: <body data-status> must
      be "ready" and chromium's log must hold no console message (the page writes none; a script error
-     is one); the script has clicked every source line and written, into #selftest, the C lines each
-     click selected;
+     is one); the script has clicked every source line and hovered over every token, and written, into
+     #selftest, the C lines each selected or highlighted;
   3. the oracle, independent of the page's own map: the /* FILE:LINE */ comments in the C that
      `moac compile FILE --target=T` prints. For every source line N, the commented C lines the click
      selected must be exactly those whose comment names N (uncommented lines, such as a loop's header,
-     may be selected too). The page's C must be that C, line for line;
+     may be selected too); hovering over the tokens of a line must highlight, together, the same
+     commented C lines, and each token none of another line. The page's C must be that C, line for line;
   4. with --screenshot, the same chromium run renders the page, with source line N (that of the kernel's
      first statement) selected after the self-test, into OUT/NAME.png.
 Exit status 0: passed; 1: failed; 77: chromium is not installed (ctest reports the test as skipped).
@@ -142,18 +143,33 @@ def main():
     if page_code != code.rstrip("\n").split("\n"):
         fail("the page's C is not what moac compile prints")
 
-    clicked = {int(line): set(c_lines) for line, c_lines in json.loads(dom.selftest).items()}
+    selftest = json.loads(dom.selftest)
+    clicked = {int(line): set(c_lines) for line, c_lines in selftest["click"].items()}
     for line in sorted(set(clicked) | set(oracle)):
         selected = clicked.get(line, set()) & commented
         expected = oracle.get(line, set())
         if selected != expected:
             fail("clicking source line %d selects the commented C lines %s; their comments say %s" %
                  (line, sorted(selected), sorted(expected)))
+    # Hovering over a token highlights C lines of that token's source line only, and the tokens of a line
+    # together highlight every commented C line of it (each statement is at one of its tokens).
+    hovered = {}
+    for loc, c_lines in selftest["hover"].items():
+        line = int(loc.split(":")[0])
+        lit = set(c_lines) & commented
+        if not lit <= oracle.get(line, set()):
+            fail("hovering over the token at %s highlights the commented C lines %s; of line %d the comments "
+                 "name only %s" % (loc, sorted(lit), line, sorted(oracle.get(line, set()))))
+        hovered.setdefault(line, set()).update(lit)
+    for line, expected in sorted(oracle.items()):
+        if hovered.get(line, set()) != expected:
+            fail("hovering over the tokens of line %d highlights the commented C lines %s; their comments say %s" %
+                 (line, sorted(hovered.get(line, set())), sorted(expected)))
     if dom.selected & commented != oracle[first]:
         fail("after #line=%d the commented C lines selected are %s; their comments say %s" %
              (first, sorted(dom.selected & commented), sorted(oracle[first])))
-    print("%s: %d source lines clicked, %d C lines with comments matched" %
-          (name, len(clicked), sum(len(v) for v in oracle.values())))
+    print("%s: %d source lines clicked, %d tokens hovered over, %d C lines with comments matched" %
+          (name, len(clicked), len(selftest["hover"]), sum(len(v) for v in oracle.values())))
 
     if args.screenshot:
         with open(shot, "rb") as f:
