@@ -127,7 +127,7 @@ std::string derivationPane(const DnfProgram &dnf) {
     out += fmt::format("<details class=\"block\" open><summary{}>{}</summary>\n", locAttr(loc), escapeHtml(block.title));
     for (const TraceStep &s : block.steps) {
       std::string why = s.note.empty() ? ruleJustification(s.rule) : s.note;
-      out += fmt::format("<details class=\"step\" open style=\"margin-left:{}em\"{}><summary><span class=\"rule\">{}"
+      out += fmt::format("<details class=\"step\" open style=\"margin-left:{:.1f}em\"{}><summary><span class=\"rule\">{}"
                          "</span><span class=\"step-text\">{}</span></summary><div class=\"step-text\">  = {}</div>{}"
                          "</details>\n",
                          1.2 * s.depth, locAttr(s.loc), escapeHtml(s.rule), escapeHtml(s.before), escapeHtml(s.after),
