@@ -178,8 +178,10 @@ int runExplain(const Options &opts, ColorMode color) {
   CompileOptions options;
   options.stopAfter = opts.html ? Stage::Code : Stage::Onf; // the page shows the C too
   options.target = opts.explainTarget;
-  // The page's C is what `moac compile FILE --target=T` prints, byte for byte.
-  options.command = fmt::format("moac compile {} --target={}", opts.input, targetName(opts.explainTarget));
+  // The page's C is what `moac compile FILE --target=T` prints, byte for byte, run in FILE's folder: the
+  // page names no folder.
+  options.command = fmt::format("moac compile {} --target={}", opts.input.substr(opts.input.find_last_of('/') + 1),
+                                targetName(opts.explainTarget));
   Compilation result = runPipeline(ctx, *file, diags, options);
   if (!result.ok())
     return exitUserError;

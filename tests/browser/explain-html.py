@@ -111,13 +111,16 @@ def main():
     page = os.path.abspath(os.path.join(args.out, name + ".html"))
 
     subprocess.run([args.moac, "explain", args.example, "--html", "-o", page, "--target=" + args.target], check=True)
-    code = subprocess.run([args.moac, "compile", args.example, "--target=" + args.target], check=True,
-                          capture_output=True, text=True).stdout
+    # In the example's folder: the page's C names the file without its folder.
+    code = subprocess.run([os.path.abspath(args.moac), "compile", stem, "--target=" + args.target], check=True,
+                          capture_output=True, text=True, cwd=os.path.dirname(os.path.abspath(args.example))).stdout
     with open(page, encoding="utf-8") as f:
         text = f.read()
     for external in ("<link", " src=", "http://", "https://", "@import", "url("):
         if external in text:
             fail("the page refers to something outside itself: %r" % external)
+    if os.path.dirname(os.path.abspath(args.example)) in text:
+        fail("the page names the example's folder")
 
     oracle, commented = comment_oracle(code, stem)
     if not oracle:
