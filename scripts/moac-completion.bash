@@ -31,7 +31,7 @@ _moac() {
   case $sub in
     "") COMPREPLY=($(compgen -W "compile explain check run --color --list-stages --version --help" -- "$cur")); return ;;
     compile) opts="-o --output --emit --target --header --schedule --ascii --depfile --verify-output --color --help" ;;
-    explain) opts="-o --output --ascii --target --color --help" ;;
+    explain) opts="-o --output --ascii --html --target --color --help" ;;
     check) opts="--dims --seed --target --cc --keep --schedule --color --help" ;;
     run) opts="--dims --seed --inputs --outputs --ascii --color --help" ;;
   esac

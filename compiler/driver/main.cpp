@@ -7,6 +7,7 @@
 #include "Diagnostics.h"
 #include "DriverSupport.h"
 #include "Explain.h"
+#include "ExplainHtml.h"
 #include "Outputs.h"
 #include "Pipeline.h"
 #include "Psi.h"
@@ -43,6 +44,7 @@ struct Options {
   std::string command;  // the command line, for generated files
   std::string depfile;  // --depfile FILE: make-style dependencies of the output
   bool verifyOutput = false;
+  bool html = false; // explain --html: the derivation as a page
 };
 
 // The one way moac reports its own bugs: a message, a plea, exit status 70.
@@ -174,13 +176,20 @@ int runExplain(const Options &opts, ColorMode color) {
   if (!file)
     return exitUserError;
   CompileOptions options;
-  options.stopAfter = Stage::Onf;
+  options.stopAfter = opts.html ? Stage::Code : Stage::Onf; // the page shows the C too
   options.target = opts.explainTarget;
+  // The page's C is what `moac compile FILE --target=T` prints, byte for byte, run in FILE's folder: the
+  // page names no folder.
+  options.command = fmt::format("moac compile {} --target={}", opts.input.substr(opts.input.find_last_of('/') + 1),
+                                targetName(opts.explainTarget));
   Compilation result = runPipeline(ctx, *file, diags, options);
   if (!result.ok())
     return exitUserError;
+  const SourceFile &source = sources.file(*file);
   std::string text =
-      explain(sources.file(*file), *result.typed, *result.dnf, *result.kernel, opts.explainTarget);
+      opts.html ? explainHtml({source, result.tokens, *result.typed, *result.dnf, *result.kernel, result.code->source,
+                               opts.explainTarget})
+                : explain(source, *result.typed, *result.dnf, *result.kernel, opts.explainTarget);
   if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}})) {
     std::fprintf(stderr, "moac explain: %s\n", clash->c_str());
     return exitUsage;
@@ -240,6 +249,9 @@ int run(int argc, char **argv) {
                          "lower for this target to show its layouts and γ-differences: c, openmp, openacc "
                          "(the default)")
       ->transform(targetNames());
+  explainApp->add_flag("--html", opts.html,
+                       "write the derivation as one self-contained HTML page (needs -o FILE): source, ψ-rules, DNF, "
+                       "ONF, traffic and C, linked through the source locations");
 
   CheckOptions checkOpts;
   CLI::App *checkApp = addCheckCommand(app, checkOpts);
@@ -289,8 +301,17 @@ int run(int argc, char **argv) {
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
     return runCompile(opts, color);
   }
-  if (explainApp->parsed())
+  if (explainApp->parsed()) {
+    if (opts.html && opts.output == "-") {
+      std::fprintf(stderr, "moac explain: --html writes a page: it needs -o FILE\n");
+      return exitUsage;
+    }
+    if (opts.html && opts.ascii) {
+      std::fprintf(stderr, "moac explain: --ascii is for the text form: the page shows the paper's Unicode\n");
+      return exitUsage;
+    }
     return runExplain(opts, color);
+  }
   return exitUsage;
 }
 

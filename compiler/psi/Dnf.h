@@ -127,6 +127,7 @@ struct TraceStep {
   std::string after;  // ⟨l j⟩ψ K
   std::string note;   // "Kᵀ is never formed", or empty
   int depth = 0;
+  SourceLoc loc;      // the .moa operator (or binding) the rule was applied to: explain --html links it
 };
 
 // The derivation of one definition: how its DNF came about, rule by rule.

@@ -120,7 +120,7 @@ DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Bind
   out.trace.push_back(TraceBlock{
       name + " — hoisted",
       {TraceStep{"hoist", before, psiText(readIndex, name),
-                 fmt::format("it does not depend on {}, so it is computed once and stored", unused), 0}},
+                 fmt::format("it does not depend on {}, so it is computed once and stored", unused), 0, e->loc}},
       definition});
   created.push_back(id);
   return dRead(id, readIndex, e->loc);

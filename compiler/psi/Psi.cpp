@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -116,10 +117,11 @@ private:
   IndexRanges ranges;           // every index symbol made so far, 0 ≤ s < extent: for simplify
   std::vector<TraceStep> steps; // the derivation of the definition being analysed
   int depth = 0;
+  SourceLoc at; // the operator being reduced: every step names where it applies
 };
 
 void PsiReducer::step(const char *rule, std::string before, std::string after, std::string note) {
-  steps.push_back(TraceStep{rule, std::move(before), std::move(after), std::move(note), depth});
+  steps.push_back(TraceStep{rule, std::move(before), std::move(after), std::move(note), depth, at});
 }
 
 SymVec PsiReducer::substituted(const SymVec &v) const {
@@ -166,6 +168,7 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   auto savedScope = std::move(scope);
   auto savedSteps = std::move(steps);
   int savedDepth = depth;
+  SourceLoc savedAt = std::exchange(at, b.loc);
   subst.clear();
   steps.clear();
   depth = 0;
@@ -219,6 +222,7 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
                                  psiText(lhsIndex, shownName) + " = " + DnfPrinter{out, false, {}}.expr(info.body)});
   steps = std::move(savedSteps);
   depth = savedDepth;
+  at = savedAt;
   subst = std::move(savedSubst);
   scope = std::move(savedScope);
   return infos[&b] = std::move(info);
@@ -257,8 +261,11 @@ DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc l
 // Arithmetic on the symbolic indices and integer constants that leaves int64 is located at the innermost
 // operator whose reduction raised it.
 DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
+  SourceLoc outer = std::exchange(at, e.loc);
   try {
-    return reduceNode(e, idx);
+    DExprPtr result = reduceNode(e, idx);
+    at = outer;
+    return result;
   } catch (const SymArithmeticError &error) {
     throw PsiArithmeticError(e.loc, error.what());
   }

@@ -1,7 +1,7 @@
 // libFuzzer target over every stage `moac compile` and `moac explain` run: lex → parse → shapes → DNF
 // (ψ-reduction) → loop IR (lowering) → C for each target (c, openmp, openacc), with every stage's dump,
-// the explanation and the `moac check` harness, and the reference interpreter on small dims within an
-// element budget (interpretSmall). The C is not formatted (NoFormat.cpp stands in for
+// the explanation (text and page), the `moac check` harness, and the reference interpreter on small dims
+// within an element budget (interpretSmall). The C is not formatted (NoFormat.cpp stands in for
 // clang::format), so the binary needs no Clang library.
 //
 // What counts as a finding: a crash, a sanitizer report, a hang (libFuzzer's -timeout), an exception
@@ -11,6 +11,7 @@
 #include "Diagnostics.h"
 #include "Emit.h"
 #include "Explain.h"
+#include "ExplainHtml.h"
 #include "Harness.h"
 #include "Interpreter.h"
 #include "Lexer.h"
@@ -154,7 +155,8 @@ void compileAll(const std::string &text) {
     explain(sources.file(file), *typed, dnf, kernel, target);
     dumpLoopIR(kernel, dnf);
     EmitInputs inputs{text, dnfText, traffic, "fuzz", "fuzz.h"};
-    emitKernel(kernel, target, inputs);
+    EmittedKernel emitted = emitKernel(kernel, target, inputs);
+    explainHtml({sources.file(file), c.tokens, *typed, dnf, kernel, emitted.source, target});
     emitHarness(kernel, target, "fuzz.h");
   }
 }
