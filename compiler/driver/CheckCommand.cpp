@@ -125,7 +125,7 @@ int runCheckCommand(const CheckOptions &opts) {
   }
 
   // the kernel and its harness
-  DnfProgram dnf = psiReduce(*typed);
+  DnfProgram dnf = reduceToDnf(*typed, schedule);
   Kernel kernel = lower(dnf, schedule, opts.target);
   TrafficModel traffic = trafficModel(dnf, *typed);
   std::string headerName = kernel.name + ".h";

@@ -6,6 +6,7 @@
 #include "Lower.h"
 #include "Traffic.h"
 #include "Parser.h"
+#include "Fuse.h"
 #include "Psi.h"
 #include "Shapes.h"
 
@@ -14,6 +15,13 @@
 #include <algorithm>
 
 namespace moac {
+
+DnfProgram reduceToDnf(const TypedProgram &typed, const Schedule &schedule) {
+  DnfProgram dnf = psiReduce(typed);
+  if (schedule.fuse)
+    fuseReductions(dnf);
+  return dnf;
+}
 
 std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {
   std::string out;
@@ -42,7 +50,7 @@ std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t
     return std::nullopt;
   if (options.emit == Stage::Shapes)
     return dumpShapes(*typed, options.ascii);
-  DnfProgram dnf = psiReduce(*typed);
+  DnfProgram dnf = reduceToDnf(*typed, options.schedule);
   if (options.emit == Stage::Dnf)
     return dumpDnf(dnf, options.ascii);
   Kernel kernel = lower(dnf, options.schedule, options.target);
@@ -63,7 +71,7 @@ std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t
   std::optional<TypedProgram> typed = typeCheck(sources, file, diags);
   if (!typed)
     return std::nullopt;
-  DnfProgram dnf = psiReduce(*typed);
+  DnfProgram dnf = reduceToDnf(*typed, options.schedule);
   Kernel kernel = lower(dnf, options.schedule, options.target);
   return emitCode(dnf, kernel, trafficModel(dnf, *typed), sources.file(file).text, options, headerName);
 }

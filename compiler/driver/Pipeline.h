@@ -42,6 +42,9 @@ GeneratedCode emitCode(const DnfProgram &dnf, const Kernel &kernel, const Traffi
 std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
                                           const CompileOptions &options, const std::string &headerName);
 
+// ψ-reduction, then the online-softmax rewrite unless the schedule says fuse=off (psi/Fuse.h).
+DnfProgram reduceToDnf(const TypedProgram &typed, const Schedule &schedule);
+
 std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags);
 
 // Lexes, parses and shape-checks one source file: the typed program that the later stages and the

@@ -141,7 +141,12 @@ int runExplain(const Options &opts) {
   std::optional<TypedProgram> typed = typeCheck(sources, *file, diags);
   if (!typed)
     return exitUserError;
-  DnfProgram dnf = psiReduce(*typed);
+  Schedule schedule;
+  if (auto problem = parseSchedule(opts.schedule, schedule)) {
+    std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
+    return exitUsage;
+  }
+  DnfProgram dnf = reduceToDnf(*typed, schedule);
   std::string text = explain(sources.file(*file), *typed, dnf);
   if (!writeOutput(opts.output, opts.ascii ? asciify(text) : text)) {
     diags.report(Diag::CannotWrite, SourceLoc{}, opts.output, std::strerror(errno));
@@ -202,6 +207,7 @@ int run(int argc, char **argv) {
   explainApp->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   explainApp->add_option("-o,--output", opts.output, "write the explanation here (default: standard output)");
   explainApp->add_flag("--ascii", opts.ascii, "ASCII spellings instead of the paper's Unicode");
+  explainApp->add_option("--schedule", opts.schedule, "fuse=off explains the unfused DNF (docs/schedule.md)");
   explainApp->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
 

@@ -55,6 +55,7 @@ struct Printer {
     case LExprKind::Binary: return fmt::format("({} {} {})", expr(e->args[0]), spell(e->op), expr(e->args[1]));
     case LExprKind::Select:
       return fmt::format("({} < {} ? {} : {})", e->lhs.str(), e->rhs.str(), expr(e->args[0]), expr(e->args[1]));
+    case LExprKind::Rescale: return fmt::format("rescale({}, {})", expr(e->args[0]), expr(e->args[1]));
     }
     return "?";
   }
@@ -89,8 +90,10 @@ struct Printer {
     case LStmt::If:
       out += fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
       stmts(s.body, depth + 1);
-      out += pad + "else\n";
-      stmts(s.orElse, depth + 1);
+      if (!s.orElse.empty()) {
+        out += pad + "else\n";
+        stmts(s.orElse, depth + 1);
+      }
       break;
     }
   }

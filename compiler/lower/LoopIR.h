@@ -43,7 +43,9 @@ struct Buffer {
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
 };
 
-enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select };
+// Rescale: args[0] == −∞ ? 0 : exp(args[0] − args[1]), the guarded factor of the online-softmax monoid
+// (psi/Fuse.h), printed as moart_rescalef / moart_rescale.
+enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select, Rescale };
 
 struct LExpr;
 using LExprPtr = std::shared_ptr<const LExpr>;

@@ -22,6 +22,13 @@ struct Schedule {
   // Layout of inputs read along a row by one lane each: auto (lifted on OpenACC, row-major on CPUs),
   // rowmajor (never lift), lifted (always lift).
   enum class Layouts { Auto, RowMajor, Lifted } layouts = Layouts::Auto;
+  // The online-softmax rewrite (psi/Fuse.h): on by default; off keeps the unfused DNF (fuse=off).
+  bool fuse = true;
+  // Work items the split pass of a fused reduction aims for, frame × splits (0: the target's default,
+  // fusedSplits). Each split streams its contiguous rows once.
+  int64_t splits = 0;
+
+  int64_t fusedSplits(Target t) const { return splits ? splits : t == Target::OpenACC ? threads : 64; }
 
   bool liftInputs(Target t) const {
     return layouts == Layouts::Lifted || (layouts == Layouts::Auto && t == Target::OpenACC);
