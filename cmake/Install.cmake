@@ -11,7 +11,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/moacConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/moacConfig.cmake INSTALL_DESTINATION ${MOAC_INSTALL_CMAKEDIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/moacConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/moacConfig.cmake ${PROJECT_BINARY_DIR}/moacConfigVersion.cmake
-              ${PROJECT_SOURCE_DIR}/cmake/MoacAddKernel.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/MoacAddKernel.cmake ${PROJECT_SOURCE_DIR}/cmake/MoacOpenACC.cmake
         DESTINATION ${MOAC_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/moac-completion.bash RENAME moac
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)

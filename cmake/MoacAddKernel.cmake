@@ -5,11 +5,13 @@
 # OPTIONS...` in the current binary folder. The library's users include "a.h" (the folder is a public
 # include directory) and call moa_a(...) (docs/abi.md). A kernel is generated again when its .moa file,
 # anything the depfile lists, or the moac executable changes. NAME links moac::rt publicly, and for openmp
-# OpenMP::OpenMP_C, for openacc the compiler's OpenACC flags (gcc: -fopenacc), on compile and link lines.
+# OpenMP::OpenMP_C, for openacc the OpenACC options of MoacOpenACC.cmake (GCC: -fopenacc with offloading to
+# nvptx when an offload compiler is installed, else -foffload=disable), on compile and link lines.
 #
 # Works from an installed package (find_package(moac), where moac::moac is imported) and inside moac's own
 # build tree (where moac::moac is an alias of the moac target). See docs/cmake.md.
 include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/MoacOpenACC.cmake)
 
 function(moac_add_kernel name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "TARGET" "SOURCES;OPTIONS")
@@ -47,14 +49,28 @@ function(moac_add_kernel name)
     set(c ${outDir}/${stem}.c)
     set(h ${outDir}/${stem}.h)
     set(d ${outDir}/${stem}.d)
+    # moac leaves an output that would not change untouched. Ninja then sees (restat) that nothing needs
+    # rebuilding; Make would run the command at every build, the C being older than the .moa, so there the
+    # output is a stamp and the kernel's files are byproducts (Ninja wants the depfile's target, the C, to
+    # be the first output, which is why the two differ).
+    if(CMAKE_GENERATOR MATCHES "Ninja")
+      set(stamp)
+      set(outputs OUTPUT ${c} ${h})
+      set(touch)
+    else()
+      set(stamp ${outDir}/${stem}.stamp)
+      set(outputs OUTPUT ${stamp} BYPRODUCTS ${c} ${h})
+      set(touch COMMAND ${CMAKE_COMMAND} -E touch ${stamp})
+    endif()
     add_custom_command(
-      OUTPUT ${c} ${h}
+      ${outputs}
       COMMAND ${moac} compile ${source} --target=${arg_TARGET} -o ${c} --header ${h} --depfile ${d} ${arg_OPTIONS}
+      ${touch}
       DEPENDS ${source} ${moac} $<TARGET_FILE:${moac}>
       DEPFILE ${d}
       COMMENT "moac: generating ${name}/${stem}.c from ${src} (target ${arg_TARGET})"
       VERBATIM)
-    list(APPEND generated ${c} ${h})
+    list(APPEND generated ${stamp} ${c} ${h})
   endforeach()
 
   add_library(${name} STATIC ${generated})
@@ -65,8 +81,7 @@ function(moac_add_kernel name)
     find_package(OpenMP REQUIRED COMPONENTS C)
     target_link_libraries(${name} PUBLIC OpenMP::OpenMP_C)
   elseif(arg_TARGET STREQUAL "openacc")
-    find_package(OpenACC REQUIRED COMPONENTS C)
-    separate_arguments(accFlags NATIVE_COMMAND "${OpenACC_C_FLAGS}")
+    moac_openacc_flags(accFlags)
     target_compile_options(${name} PUBLIC ${accFlags})
     target_link_options(${name} PUBLIC ${accFlags})
   endif()

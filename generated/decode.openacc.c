@@ -53,7 +53,7 @@ static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, siz
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   offsets[4] = total;
   total += moart_align64(sizeof(float) * (size_t)P_online);
   offsets[5] = total;
@@ -74,7 +74,7 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   size_t offsets[7];
   (void)moa_decode_workspace_layout(n, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[4]);

@@ -66,7 +66,7 @@ static size_t moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
   offsets[4] = total;
   total += moart_align64(sizeof(float) * (size_t)B * hq * P_online);
   offsets[5] = total;
@@ -92,7 +92,7 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
   size_t offsets[7];
   (void)moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[4]);

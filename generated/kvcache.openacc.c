@@ -74,7 +74,7 @@ static size_t moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, i
   (void)cap;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
   offsets[6] = total;
   total += moart_align64(sizeof(float) * (size_t)P_online);
   offsets[7] = total;
@@ -101,7 +101,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     return MOART_ERR_SHAPE;
   if (!((t + 1) <= cap)) /* update within the inout's storage: t + 1 <= cap */
     return MOART_ERR_SHAPE;
-  const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
   size_t offsets[9];
   (void)moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[6]);

@@ -60,7 +60,7 @@ static size_t moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t 
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(B * h, n, INT64_C(64), INT64_C(256));
   offsets[4] = total;
   total += moart_align64(sizeof(float) * (size_t)B * h * P_online);
   offsets[5] = total;
@@ -83,7 +83,7 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(B * h, n, INT64_C(64), INT64_C(256));
   size_t offsets[7];
   (void)moa_mha_workspace_layout(B, h, n, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[4]);

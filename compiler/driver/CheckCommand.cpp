@@ -7,6 +7,7 @@
 #include "Lower.h"
 #include "Pipeline.h"
 #include "Psi.h"
+#include "TemporaryFolder.h"
 #include "Traffic.h"
 
 #include <CLI/CLI.hpp>
@@ -137,26 +138,18 @@ int runCheckCommand(const CheckOptions &opts) {
 
   fs::path dir;
   bool keep = !opts.keep.empty();
+  std::unique_ptr<TemporaryFolder> scratch; // removed on return and on SIGINT/SIGTERM (TemporaryFolder.h)
   if (keep) {
     dir = opts.keep;
     fs::create_directories(dir);
   } else {
-    std::string pattern = (fs::temp_directory_path() / "moac-check-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) {
+    scratch = TemporaryFolder::make("moac-check");
+    if (!scratch) {
       std::fprintf(stderr, "moac check: cannot make a temporary folder\n");
       return 1;
     }
-    dir = pattern;
+    dir = scratch->path();
   }
-  struct Cleanup {
-    fs::path dir;
-    bool keep;
-    ~Cleanup() {
-      std::error_code ec;
-      if (!keep)
-        fs::remove_all(dir, ec);
-    }
-  } cleanup{dir, keep};
 
   writeFile(dir / (kernel.name + ".c"), code.source);
   writeFile(dir / headerName, code.header);
@@ -175,10 +168,9 @@ int runCheckCommand(const CheckOptions &opts) {
   }
 
   // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
-  // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects.
-  std::string acc = opts.offload == "nvptx"
-                        ? " -fopenacc -foffload=nvptx-none '-foffload-options=nvptx-none=-misa=sm_80 -lm'"
-                        : " -fopenacc -foffload=disable";
+  // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects. The options
+  // are cmake/MoacOpenACC.cmake's, which moac_add_kernel and the tests use too.
+  std::string acc = std::string(" ") + (opts.offload == "nvptx" ? MOAC_OPENACC_FLAGS_NVPTX : MOAC_OPENACC_FLAGS_NONE);
   std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? acc : "";
   fs::path exe = dir / "harness";
   RuntimePaths runtime = runtimePaths();
@@ -186,7 +178,7 @@ int runCheckCommand(const CheckOptions &opts) {
                                   flags, quote(runtime.includeDir), quote(dir.string()),
                                   quote((dir / (kernel.name + ".c")).string()), quote((dir / "harness.c").string()),
                                   quote(runtime.library), quote(exe.string()), quote((dir / "build.log").string()));
-  if (std::system(build.c_str()) != 0) {
+  if (runShell(build) != 0) {
     std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
                  readFile(dir / "build.log").c_str());
     return 1;
@@ -196,7 +188,7 @@ int runCheckCommand(const CheckOptions &opts) {
     if (!d.value)
       runCmd += " " + std::to_string(dims->at(d.sym));
   runCmd += " > " + quote((dir / "run.log").string()) + " 2>&1";
-  if (std::system(runCmd.c_str()) != 0) {
+  if (runShell(runCmd) != 0) {
     std::fprintf(stderr, "moac check: running the kernel failed:\n%s", readFile(dir / "run.log").c_str());
     return 1;
   }

@@ -2,6 +2,7 @@
 
 #include "ArrayOps.h"
 #include "Interpreter.h"
+#include "Outputs.h"
 
 #include <fmt/format.h>
 
@@ -65,13 +66,16 @@ moart_dtype dtypeOf(ElemType elem) {
 
 NDArray toNDArray(const moart_array &a) {
   NDArray r{std::vector<int64_t>(a.shape, a.shape + a.rank), std::vector<double>(size_t(a.count))};
+  r.elem = a.dtype == MOART_F32 ? ElemType::F32 : a.dtype == MOART_F64 ? ElemType::F64 : ElemType::Int;
+  if (r.elem == ElemType::Int)
+    r.ints.assign(static_cast<const int64_t *>(a.data), static_cast<const int64_t *>(a.data) + a.count);
   for (int64_t i = 0; i < a.count; ++i) {
     if (a.dtype == MOART_F32)
       r.data[size_t(i)] = static_cast<const float *>(a.data)[i];
     else if (a.dtype == MOART_F64)
       r.data[size_t(i)] = static_cast<const double *>(a.data)[i];
     else
-      r.data[size_t(i)] = double(static_cast<const int64_t *>(a.data)[i]);
+      r.data[size_t(i)] = double(r.ints[size_t(i)]);
   }
   return r;
 }
@@ -86,7 +90,7 @@ moart_status fromNDArray(const NDArray &v, ElemType elem, OwnedArray &out) {
     return st;
   for (size_t i = 0; i < v.count(); ++i) {
     if (dtype == MOART_I64)
-      static_cast<int64_t *>(out.a.data)[i] = int64_t(std::llround(v.data[i]));
+      static_cast<int64_t *>(out.a.data)[i] = v.elem == ElemType::Int ? v.ints[i] : int64_t(std::llround(v.data[i]));
     else
       static_cast<double *>(out.a.data)[i] = v.data[i];
   }
@@ -158,7 +162,7 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
     elementCount(shape, At{in.loc, length});
     OwnedArray array;
     if (!opts.inputsDir.empty()) {
-      std::string path = (std::filesystem::path(opts.inputsDir) / (in.name + ".moarr")).string();
+      std::string path = arrayPath(opts.inputsDir, in.name);
       char err[512] = "";
       if (moart_read_array(path.c_str(), &array.a, err, sizeof err) != MOART_OK) {
         diags.reportSpan(Diag::InputFileError, in.loc, length, in.name, err);
@@ -187,12 +191,26 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
   return arrays;
 }
 
-bool writeArray(const std::string &dir, const std::string &name, const moart_array &a, DiagnosticEngine &diags) {
-  std::string path = (std::filesystem::path(dir) / (name + ".moarr")).string();
-  moart_status st = moart_write_array(path.c_str(), &a);
-  if (st != MOART_OK)
-    diags.report(Diag::CannotWrite, SourceLoc{}, path, moart_status_string(st));
-  return st == MOART_OK;
+std::string arrayPath(const std::string &dir, const std::string &file) {
+  return (std::filesystem::path(dir) / (file + ".moarr")).string();
+}
+
+// Through a temporary file beside the target, renamed over it unless the bytes are the same (Outputs.h).
+bool writeArray(const std::string &dir, const std::string &file, const moart_array &a, DiagnosticEngine &diags) {
+  std::string path = arrayPath(dir, file), temporary;
+  std::optional<std::string> problem = makeTemporaryBeside(path, temporary);
+  if (!problem) {
+    moart_status st = moart_write_array(temporary.c_str(), &a);
+    if (st != MOART_OK) {
+      std::remove(temporary.c_str());
+      problem = moart_status_string(st);
+    } else {
+      problem = commitFile(temporary, path);
+    }
+  }
+  if (problem)
+    diags.report(Diag::CannotWrite, SourceLoc{}, path, *problem);
+  return !problem;
 }
 
 } // namespace moac

@@ -39,7 +39,10 @@ std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector
 // Each input from DIR/<name>.moarr (opts.inputsDir) or from the seeded fill, stream = declaration index.
 std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
                                                   const RunOptions &opts, DiagnosticEngine &diags);
-bool writeArray(const std::string &dir, const std::string &name, const moart_array &a, DiagnosticEngine &diags);
+// DIR/FILE.moarr, the array file `moac run --inputs/--outputs` and the check harness use.
+std::string arrayPath(const std::string &dir, const std::string &file);
+// Writes DIR/FILE.moarr atomically and only when its bytes change; a failure is a Diag::CannotWrite.
+bool writeArray(const std::string &dir, const std::string &file, const moart_array &a, DiagnosticEngine &diags);
 
 // libmoart's headers and static library, which `moac check` builds against and `--verify-output` parses
 // with: beside the executable when moac runs installed (PREFIX/bin/moac: PREFIX/include and

@@ -5,6 +5,7 @@
 #include "ArrayOps.h"
 #include "Diagnostics.h"
 #include "Interpreter.h"
+#include "Outputs.h"
 #include "Pipeline.h"
 
 #include <moart/moart.h>
@@ -45,6 +46,37 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace((unsigned char)s.back()))
     s.remove_suffix(1);
   return s;
+}
+
+// An updated inout's file: a name with a dot is no program name, so it never meets an input's or an
+// output's NAME.moarr (the old `inout_NAME` met an input called inout_NAME).
+std::string updatedFile(const std::string &inout) { return inout + ".updated"; }
+
+std::vector<NamedPath> readFiles(const TypedProgram &program, const RunOptions &opts) {
+  std::vector<NamedPath> files{{"the program", opts.file}};
+  if (!opts.inputsDir.empty())
+    for (const TInput &in : program.inputs)
+      files.push_back({"input file", arrayPath(opts.inputsDir, in.name)});
+  return files;
+}
+
+// What --outputs writes: the inputs' copies, then the results. An input copied onto the file it was read
+// from (--inputs DIR --outputs DIR) writes the same bytes, so only the results are held against the
+// input files; everything is held against the program and against each other.
+std::optional<std::string> outputsClash(const TypedProgram &program, const RunOptions &opts) {
+  std::vector<NamedPath> files, results;
+  for (const TInput &in : program.inputs)
+    files.push_back({"output file", arrayPath(opts.outputsDir, in.name)});
+  for (const auto &binding : program.bindings)
+    if (binding->isOutput)
+      files.push_back({"output file", arrayPath(opts.outputsDir, binding->name)});
+  for (const auto &binding : program.bindings)
+    if (binding->updates)
+      files.push_back({"output file", arrayPath(opts.outputsDir, updatedFile(program.inputs[*binding->updates].name))});
+  results.assign(files.begin() + std::ptrdiff_t(program.inputs.size()), files.end());
+  if (auto clash = outputClash(readFiles(program, opts), results))
+    return clash;
+  return outputClash({{"the program", opts.file}}, files);
 }
 
 } // namespace
@@ -92,6 +124,8 @@ CLI::App *addRunCommand(CLI::App &app, RunOptions &opts) {
       ->option_text("DIR");
   run->add_option("--outputs", opts.outputsDir, "write every input and output to DIR/<name>.moarr")
       ->option_text("DIR");
+  run->add_flag("--exact", opts.exact,
+                "compute every f32 value in f64: the program's value without f32 rounding (a float64 reference)");
   run->add_flag("--ascii", opts.ascii, "spell symbolic shapes in messages as <n dk> instead of ⟨n dk⟩");
   run->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -131,6 +165,10 @@ int runRunCommand(const RunOptions &opts) {
     for (const OwnedArray &array : *arrays)
       inputs.push_back(toNDArray(array.a));
     if (!opts.outputsDir.empty()) {
+      if (auto clash = outputsClash(*program, opts)) {
+        std::fprintf(stderr, "moac run: %s\n", clash->c_str());
+        return exitUsage;
+      }
       std::error_code ec;
       std::filesystem::create_directories(opts.outputsDir, ec);
       if (ec) {
@@ -141,7 +179,9 @@ int runRunCommand(const RunOptions &opts) {
         if (!writeArray(opts.outputsDir, program->inputs[i].name, (*arrays)[i].a, diags))
           return exitUserError;
     }
-    std::vector<NDArray> outputs = interpret(*program, *dims, inputs);
+    InterpretOptions interpretOptions;
+    interpretOptions.exactFloats = opts.exact;
+    std::vector<NDArray> outputs = interpret(*program, *dims, inputs, interpretOptions);
     // Prints one result (and writes it to the outputs folder as FILE.moarr); false after a diagnostic.
     auto show = [&](const NDArray &value, ElemType elem, const std::string &name, const std::string &file,
                     const char *what, const TBinding &binding) {
@@ -166,7 +206,7 @@ int runRunCommand(const RunOptions &opts) {
       if (!binding->updates)
         continue;
       const TInput &in = program->inputs[*binding->updates];
-      if (!show(outputs.at(k++), in.elem, in.name, "inout_" + in.name, "inout", *binding))
+      if (!show(outputs.at(k++), in.elem, in.name, updatedFile(in.name), "inout", *binding))
         return exitUserError;
     }
   } catch (const EvalError &error) {

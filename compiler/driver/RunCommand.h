@@ -22,6 +22,7 @@ struct RunOptions {
   std::string inputsDir;  // read DIR/<input>.moarr instead of filling
   std::string outputsDir; // write DIR/<input>.moarr and DIR/<output>.moarr
   bool ascii = false;
+  bool exact = false;     // compute f32 values in f64 (InterpretOptions::exactFloats)
   std::string color = "auto";
 };
 

@@ -7,6 +7,7 @@
 #include "Diagnostics.h"
 #include "DriverSupport.h"
 #include "Explain.h"
+#include "Outputs.h"
 #include "Pipeline.h"
 #include "Psi.h"
 #include "RunCommand.h"
@@ -15,10 +16,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -52,14 +51,22 @@ int internalError(const std::string &what) {
   return exitInternal;
 }
 
-bool writeOutput(const std::string &path, const std::string &text) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return std::fflush(stdout) == 0;
+// Standard output, or the file written atomically and only when its content changed (Outputs.h).
+bool writeOutput(DiagnosticEngine &diags, const std::string &path, const std::string &text) {
+  if (auto problem = writeFileAtomically(path, text)) {
+    diags.report(Diag::CannotWrite, SourceLoc{}, path, *problem);
+    return false;
   }
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return bool(out);
+  return true;
+}
+
+// Every file the compilation read (the source and whatever it pulled in) is an input no output may name.
+std::vector<NamedPath> inputsRead(const SourceManager &sources) {
+  std::vector<NamedPath> inputs;
+  for (uint32_t id = 1; id <= sources.fileCount(); ++id)
+    if (sources.file(id).name != "<stdin>")
+      inputs.push_back({"the input", sources.file(id).name});
+  return inputs;
 }
 
 ColorMode colorMode(const std::string &s) {
@@ -112,20 +119,25 @@ int runCompile(const Options &opts) {
       return exitUserError;
     outputs.push_back({opts.output, *result});
   }
+  std::vector<NamedPath> written;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    written.push_back({i == 0 ? "-o" : "--header", outputs[i].first});
+  if (!opts.depfile.empty())
+    written.push_back({"--depfile", opts.depfile});
+  if (auto clash = outputClash(inputsRead(sources), written)) {
+    std::fprintf(stderr, "moac compile: %s\n", clash->c_str());
+    return exitUsage;
+  }
   for (const auto &[path, text] : outputs)
-    if (!writeOutput(path, text)) {
-      diags.report(Diag::CannotWrite, SourceLoc{}, path, std::strerror(errno));
+    if (!writeOutput(diags, path, text))
       return exitUserError;
-    }
   // Written last, so that a failed compilation leaves no depfile claiming an up-to-date output.
   if (!opts.depfile.empty()) {
     std::vector<std::string> targets;
     for (const auto &output : outputs)
       targets.push_back(output.first);
-    if (!writeOutput(opts.depfile, depfileText(targets, sources))) {
-      diags.report(Diag::CannotWrite, SourceLoc{}, opts.depfile, std::strerror(errno));
+    if (!writeOutput(diags, opts.depfile, depfileText(targets, sources)))
       return exitUserError;
-    }
   }
   return 0;
 }
@@ -148,10 +160,12 @@ int runExplain(const Options &opts) {
   }
   DnfProgram dnf = reduceToDnf(*typed, schedule);
   std::string text = explain(sources.file(*file), *typed, dnf);
-  if (!writeOutput(opts.output, opts.ascii ? asciify(text) : text)) {
-    diags.report(Diag::CannotWrite, SourceLoc{}, opts.output, std::strerror(errno));
-    return exitUserError;
+  if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}})) {
+    std::fprintf(stderr, "moac explain: %s\n", clash->c_str());
+    return exitUsage;
   }
+  if (!writeOutput(diags, opts.output, opts.ascii ? asciify(text) : text))
+    return exitUserError;
   return 0;
 }
 

@@ -1,4 +1,5 @@
 #include "Lexer.h"
+#include "Utf8.h"
 
 #include <cctype>
 #include <cmath>
@@ -104,12 +105,15 @@ public:
   std::vector<Token> run();
 
 private:
-  // Decodes the UTF-8 code point at pos; returns 0 and sets len = 1 on a malformed sequence.
-  char32_t decode(size_t at, size_t &len) const;
   // A scalar operator spelled at pos (+ - * / × ÷ max min), for `op/` and `f.g` forms.
   bool scalarOp(size_t at, BinOp &op, size_t &len) const;
   bool tryOperatorForm(Token &tok);
+  void lexToken(Token &tok);
   void lexNumber(Token &tok);
+  void lexWord(Token &tok);
+  bool lexPunctuation(Token &tok);
+  void lexUnicode(Token &tok);
+  void finish(std::vector<Token> &tokens) const;
   SourceLoc loc(size_t at) const { return sources.locate(file, uint32_t(at)); }
 
   const SourceManager &sources;
@@ -118,28 +122,6 @@ private:
   DiagnosticEngine &diags;
   size_t pos = 0;
 };
-
-char32_t Lexer::decode(size_t at, size_t &len) const {
-  unsigned char c = (unsigned char)text[at];
-  len = 1;
-  if (c < 0x80)
-    return c;
-  size_t need = c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-  if (need == 0 || at + need > text.size())
-    return 0;
-  char32_t cp = c & (need == 2 ? 0x1F : need == 3 ? 0x0F : 0x07);
-  for (size_t i = 1; i < need; ++i) {
-    unsigned char cc = (unsigned char)text[at + i];
-    if ((cc & 0xC0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  len = need;
-  return cp;
-}
 
 bool Lexer::scalarOp(size_t at, BinOp &op, size_t &len) const {
   if (at >= text.size())
@@ -160,10 +142,9 @@ bool Lexer::scalarOp(size_t at, BinOp &op, size_t &len) const {
   };
   if (word("max")) { op = BinOp::Max; len = 3; return true; }
   if (word("min")) { op = BinOp::Min; len = 3; return true; }
-  size_t cpLen;
-  char32_t cp = decode(at, cpLen);
-  if (cp == U'×') { op = BinOp::Mul; len = cpLen; return true; }
-  if (cp == U'÷') { op = BinOp::Div; len = cpLen; return true; }
+  Utf8Char ch = decodeUtf8(text, at);
+  if (ch.codePoint == U'×') { op = BinOp::Mul; len = ch.length; return true; }
+  if (ch.codePoint == U'÷') { op = BinOp::Div; len = ch.length; return true; }
   return false;
 }
 
@@ -173,8 +154,9 @@ bool Lexer::tryOperatorForm(Token &tok) {
   size_t len;
   BinOp f;
   // outer product: `o.g` or `∘.g`
-  size_t cpLen;
-  char32_t cp = decode(pos, cpLen);
+  Utf8Char ch = decodeUtf8(text, pos);
+  size_t cpLen = ch.length;
+  char32_t cp = ch.codePoint;
   bool isO = text[pos] == 'o' && !(pos + 1 < text.size() && (std::isalnum((unsigned char)text[pos + 1]) || text[pos + 1] == '_'));
   if ((isO || cp == U'∘') && pos + (isO ? 1 : cpLen) < text.size() && text[pos + (isO ? 1 : cpLen)] == '.') {
     size_t at = pos + (isO ? 1 : cpLen) + 1;
@@ -262,6 +244,105 @@ void Lexer::lexNumber(Token &tok) {
   tok.intValue = v;
 }
 
+// One word: a keyword or a name.
+void Lexer::lexWord(Token &tok) {
+  size_t start = pos;
+  while (pos < text.size() && (std::isalnum((unsigned char)text[pos]) || text[pos] == '_'))
+    ++pos;
+  std::string_view word(text.data() + start, pos - start);
+  auto kw = keywords.find(word);
+  tok.kind = kw != keywords.end() ? kw->second : Tok::Ident;
+}
+
+// One ASCII punctuation character, or `++`; false when the character at pos is none.
+bool Lexer::lexPunctuation(Token &tok) {
+  unsigned char c = (unsigned char)text[pos];
+  static const std::pair<char, Tok> punct[] = {
+      {'+', Tok::Plus},     {'-', Tok::Minus},    {'*', Tok::Star},     {'/', Tok::Slash},
+      {'=', Tok::Assign},   {',', Tok::Comma},    {':', Tok::Colon},    {';', Tok::Semicolon},
+      {'(', Tok::LParen},   {')', Tok::RParen},   {'[', Tok::LBracket}, {']', Tok::RBracket},
+      {'{', Tok::LBrace},   {'}', Tok::RBrace},   {'<', Tok::Less},     {'>', Tok::Greater},
+  };
+  bool matched = false;
+  for (auto [ch, kind] : punct)
+    if (c == (unsigned char)ch) {
+      tok.kind = kind;
+      ++pos;
+      matched = true;
+      break;
+    }
+  if (!matched)
+    return false;
+  // `++` is catenation (the paper's #, which in .moa starts a comment)
+  if (tok.kind == Tok::Plus && pos < text.size() && text[pos] == '+') {
+    tok.kind = Tok::KwCat;
+    ++pos;
+  }
+  return true;
+}
+
+// A character outside ASCII: a Unicode alias of a token, or an error (bad UTF-8, a character that is
+// no token) that still makes an Invalid token.
+void Lexer::lexUnicode(Token &tok) {
+  unsigned char c = (unsigned char)text[pos];
+  size_t start = pos;
+  Utf8Char ch = decodeUtf8(text, pos);
+  size_t len = ch.length;
+  char32_t cp = ch.codePoint;
+  if (len == 0) {
+    diags.report(Diag::BadUtf8, tok.loc, c);
+    ++pos;
+    // The rest of a broken sequence is part of the same error.
+    while (pos < text.size() && isUtf8Continuation(text[pos]))
+      ++pos;
+    tok.kind = Tok::Invalid;
+    return;
+  }
+  pos += len;
+  for (auto alias : unicodeAliases)
+    if (alias.cp == cp) {
+      tok.kind = alias.kind;
+      return;
+    }
+  std::string shown = cp < 0x20 || cp == 0x7f ? fmt::format("\\x{:02x}", uint32_t(cp))
+                                              : text.substr(start, len);
+  diags.report(Diag::BadCharacter, tok.loc, shown);
+  tok.kind = Tok::Invalid;
+}
+
+// Every token ends a line: the last line gets its Newline even without a final '\n', then End.
+void Lexer::finish(std::vector<Token> &tokens) const {
+  Token end;
+  end.kind = Tok::End;
+  end.loc = loc(text.size());
+  if (!tokens.empty() && tokens.back().kind != Tok::Newline) {
+    Token nl = end;
+    nl.kind = Tok::Newline;
+    nl.text = "\\n";
+    tokens.push_back(nl);
+  }
+  tokens.push_back(end);
+}
+
+// One token starting at pos, which holds no blank, comment or newline.
+void Lexer::lexToken(Token &tok) {
+  unsigned char c = (unsigned char)text[pos];
+  if (c == 0) {
+    diags.report(Diag::NulByte, tok.loc);
+    ++pos;
+    tok.kind = Tok::Invalid;
+    return;
+  }
+  if (std::isdigit(c))
+    return lexNumber(tok);
+  if (tryOperatorForm(tok))
+    return;
+  if (std::isalpha(c) || c == '_')
+    return lexWord(tok);
+  if (!lexPunctuation(tok))
+    lexUnicode(tok);
+}
+
 std::vector<Token> Lexer::run() {
   std::vector<Token> tokens;
   auto push = [&](Token tok, size_t start) {
@@ -290,94 +371,10 @@ std::vector<Token> Lexer::run() {
         ++pos;
       continue;
     }
-    if (c == 0) {
-      diags.report(Diag::NulByte, tok.loc);
-      ++pos;
-      tok.kind = Tok::Invalid;
-      push(tok, start);
-      continue;
-    }
-    if (std::isdigit(c)) {
-      lexNumber(tok);
-      push(tok, start);
-      continue;
-    }
-    if (tryOperatorForm(tok)) {
-      push(tok, start);
-      continue;
-    }
-    if (std::isalpha(c) || c == '_') {
-      while (pos < text.size() && (std::isalnum((unsigned char)text[pos]) || text[pos] == '_'))
-        ++pos;
-      std::string_view word(text.data() + start, pos - start);
-      auto kw = keywords.find(word);
-      tok.kind = kw != keywords.end() ? kw->second : Tok::Ident;
-      push(tok, start);
-      continue;
-    }
-    static const std::pair<char, Tok> punct[] = {
-        {'+', Tok::Plus},     {'-', Tok::Minus},    {'*', Tok::Star},     {'/', Tok::Slash},
-        {'=', Tok::Assign},   {',', Tok::Comma},    {':', Tok::Colon},    {';', Tok::Semicolon},
-        {'(', Tok::LParen},   {')', Tok::RParen},   {'[', Tok::LBracket}, {']', Tok::RBracket},
-        {'{', Tok::LBrace},   {'}', Tok::RBrace},   {'<', Tok::Less},     {'>', Tok::Greater},
-    };
-    bool matched = false;
-    for (auto [ch, kind] : punct)
-      if (c == (unsigned char)ch) {
-        tok.kind = kind;
-        ++pos;
-        matched = true;
-        break;
-      }
-    if (matched) {
-      // `++` is catenation (the paper's #, which in .moa starts a comment)
-      if (tok.kind == Tok::Plus && pos < text.size() && text[pos] == '+') {
-        tok.kind = Tok::KwCat;
-        ++pos;
-      }
-      push(tok, start);
-      continue;
-    }
-    size_t len;
-    char32_t cp = decode(pos, len);
-    if (cp == 0) {
-      diags.report(Diag::BadUtf8, tok.loc, c);
-      ++pos;
-      // The rest of a broken sequence is part of the same error.
-      while (pos < text.size() && ((unsigned char)text[pos] & 0xC0) == 0x80)
-        ++pos;
-      tok.kind = Tok::Invalid;
-      push(tok, start);
-      continue;
-    }
-    pos += len;
-    bool aliased = false;
-    for (auto alias : unicodeAliases)
-      if (alias.cp == cp) {
-        tok.kind = alias.kind;
-        aliased = true;
-        break;
-      }
-    if (aliased) {
-      push(tok, start);
-      continue;
-    }
-    std::string shown = cp < 0x20 || cp == 0x7f ? fmt::format("\\x{:02x}", uint32_t(cp))
-                                                : text.substr(start, len);
-    diags.report(Diag::BadCharacter, tok.loc, shown);
-    tok.kind = Tok::Invalid;
+    lexToken(tok);
     push(tok, start);
   }
-  Token end;
-  end.kind = Tok::End;
-  end.loc = loc(text.size());
-  if (!tokens.empty() && tokens.back().kind != Tok::Newline) {
-    Token nl = end;
-    nl.kind = Tok::Newline;
-    nl.text = "\\n";
-    tokens.push_back(nl);
-  }
-  tokens.push_back(end);
+  finish(tokens);
   return tokens;
 }
 

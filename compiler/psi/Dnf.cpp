@@ -67,8 +67,9 @@ DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc) {
   return e;
 }
 
-DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc) {
+DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label) {
   auto e = make(DKind::Reduce, loc);
+  e->label = std::move(label);
   e->op = op;
   e->var = var;
   e->extent = std::move(extent);
@@ -114,9 +115,8 @@ DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings
   case DKind::Binary:
     return dBinary(e->op, substitute(e->args[0], bindings), substitute(e->args[1], bindings), e->loc);
   case DKind::Reduce: {
-    auto r = dReduce(e->op, e->var, e->extent.substitute(bindings), substitute(e->args[0], bindings), e->loc);
-    std::const_pointer_cast<DExpr>(r)->label = e->label;
-    return r;
+    return dReduce(e->op, e->var, e->extent.substitute(bindings), substitute(e->args[0], bindings), e->loc,
+                   e->label);
   }
   case DKind::Select:
     return dSelect(e->lhs.substitute(bindings), e->rhs.substitute(bindings), substitute(e->args[0], bindings),
@@ -126,14 +126,31 @@ DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings
 }
 
 void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f) {
+  // Arguments are pushed last first, so that the first is met first.
   std::vector<const DExpr *> stack{e.get()};
   while (!stack.empty()) {
     const DExpr *x = stack.back();
     stack.pop_back();
     f(*x);
-    for (const auto &a : x->args)
-      stack.push_back(a.get());
+    for (auto it = x->args.rbegin(); it != x->args.rend(); ++it)
+      stack.push_back(it->get());
   }
+}
+
+DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const DExprPtr &)> &f) {
+  if (e->args.empty())
+    return e;
+  std::vector<DExprPtr> args;
+  bool changed = false;
+  for (size_t k = 0; k < e->args.size(); ++k) {
+    args.push_back(f(k, e->args[k]));
+    changed |= args.back() != e->args[k];
+  }
+  if (!changed)
+    return e;
+  auto copy = std::make_shared<DExpr>(*e);
+  copy->args = std::move(args);
+  return copy;
 }
 
 // A fused group's member is a reduction too: reading it combines the group's partial results.
@@ -321,19 +338,28 @@ std::map<Symbol, std::string> displayNames(const DnfProgram &p, const std::vecto
   std::map<Symbol, std::string> names;
   for (Symbol s : own)
     names[s] = fresh();
-  std::vector<const DExpr *> stack;
-  for (auto b = bodies.rbegin(); b != bodies.rend(); ++b)
-    if (*b)
-      stack.push_back(b->get());
-  while (!stack.empty()) {
-    const DExpr *e = stack.back();
-    stack.pop_back();
-    if (e->kind == DKind::Reduce && !names.count(e->var))
-      names[e->var] = fresh();
-    for (auto it = e->args.rbegin(); it != e->args.rend(); ++it)
-      stack.push_back(it->get());
-  }
+  for (const DExprPtr &body : bodies)
+    if (body)
+      forEachNode(body, [&](const DExpr &e) {
+        if (e.kind == DKind::Reduce && !names.count(e.var))
+          names[e.var] = fresh();
+      });
   return names;
+}
+
+std::string uniqueName(std::set<std::string> &taken, const std::string &base) {
+  std::string name = base;
+  for (int n = 2; taken.count(name); ++n)
+    name = fmt::format("{}_{}", base, n);
+  taken.insert(name);
+  return name;
+}
+
+std::string psiText(const SymVec &idx, const std::string &operand) {
+  if (idx.empty())
+    return operand;
+  bool atomic = operand.find(' ') == std::string::npos;
+  return strShape(idx) + "ψ " + (atomic ? operand : "(" + operand + ")");
 }
 
 WrittenRows writtenRows(const DnfArray &a) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,7 @@ DExprPtr dInt(SymExpr v, SourceLoc loc);
 DExprPtr dRead(size_t array, SymVec index, SourceLoc loc);
 DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc);
 DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc);
-DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc);
+DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label = {});
 DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
 DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc);
 
@@ -63,8 +64,12 @@ DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc);
 // every binder is a fresh symbol.
 DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings);
 bool containsReduce(const DExprPtr &e);
-// Calls f for e and every node below it (each once, in no promised order).
+// The walker: calls f for e and every node below it, each node before its arguments and the arguments
+// left to right (a node shared by two parents is met once per parent).
 void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f);
+// The mutator: e with each argument replaced by f(position, argument), called left to right; every other
+// field is kept, and e itself is returned when no argument changed (unchanged subtrees stay shared).
+DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const DExprPtr &)> &f);
 // Free symbols (dims and index variables; reduction binders excluded), sorted.
 std::vector<Symbol> freeSymbols(const DExprPtr &e);
 
@@ -82,6 +87,8 @@ std::string dumpDnf(const DnfProgram &program, bool ascii = false);
 // Readable names for one definition: its own indices i, j, k, …, then the reduction binders of its bodies.
 std::map<Symbol, std::string> displayNames(const struct DnfProgram &p, const std::vector<Symbol> &own,
                                            const std::vector<DExprPtr> &bodies);
+// The derivation's notation for a selection: `⟨i j⟩ψ K`, the operand parenthesised unless it is one word.
+std::string psiText(const SymVec &idx, const std::string &operand);
 
 // Update: the new value of an inout, stored in the inout's own buffer (its leading rows).
 enum class Storage { Input, Temp, Output, Update };
@@ -162,6 +169,9 @@ struct WrittenRows {
   SymExpr start, end; // the leading index's range (0, 1 for a scalar)
 };
 WrittenRows writtenRows(const DnfArray &update);
+
+// A name for a new array: `base`, else the first of base_2, base_3, … not in `taken`; it is added to `taken`.
+std::string uniqueName(std::set<std::string> &taken, const std::string &base);
 
 struct DnfProgram {
   std::string fileName;

@@ -30,12 +30,7 @@ std::set<size_t> arraysRead(const DExprPtr &e) {
 
 // e with every argument passed through f.
 template <typename F> DExprPtr rebuild(const DExprPtr &e, F &&f) {
-  if (e->args.empty())
-    return e;
-  auto copy = std::make_shared<DExpr>(*e);
-  for (auto &a : copy->args)
-    a = f(a);
-  return copy;
+  return mapArgs(e, [&](size_t, const DExprPtr &a) { return f(a); });
 }
 
 // a and b equal up to the renaming `ren` of a's free symbols into b's (reduction binders are matched as

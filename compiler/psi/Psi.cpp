@@ -1,6 +1,7 @@
 #include "Psi.h"
 
 #include "Gamma.h"
+#include "Hoist.h"
 
 #include <algorithm>
 #include <set>
@@ -60,6 +61,8 @@ SymVec psiOfRav(const SymVec &oldShape, const SymVec &idx) {
 
 // ---- the reducer --------------------------------------------------------------------------------
 
+static std::string psiText(const SymVec &idx, const TExpr &e) { return psiText(idx, printTExpr(e)); }
+
 namespace {
 
 const char *reduceWord(BinOp op) {
@@ -71,14 +74,6 @@ const char *reduceWord(BinOp op) {
   default: return "red";
   }
 }
-
-using Binders = std::vector<std::pair<Symbol, SymExpr>>;
-// The select branches around an expression: `lhs < rhs` holds in the then branch and fails in the else.
-struct Branch {
-  SymExpr lhs, rhs;
-  bool then;
-};
-using Branches = std::vector<Branch>;
 
 class PsiReducer {
 public:
@@ -96,24 +91,16 @@ private:
 
   DExprPtr reduce(const TExpr &e, const SymVec &idx);
   DExprPtr reduceStructural(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceCat(const TExpr &e, const SymVec &idx);
   DExprPtr reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc);
   void findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update);
   const BindingInfo &analyse(const TBinding &b);
   DExprPtr selectElement(const std::vector<DExprPtr> &elements, const SymExpr &i, SourceLoc loc);
   SymVec substituted(const SymVec &v) const;
 
-  // hoisting
-  DExprPtr makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps, const Branches &guards,
-                    const std::string &base, const char *why, ElemType elem);
-  DExprPtr hoistTranscendentals(const DExprPtr &e, Binders &binders, ElemType elem);
-  DExprPtr hoistReductions(const DExprPtr &e, Binders &binders, ElemType elem);
-  void schedule(size_t id, std::vector<size_t> &computed);
   size_t addArray(DnfArray array);
-  std::string uniqueName(const std::string &base);
 
   // trace
-  std::string psiText(const SymVec &idx, const std::string &operand) const;
-  std::string psiText(const SymVec &idx, const TExpr &e) const { return psiText(idx, printTExpr(e)); }
   void step(const char *rule, std::string before, std::string after, std::string note = {});
 
   const TypedProgram &prog;
@@ -124,19 +111,10 @@ private:
   std::map<const TBinding *, BindingInfo> infos;
   std::vector<size_t> order;                  // computation order of temps and outputs
   std::set<std::string> names;
-  std::vector<size_t> created; // temps made by the current hoisting pass
-  Branches branches;            // the select branches around the expression being hoisted
   IndexRanges ranges;           // every index symbol made so far, 0 ≤ s < extent: for simplify
   std::vector<TraceStep> steps; // the derivation of the definition being analysed
   int depth = 0;
 };
-
-std::string PsiReducer::psiText(const SymVec &idx, const std::string &operand) const {
-  if (idx.empty())
-    return operand;
-  bool atomic = operand.find(' ') == std::string::npos;
-  return strShape(idx) + "ψ " + (atomic ? operand : "(" + operand + ")");
-}
 
 void PsiReducer::step(const char *rule, std::string before, std::string after, std::string note) {
   steps.push_back(TraceStep{rule, std::move(before), std::move(after), std::move(note), depth});
@@ -147,14 +125,6 @@ SymVec PsiReducer::substituted(const SymVec &v) const {
   for (const auto &x : v)
     r.push_back(x.substitute(subst));
   return r;
-}
-
-std::string PsiReducer::uniqueName(const std::string &base) {
-  std::string name = base;
-  for (int n = 2; names.count(name); ++n)
-    name = fmt::format("{}_{}", base, n);
-  names.insert(name);
-  return name;
 }
 
 size_t PsiReducer::addArray(DnfArray array) {
@@ -202,7 +172,7 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   if (info.materialised) {
     std::vector<Symbol> free = freeSymbols(info.body);
     DnfArray array;
-    array.name = uniqueName(b.updates ? b.name + "'" : b.name);
+    array.name = uniqueName(names, b.updates ? b.name + "'" : b.name);
     array.storage = b.isOutput ? Storage::Output : b.updates ? Storage::Update : Storage::Temp;
     array.updates = b.updates;
     array.elem = b.value->type.elem;
@@ -250,10 +220,14 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
 // Reads of the inout being updated must be at the element being written: every element of the update
 // is computed in parallel and stored in place, so another element may already be overwritten.
 void PsiReducer::findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update) {
+  std::vector<UpdateConflict> found;
   forEachNode(body, [&](const DExpr &e) {
     if (e.kind == DKind::Read && e.array == input && e.index != own)
-      out.conflicts.push_back(UpdateConflict{update, e.index, e.loc});
+      found.push_back(UpdateConflict{update, e.index, e.loc});
   });
+  // Reported last read first, the order these diagnostics have always had (reads are leaves, so that is
+  // the walk's order reversed).
+  out.conflicts.insert(out.conflicts.end(), found.rbegin(), found.rend());
 }
 
 DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc) {
@@ -311,12 +285,8 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
     ++depth;
     DExprPtr body = reduce(a, inner);
     --depth;
-    auto r = dReduce(e.op, var, a.type.shape[0], body, loc);
-    if (a.kind == TKind::Ref)
-      std::const_pointer_cast<DExpr>(r)->label = word + ("_" + a.ref->name);
-    else
-      std::const_pointer_cast<DExpr>(r)->label = word;
-    return r;
+    return dReduce(e.op, var, a.type.shape[0], body, loc,
+                   a.kind == TKind::Ref ? word + ("_" + a.ref->name) : word);
   }
   case TKind::Inner: {
     const TExpr &a = *e.args[0], &b = *e.args[1];
@@ -335,9 +305,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
     DExprPtr left = reduce(a, ia);
     DExprPtr body = dBinary(e.op2, left, right, loc);
     --depth;
-    auto r = dReduce(e.op, k, a.type.shape.back(), body, loc);
-    std::const_pointer_cast<DExpr>(r)->label = e.op == BinOp::Add ? "dot" : reduceWord(e.op);
-    return r;
+    return dReduce(e.op, k, a.type.shape.back(), body, loc, e.op == BinOp::Add ? "dot" : reduceWord(e.op));
   }
   case TKind::Outer: {
     const TExpr &a = *e.args[0], &b = *e.args[1];
@@ -422,38 +390,7 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
     step(e.kind == TKind::Take ? "take" : "drop", psiText(idx, e), psiText(inner, a), "an offset on the leading index");
     return reduce(a, inner);
   }
-  case TKind::Cat: {
-    const TExpr &a = *e.args[0], &b = *e.args[1];
-    size_t rank = e.type.rank();
-    SymVec rest(idx.begin() + 1, idx.end());
-    bool aItem = a.type.rank() + 1 == rank, bItem = b.type.rank() + 1 == rank;
-    SymExpr a0 = aItem ? SymExpr(1) : a.type.shape[0];
-    SymVec ib = rest;
-    if (!bItem)
-      ib.insert(ib.begin(), idx[0] - a0);
-    SymVec ia = aItem ? rest : idx;
-    step("cat", psiText(idx, e),
-         fmt::format("{} < {} ? {} : {}", idx[0].str(), a0.str(), psiText(ia, a), psiText(ib, b)),
-         "a case split on the leading index");
-    // A split decided at compile time (<0> psi (x cat v), or <0> with a0 = n): reduce only the branch
-    // taken. The other one's index is out of range: a vector or rho operand there cannot select it,
-    // and a reduction there would be hoisted out of the split and read it. Over dims only, signOf's
-    // premise (every symbol positive) holds.
-    SymExpr room = a0 - idx[0];
-    std::vector<Symbol> used = room.symbols();
-    if (std::all_of(used.begin(), used.end(), [&](Symbol s) {
-          return std::any_of(prog.dims.begin(), prog.dims.end(), [&](const TDim &d) { return d.sym == s; });
-        })) {
-      Sign sign = signOf(room);
-      if (sign == Sign::Positive)
-        return reduce(a, ia);
-      if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
-        return reduce(b, ib);
-    }
-    DExprPtr second = reduce(b, ib);
-    DExprPtr first = reduce(a, ia);
-    return dSelect(idx[0], a0, first, second, loc);
-  }
+  case TKind::Cat: return reduceCat(e, idx);
   case TKind::Reshape:
   case TKind::Rav: {
     const TExpr &a = *e.args.back();
@@ -470,180 +407,39 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
   throw std::logic_error(fmt::format("psi-reduction has no rule for {}", tkindName(e.kind)));
 }
 
-// The enclosing binders (the array's own indices, then outer reductions' variables) that e uses, and in
-// `guards` the select branches around e whose condition uses one of them: a temp is computed over the
-// whole range of its binders, and a read such as ⟨i − n⟩ψ B in cat's else branch is in range only
-// where that branch's condition holds, so the temp keeps the condition (and the binders it uses).
-static Binders dependencies(const DExprPtr &e, const Binders &binders, const Branches &branches,
-                            Branches &guards) {
-  std::vector<Symbol> free = freeSymbols(e);
-  std::set<Symbol> used;
-  for (const auto &b : binders)
-    if (std::binary_search(free.begin(), free.end(), b.first))
-      used.insert(b.first);
-  std::vector<bool> taken(branches.size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t k = 0; k < branches.size(); ++k) {
-      std::vector<Symbol> syms = (branches[k].rhs - branches[k].lhs).symbols();
-      // A condition over dims only (2 < n, from <2> psi (A cat B)) decides the branch for every binder.
-      bool overDims = std::none_of(binders.begin(), binders.end(), [&](const auto &b) {
-        return std::find(syms.begin(), syms.end(), b.first) != syms.end();
-      });
-      if (taken[k] ||
-          (!overDims && std::none_of(syms.begin(), syms.end(), [&](Symbol s) { return used.count(s) > 0; })))
-        continue;
-      taken[k] = changed = true;
-      for (const auto &b : binders)
-        if (std::find(syms.begin(), syms.end(), b.first) != syms.end())
-          used.insert(b.first);
-    }
+// a cat b: a case split on the leading index, `i < a0 ? a : b` (a0 = 1 when a is one item).
+DExprPtr PsiReducer::reduceCat(const TExpr &e, const SymVec &idx) {
+  const SourceLoc loc = e.loc;
+  const TExpr &a = *e.args[0], &b = *e.args[1];
+  size_t rank = e.type.rank();
+  SymVec rest(idx.begin() + 1, idx.end());
+  bool aItem = a.type.rank() + 1 == rank, bItem = b.type.rank() + 1 == rank;
+  SymExpr a0 = aItem ? SymExpr(1) : a.type.shape[0];
+  SymVec ib = rest;
+  if (!bItem)
+    ib.insert(ib.begin(), idx[0] - a0);
+  SymVec ia = aItem ? rest : idx;
+  step("cat", psiText(idx, e),
+       fmt::format("{} < {} ? {} : {}", idx[0].str(), a0.str(), psiText(ia, a), psiText(ib, b)),
+       "a case split on the leading index");
+  // A split decided at compile time (<0> psi (x cat v), or <0> with a0 = n): reduce only the branch
+  // taken. The other one's index is out of range: a vector or rho operand there cannot select it,
+  // and a reduction there would be hoisted out of the split and read it. Over dims only, signOf's
+  // premise (every symbol positive) holds.
+  SymExpr room = a0 - idx[0];
+  std::vector<Symbol> used = room.symbols();
+  if (std::all_of(used.begin(), used.end(), [&](Symbol s) {
+        return std::any_of(prog.dims.begin(), prog.dims.end(), [&](const TDim &d) { return d.sym == s; });
+      })) {
+    Sign sign = signOf(room);
+    if (sign == Sign::Positive)
+      return reduce(a, ia);
+    if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+      return reduce(b, ib);
   }
-  guards.clear();
-  for (size_t k = 0; k < branches.size(); ++k)
-    if (taken[k])
-      guards.push_back(branches[k]);
-  Binders deps;
-  for (const auto &b : binders)
-    if (used.count(b.first))
-      deps.push_back(b);
-  return deps;
-}
-
-// Stores e in a new temp indexed by the binders it depends on and returns the read that replaces it.
-DExprPtr PsiReducer::makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps,
-                              const Branches &guards, const std::string &base, const char *why, ElemType elem) {
-  DnfArray temp;
-  temp.name = uniqueName(base);
-  temp.storage = Storage::Temp;
-  temp.elem = e->isInt ? ElemType::Int : elem;
-  std::map<Symbol, SymExpr> rename;
-  SymVec readIndex, ownIndex;
-  for (const auto &[sym, extent] : deps) {
-    Symbol own = SymbolTable::fresh("i");
-    rename[sym] = SymExpr::symbol(own);
-    temp.index.push_back(own);
-    temp.shape.push_back(extent);
-    readIndex.push_back(SymExpr::symbol(sym));
-    ownIndex.push_back(SymExpr::symbol(own));
-  }
-  DExprPtr guarded = e;
-  for (size_t k = guards.size(); k-- > 0;) {
-    const Branch &g = guards[k];
-    DExprPtr zero = e->isInt ? dInt(SymExpr(0), e->loc) : dFloat(0, e->loc);
-    guarded = g.then ? dSelect(g.lhs, g.rhs, guarded, zero, e->loc)
-                     : dSelect(g.lhs, g.rhs, zero, guarded, e->loc);
-  }
-  temp.body = substitute(guarded, rename);
-  temp.loc = e->loc;
-  temp.why = why;
-  std::string unused;
-  for (const auto &b : binders)
-    if (std::find(deps.begin(), deps.end(), b) == deps.end())
-      unused += (unused.empty() ? "" : ", ") + b.first.name();
-  std::string before = DnfPrinter{out, false, {}}.expr(e);
-  std::string name = temp.name;
-  std::string definition = psiText(ownIndex, name) + " = " + DnfPrinter{out, false, {}}.expr(temp.body);
-  size_t id = addArray(std::move(temp));
-  out.trace.push_back(TraceBlock{
-      name + " — hoisted",
-      {TraceStep{"hoist", before, psiText(readIndex, name),
-                 fmt::format("it does not depend on {}, so it is computed once and stored", unused), 0}},
-      definition});
-  created.push_back(id);
-  return dRead(id, readIndex, e->loc);
-}
-
-// exp, log and sqrt of data: costly enough that recomputing them for every value of an index they do
-// not use (every lane of the output's feature axis, say) is the slow path measured on GPUs.
-static bool transcendentalOfData(const DExprPtr &e) {
-  if (e->kind == DKind::Unary && e->unop != UnOp::Neg && e->unop != UnOp::Abs) {
-    std::vector<const DExpr *> stack{e->args[0].get()};
-    while (!stack.empty()) {
-      const DExpr *x = stack.back();
-      stack.pop_back();
-      if (x->kind == DKind::Read)
-        return true;
-      for (const auto &a : x->args)
-        stack.push_back(a.get());
-    }
-  }
-  return std::any_of(e->args.begin(), e->args.end(), transcendentalOfData);
-}
-
-// Rebuilds e with each argument passed through f (binders grow inside a reduction).
-template <typename F>
-static DExprPtr mapArgs(const DExprPtr &e, Binders &binders, Branches &branches, F &&f) {
-  if (e->args.empty())
-    return e;
-  std::vector<DExprPtr> args;
-  bool changed = false;
-  for (const auto &a : e->args) {
-    if (e->kind == DKind::Reduce)
-      binders.emplace_back(e->var, e->extent);
-    if (e->kind == DKind::Select)
-      branches.push_back(Branch{e->lhs, e->rhs, args.empty()});
-    args.push_back(f(a));
-    if (e->kind == DKind::Select)
-      branches.pop_back();
-    if (e->kind == DKind::Reduce)
-      binders.pop_back();
-    changed |= args.back() != a;
-  }
-  if (!changed)
-    return e;
-  auto copy = std::make_shared<DExpr>(*e);
-  copy->args = std::move(args);
-  return copy;
-}
-
-// Invariant transcendentals, outermost first: the largest subexpression that computes exp/log/sqrt of
-// data and does not depend on some enclosing binder is stored over the binders it uses (decode's
-// softmax weights p[l] = exp(s[l] − m) ÷ Σ, otherwise recomputed for every output feature).
-DExprPtr PsiReducer::hoistTranscendentals(const DExprPtr &e, Binders &binders, ElemType elem) {
-  if (!e->isInt && e->kind != DKind::Reduce && e->kind != DKind::Read && transcendentalOfData(e)) {
-    Branches guards;
-    Binders deps = dependencies(e, binders, branches, guards);
-    if (!deps.empty() && deps.size() < binders.size())
-      return makeTemp(e, binders, deps, guards, "p",
-                      "exp/log/sqrt of data invariant in an enclosing index, computed once", elem);
-  }
-  return mapArgs(e, binders, branches,
-                 [&](const DExprPtr &a) { return hoistTranscendentals(a, binders, elem); });
-}
-
-// Loop-invariant reductions, innermost first: a reduction that does not depend on some enclosing index
-// would be recomputed for every value of that index. It becomes a temp over the indices it does depend
-// on, computed once (softmax's Σ e is the example: invariant in the output index).
-DExprPtr PsiReducer::hoistReductions(const DExprPtr &e, Binders &binders, ElemType elem) {
-  DExprPtr result =
-      mapArgs(e, binders, branches, [&](const DExprPtr &a) { return hoistReductions(a, binders, elem); });
-  if (result->kind != DKind::Reduce || binders.empty())
-    return result;
-  Branches guards;
-  Binders deps = dependencies(result, binders, branches, guards);
-  if (deps.size() == binders.size())
-    return result;
-  return makeTemp(result, binders, deps, guards, result->label.empty() ? "red" : result->label,
-                  "a reduction invariant in an enclosing index, computed once", elem);
-}
-
-// Hoists out of one array's body; the temps this makes are processed the same way and scheduled first.
-void PsiReducer::schedule(size_t id, std::vector<size_t> &computed) {
-  Binders binders;
-  for (size_t k = 0; k < out.arrays[id].index.size(); ++k)
-    binders.emplace_back(out.arrays[id].index[k], out.arrays[id].shape[k]);
-  ElemType elem = out.arrays[id].elem == ElemType::Int ? ElemType::F32 : out.arrays[id].elem;
-  for (auto pass : {&PsiReducer::hoistReductions, &PsiReducer::hoistTranscendentals}) {
-    created.clear();
-    DExprPtr before = out.arrays[id].body; // a copy: making temps grows (and moves) out.arrays
-    DExprPtr body = (this->*pass)(before, binders, elem);
-    out.arrays[id].body = body;
-    std::vector<size_t> made = created;
-    for (size_t t : made)
-      schedule(t, computed);
-  }
-  computed.push_back(id);
+  DExprPtr second = reduce(b, ib);
+  DExprPtr first = reduce(a, ia);
+  return dSelect(idx[0], a0, first, second, loc);
 }
 
 DnfProgram PsiReducer::run() {
@@ -669,10 +465,7 @@ DnfProgram PsiReducer::run() {
     if (b->updates)
       out.updates.push_back(analyse(*b).array);
   }
-  std::vector<size_t> computed;
-  for (size_t id : std::vector<size_t>(order))
-    schedule(id, computed);
-  out.order = computed;
+  out.order = hoistInvariants(out, order, names);
   return std::move(out);
 }
 

@@ -1,7 +1,7 @@
 // ψ-reduction: TypedProgram -> DnfProgram (paper §2, eqs. 1–3; MOA-PRIMER "ψ-correspondence rules").
 // Each output is indexed by a symbolic full index and the index is pushed through the expression, one
 // named rule per operator, until only ψ-selections of inputs (and of materialised intermediates)
-// remain. Then reductions that do not depend on an enclosing index are hoisted into temps.
+// remain. Then reductions that do not depend on an enclosing index are hoisted into temps (Hoist.h).
 #pragma once
 
 #include "Dnf.h"

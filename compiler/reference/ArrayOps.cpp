@@ -1,5 +1,7 @@
 #include "ArrayOps.h"
 
+#include "Arith.h"
+
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -11,11 +13,14 @@ namespace {
 
 [[noreturn]] void fail(At at, const std::string &message) { throw EvalError(message, at.loc, at.length); }
 
-// Every element read goes through here: an offset outside the array is an error, never a read.
-double get(const NDArray &a, int64_t offset, At at) {
+// Every element a structural operator moves goes through here: an offset outside the array is an
+// error, never a read. The element keeps its type (and an int its exact value).
+void copyElement(NDArray &r, int64_t to, const NDArray &a, int64_t offset, At at) {
   if (offset < 0 || uint64_t(offset) >= a.data.size())
     fail(at, fmt::format("element {} is out of range for an array of shape {}", offset, strExtents(a.shape)));
-  return a.data[size_t(offset)];
+  r.data.at(size_t(to)) = a.data[size_t(offset)];
+  if (a.elem == ElemType::Int)
+    r.ints.at(size_t(to)) = a.ints[size_t(offset)];
 }
 
 // Row-major strides: stride[k] = π shape[k+1 …].
@@ -38,10 +43,10 @@ void needRank(const NDArray &a, size_t rank, const char *what, At at) {
 NDArray rows(const NDArray &a, int64_t first, int64_t count, At at) {
   Extents shape = a.shape;
   shape[0] = count;
-  NDArray r = makeArray(shape, at);
+  NDArray r = makeArray(shape, at, a.elem);
   int64_t row = elementCount(tail(a.shape), at);
   for (int64_t i = 0; i < count * row; ++i)
-    r.data[size_t(i)] = get(a, first * row + i, at);
+    copyElement(r, i, a, first * row + i, at);
   return r;
 }
 
@@ -68,14 +73,36 @@ int64_t elementCount(const Extents &shape, At at) {
   return count;
 }
 
-NDArray makeArray(Extents shape, At at) {
+NDArray makeArray(Extents shape, At at, ElemType elem) {
   NDArray r;
   r.data.assign(size_t(elementCount(shape, at)), 0.0);
+  if (elem == ElemType::Int)
+    r.ints.assign(r.data.size(), 0);
   r.shape = std::move(shape);
+  r.elem = elem;
   return r;
 }
 
-NDArray scalar(double value) { return NDArray{{}, {value}}; }
+NDArray scalar(double value, ElemType elem) { return NDArray{{}, {value}, elem, {}}; }
+
+NDArray intScalar(int64_t value) { return NDArray{{}, {double(value)}, ElemType::Int, {value}}; }
+
+double roundTo(ElemType t, double v) { return t == ElemType::F32 ? double(float(v)) : v; }
+
+NDArray convert(const NDArray &a, ElemType t, At at) {
+  if (a.elem == t && t != ElemType::F32)
+    return a;
+  NDArray r = makeArray(a.shape, at, t);
+  if (t == ElemType::Int) {
+    std::vector<int64_t> values = toIntegers(rav(a), at, "an int value");
+    for (size_t i = 0; i < values.size(); ++i)
+      store(r, int64_t(i), t, Num{0, values[i]});
+    return r;
+  }
+  for (int64_t i = 0; i < int64_t(r.count()); ++i)
+    store(r, i, t, load(a, i, t, at));
+  return r;
+}
 
 bool nextIndex(Extents &index, const Extents &shape) {
   for (size_t k = index.size(); k-- > 0;) {
@@ -89,6 +116,8 @@ bool nextIndex(Extents &index, const Extents &shape) {
 std::vector<int64_t> toIntegers(const NDArray &value, At at, const char *what) {
   if (value.shape.size() > 1)
     fail(at, fmt::format("{} must be a scalar or a vector, but it has shape {}", what, strExtents(value.shape)));
+  if (value.elem == ElemType::Int)
+    return value.ints;
   std::vector<int64_t> out;
   for (double v : value.data) {
     if (!(std::fabs(v) < 0x1p63) || v != std::floor(v))
@@ -98,23 +127,21 @@ std::vector<int64_t> toIntegers(const NDArray &value, At at, const char *what) {
   return out;
 }
 
-NDArray unary(UnOp op, const NDArray &a) {
-  NDArray r = a;
-  for (double &v : r.data)
-    v = apply(op, v);
+NDArray unary(UnOp op, ElemType type, const NDArray &a, At at) {
+  NDArray r = makeArray(a.shape, at, type);
+  for (int64_t i = 0; i < int64_t(r.count()); ++i)
+    store(r, i, type, apply(op, type, load(a, i, type, at), at));
   return r;
 }
 
-NDArray elementwise(BinOp op, bool integer, const NDArray &a, const NDArray &b, At at) {
+NDArray elementwise(BinOp op, ElemType type, const NDArray &a, const NDArray &b, At at) {
   bool aScalar = a.shape.empty(), bScalar = b.shape.empty();
   if (!aScalar && !bScalar && a.shape != b.shape)
     fail(at, fmt::format("'{}' needs equal shapes: {} vs {}", spell(op), strExtents(a.shape), strExtents(b.shape)));
-  NDArray r = makeArray(aScalar ? b.shape : a.shape, at);
+  NDArray r = makeArray(aScalar ? b.shape : a.shape, at, type);
   for (int64_t i = 0; i < int64_t(r.count()); ++i) {
-    double x = get(a, aScalar ? 0 : i, at), y = get(b, bScalar ? 0 : i, at);
-    if (integer && (op == BinOp::IntDiv || op == BinOp::Mod) && y == 0)
-      fail(at, fmt::format("integer division by zero in '{}'", spell(op)));
-    r.data[size_t(i)] = apply(op, x, y);
+    Num x = load(a, aScalar ? 0 : i, type, at), y = load(b, bScalar ? 0 : i, type, at);
+    store(r, i, type, apply(op, type, x, y, at));
   }
   return r;
 }
@@ -131,10 +158,10 @@ NDArray psi(const std::vector<int64_t> &index, const NDArray &a, At at) {
                            index[k], k, a.shape[k], fmt::join(index, " "), strExtents(a.shape)));
     offset = offset * a.shape[k] + index[k];
   }
-  NDArray r = makeArray(Extents(a.shape.begin() + long(index.size()), a.shape.end()), at);
+  NDArray r = makeArray(Extents(a.shape.begin() + long(index.size()), a.shape.end()), at, a.elem);
   int64_t size = int64_t(r.count());
   for (int64_t i = 0; i < size; ++i)
-    r.data[size_t(i)] = get(a, offset * size + i, at);
+    copyElement(r, i, a, offset * size + i, at);
   return r;
 }
 
@@ -154,7 +181,7 @@ NDArray transpose(const std::vector<int64_t> &perm, const NDArray &a, At at) {
   Extents shape(d);
   for (size_t k = 0; k < d; ++k)
     shape[size_t(perm[k])] = a.shape[k];
-  NDArray r = makeArray(shape, at);
+  NDArray r = makeArray(shape, at, a.elem);
   if (r.count() == 0)
     return r;
   Extents stride = strides(shape), j(d, 0);
@@ -163,7 +190,7 @@ NDArray transpose(const std::vector<int64_t> &perm, const NDArray &a, At at) {
     int64_t to = 0;
     for (size_t k = 0; k < d; ++k)
       to += j[k] * stride[size_t(perm[k])];
-    r.data.at(size_t(to)) = get(a, from++, at);
+    copyElement(r, to, a, from++, at);
   } while (nextIndex(j, a.shape));
   return r;
 }
@@ -192,10 +219,12 @@ NDArray cat(const NDArray &a, const NDArray &b, At at) {
     fail(at, fmt::format("cat needs equal trailing axes: {} vs {}", strExtents(a.shape), strExtents(b.shape)));
   Extents shape = sa;
   shape[0] = sa[0] + sb[0];
-  NDArray r = makeArray(shape, at);
+  if (a.elem != b.elem)
+    fail(at, fmt::format("cat needs operands of one element type: {} vs {}", spell(a.elem), spell(b.elem)));
+  NDArray r = makeArray(shape, at, a.elem);
   int64_t na = int64_t(a.count());
   for (int64_t i = 0; i < int64_t(r.count()); ++i)
-    r.data[size_t(i)] = i < na ? get(a, i, at) : get(b, i - na, at);
+    copyElement(r, i, i < na ? a : b, i < na ? i : i - na, at);
   return r;
 }
 
@@ -205,34 +234,34 @@ NDArray reshape(const std::vector<int64_t> &shape, const NDArray &a, At at) {
   if (count != int64_t(a.count()))
     fail(at, fmt::format("reshape changes the number of elements: {} to {} (shape {} to {})", a.count(), count,
                          strExtents(a.shape), strExtents(shape)));
-  NDArray r = makeArray(shape, at);
+  NDArray r = makeArray(shape, at, a.elem);
   for (int64_t i = 0; i < count; ++i)
-    r.data[size_t(i)] = get(a, i, at);
+    copyElement(r, i, a, i, at);
   return r;
 }
 
-NDArray rav(const NDArray &a) { return NDArray{{int64_t(a.count())}, a.data}; }
+NDArray rav(const NDArray &a) { return NDArray{{int64_t(a.count())}, a.data, a.elem, a.ints}; }
 
 // op/A: fold the items along the leading axis from index 0 upward.
-NDArray reduce(BinOp op, bool integer, const NDArray &a, At at) {
+NDArray reduce(BinOp op, ElemType type, const NDArray &a, At at) {
   needRank(a, 1, "reduction", at);
-  NDArray r = makeArray(tail(a.shape), at);
+  NDArray r = makeArray(tail(a.shape), at, type);
   int64_t item = int64_t(r.count());
   for (int64_t j = 0; j < item; ++j) {
     if (a.shape[0] == 0) {
-      r.data[size_t(j)] = identity(op, integer);
+      store(r, j, type, identityOf(op, type));
       continue;
     }
-    double acc = get(a, j, at);
+    Num acc = load(a, j, type, at);
     for (int64_t l = 1; l < a.shape[0]; ++l)
-      acc = apply(op, acc, get(a, l * item + j, at));
-    r.data[size_t(j)] = acc;
+      acc = apply(op, type, acc, load(a, l * item + j, type, at), at);
+    store(r, j, type, acc);
   }
   return r;
 }
 
 // (A f.g B)[i′, i″] = f-fold over k of A[i′, k] g B[k, i″], from k = 0 upward.
-NDArray inner(BinOp f, BinOp g, bool integer, const NDArray &a, const NDArray &b, At at) {
+NDArray inner(BinOp f, BinOp g, ElemType type, const NDArray &a, const NDArray &b, At at) {
   needRank(a, 1, "the left operand of an inner product", at);
   needRank(b, 1, "the right operand of an inner product", at);
   int64_t m = a.shape.back();
@@ -240,44 +269,47 @@ NDArray inner(BinOp f, BinOp g, bool integer, const NDArray &a, const NDArray &b
     fail(at, fmt::format("inner product needs matching axes: {} vs {}", m, b.shape.front()));
   Extents shape(a.shape.begin(), a.shape.end() - 1);
   shape.insert(shape.end(), b.shape.begin() + 1, b.shape.end());
-  NDArray r = makeArray(shape, at);
+  NDArray r = makeArray(shape, at, type);
   int64_t rowsA = elementCount(Extents(a.shape.begin(), a.shape.end() - 1), at);
   int64_t colsB = elementCount(Extents(b.shape.begin() + 1, b.shape.end()), at);
+  auto term = [&](int64_t i, int64_t j, int64_t k) {
+    return apply(g, type, load(a, i * m + k, type, at), load(b, k * colsB + j, type, at), at);
+  };
   for (int64_t i = 0; i < rowsA; ++i)
     for (int64_t j = 0; j < colsB; ++j) {
       if (m == 0) {
-        r.data[size_t(i * colsB + j)] = identity(f, integer);
+        store(r, i * colsB + j, type, identityOf(f, type));
         continue;
       }
-      double acc = apply(g, get(a, i * m, at), get(b, j, at));
+      Num acc = term(i, j, 0);
       for (int64_t k = 1; k < m; ++k)
-        acc = apply(f, acc, apply(g, get(a, i * m + k, at), get(b, k * colsB + j, at)));
-      r.data[size_t(i * colsB + j)] = acc;
+        acc = apply(f, type, acc, term(i, j, k), at);
+      store(r, i * colsB + j, type, acc);
     }
   return r;
 }
 
-NDArray outer(BinOp g, const NDArray &a, const NDArray &b, At at) {
+NDArray outer(BinOp g, ElemType type, const NDArray &a, const NDArray &b, At at) {
   Extents shape = a.shape;
   shape.insert(shape.end(), b.shape.begin(), b.shape.end());
-  NDArray r = makeArray(shape, at);
+  NDArray r = makeArray(shape, at, type);
   int64_t nb = int64_t(b.count());
   for (int64_t i = 0; i < int64_t(r.count()); ++i)
-    r.data[size_t(i)] = apply(g, get(a, i / nb, at), get(b, i % nb, at));
+    store(r, i, type, apply(g, type, load(a, i / nb, type, at), load(b, i % nb, type, at), at));
   return r;
 }
 
 NDArray iota(int64_t n, At at) {
   if (n < 0)
     fail(at, fmt::format("iota of a negative count {}", n));
-  NDArray r = makeArray({n}, at);
+  NDArray r = makeArray({n}, at, ElemType::Int);
   for (int64_t i = 0; i < n; ++i)
-    r.data[size_t(i)] = double(i);
+    store(r, i, ElemType::Int, Num{0, i});
   return r;
 }
 
 NDArray rho(const NDArray &a) {
-  NDArray r{{int64_t(a.shape.size())}, {}};
+  NDArray r{{int64_t(a.shape.size())}, {}, ElemType::Int, a.shape};
   for (int64_t s : a.shape)
     r.data.push_back(double(s));
   return r;

@@ -3,19 +3,29 @@
 //   1. Bind every dim: fixed ones from the program, the others from the caller, each positive.
 //   2. Check every guard, then every input's shape.
 //   3. Evaluate the top-level bindings in order, each once, caching the value by binding.
-//   4. Evaluate a node from its operands' full values; a Let's binding once per evaluation of the Let,
-//      a comprehension's body once per index (bound in `values`), the results stacked row-major.
-//   5. Check each result against its node's type — the shape rule's extents and, where the type knows
+//   4. Evaluate a node from its operands' full values, in the node's element type (Arith.h); a Let's
+//      binding once per evaluation of the Let, a comprehension's body once per index (bound in
+//      `values`), the results stacked row-major.
+//   5. Inside a comprehension, a node that does not depend on the innermost index is evaluated once
+//      per value of the indices it does depend on and then reused (the cache below), so a spelling
+//      with the subexpression inline does the same work as one that binds it to a name first.
+//   6. Check each result against its node's type — the shape rule's extents and, where the type knows
 //      it, the integer value — so the interpreter and ShapeRules.cpp check each other. A disagreement is
 //      a compiler bug (std::logic_error), not a user error.
+//   7. Round each output to its declared type (a float literal, or an f32 value computed from literals,
+//      dims and indices only, keeps its f64 value until an operation or an output gives it a type).
 #include "Interpreter.h"
 
+#include "Arith.h"
 #include "ArrayOps.h"
 
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <memory>
+#include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace moac {
 
@@ -40,24 +50,39 @@ std::string declared(const TInput &in) {
   return fmt::format("{}[{}]", spell(in.elem), fmt::join(extents, ", "));
 }
 
+using Shared = std::shared_ptr<const NDArray>;
+
 class Evaluator {
 public:
-  Evaluator(const TypedProgram &program, const std::vector<NDArray> &inputs)
-      : program(program), inputs(inputs) {}
+  Evaluator(const TypedProgram &program, const std::vector<NDArray> &inputs, const InterpretOptions &options)
+      : program(program), given(inputs), counts(options.counts), exact(options.exactFloats) {}
 
   void bindDims(const DimValues &given);
   void checkGuards() const;
-  void checkInputs() const;
+  void checkInputs();
+  void analyse();
   std::vector<NDArray> run();
 
 private:
   NDArray eval(const TExpr &e);
   NDArray evalNode(const TExpr &e);
   NDArray evalComprehension(const TExpr &e);
-  // An operand's value: inputs and bindings by reference (no copy), anything else into scratch.
-  const NDArray &operand(const TExpr &e, NDArray &scratch);
-  const NDArray &boundValue(const TBinding *binding, const TExpr &use) const;
+  // A node's value, shared: inputs and bindings as they are, a reusable node from the cache.
+  Shared evalShared(const TExpr &e);
+  // An operand's value, kept alive by `hold` for as long as the caller needs it.
+  const NDArray &operand(const TExpr &e, Shared &hold) {
+    hold = evalShared(e);
+    return *hold;
+  }
+  const Shared &boundValue(const TBinding *binding, const TExpr &use) const;
   int64_t integer(const TExpr &e, const char *what);
+
+  // Which comprehension indices each node's value depends on (`deps`), for the cache.
+  void collectIndices(const TExpr &e);
+  const std::vector<Symbol> &analyse(const TExpr &e);
+  bool reusable(const TExpr &e) const;
+  void markConstant(const TExpr &e);
+  std::vector<int64_t> depValues(const TExpr &e) const;
 
   int64_t valueOf(Symbol s) const;
   int64_t evalSym(const SymExpr &x, At where) const;
@@ -65,9 +90,33 @@ private:
   void checkAgainstType(const TExpr &e, const NDArray &v) const;
 
   const TypedProgram &program;
-  const std::vector<NDArray> &inputs;
-  std::map<Symbol, int64_t> values;                // dims, and the comprehension indices in scope
-  std::map<const TBinding *, NDArray> bound;       // top-level bindings, and the Lets in scope
+  const std::vector<NDArray> &given;
+  EvalCounts *counts;
+  bool exact;
+  // The type a value of type t computes in: t, or f64 for f32 in an exact evaluation.
+  ElemType computed(ElemType t) const { return exact && t == ElemType::F32 ? ElemType::F64 : t; }
+  // A node's: a constant (below) computes in f64 and is rounded by the operation that uses it.
+  ElemType computed(const TExpr &e) const {
+    return constants.count(&e) ? ElemType::F64 : computed(e.type.elem);
+  }
+  std::vector<Shared> inputs;                 // the given inputs in their declared types
+  std::map<Symbol, int64_t> values;           // dims, and the comprehension indices in scope
+  std::map<const TBinding *, Shared> bound;   // top-level bindings, and the Lets in scope
+
+  std::set<Symbol> indexSymbols; // every comprehension's indices
+  std::unordered_map<const TExpr *, std::vector<Symbol>> deps;
+  std::map<const TBinding *, std::vector<Symbol>> letDeps;
+  // f32 nodes computed from literals, dims and indices only (`sqrt(dk)`, `n / 2`, `<0.5, 1.0>`): like a
+  // literal, and like the kernels, they take the type of the operation that uses them.
+  std::set<const TExpr *> constants;
+  std::set<const TBinding *> constantBindings;
+  // Open comprehensions (whose indices vary) and reusable nodes being computed, innermost last.
+  std::vector<const TExpr *> frames;
+  struct Cached {
+    std::vector<int64_t> key; // the values of the node's deps when it was computed
+    Shared value;
+  };
+  std::unordered_map<const TExpr *, Cached> cache;
 };
 
 int64_t Evaluator::valueOf(Symbol s) const {
@@ -136,41 +185,140 @@ void Evaluator::checkGuards() const {
   }
 }
 
-void Evaluator::checkInputs() const {
-  if (inputs.size() != program.inputs.size())
+// Also converts each input to its declared type: an f32 input holds f32 values.
+void Evaluator::checkInputs() {
+  if (given.size() != program.inputs.size())
     throw EvalError(fmt::format("the program has {} input{} but {} {} given", program.inputs.size(),
-                                program.inputs.size() == 1 ? "" : "s", inputs.size(), inputs.size() == 1 ? "was" : "were"),
+                                program.inputs.size() == 1 ? "" : "s", given.size(), given.size() == 1 ? "was" : "were"),
                     SourceLoc{});
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  for (size_t i = 0; i < given.size(); ++i) {
     const TInput &in = program.inputs[i];
     At where{in.loc, uint32_t(in.name.size())};
     Extents expected;
     for (const SymExpr &s : in.shape)
       expected.push_back(evalSym(s, where));
-    if (inputs[i].shape != expected)
+    if (given[i].shape != expected)
       throw EvalError(fmt::format("input '{}' has shape {} but the program declares {} = {}", in.name,
-                                  strExtents(inputs[i].shape), declared(in), strExtents(expected)),
+                                  strExtents(given[i].shape), declared(in), strExtents(expected)),
                       where.loc, where.length);
     int64_t count = elementCount(expected, where);
-    if (int64_t(inputs[i].count()) != count)
+    if (int64_t(given[i].count()) != count)
       throw EvalError(fmt::format("input '{}' holds {} values but its shape {} has {} elements", in.name,
-                                  inputs[i].count(), strExtents(expected), count),
+                                  given[i].count(), strExtents(expected), count),
                       where.loc, where.length);
+    inputs.push_back(std::make_shared<const NDArray>(convert(given[i], computed(in.elem), where)));
   }
+}
+
+void Evaluator::collectIndices(const TExpr &e) {
+  for (const TIndex &index : e.indices)
+    indexSymbols.insert(index.sym);
+  if (e.let)
+    collectIndices(*e.let->value);
+  for (const auto &a : e.args)
+    collectIndices(*a);
+}
+
+void Evaluator::analyse() {
+  for (const auto &b : program.bindings)
+    collectIndices(*b->value);
+  for (const auto &b : program.bindings) {
+    analyse(*b->value);
+    if (constants.count(b->value.get()))
+      constantBindings.insert(b.get());
+  }
+}
+
+const std::vector<Symbol> &Evaluator::analyse(const TExpr &e) {
+  std::set<Symbol> d;
+  auto add = [&](const std::vector<Symbol> &symbols) {
+    for (Symbol s : symbols)
+      if (indexSymbols.count(s))
+        d.insert(s);
+  };
+  if (e.let) {
+    letDeps[e.let.get()] = analyse(*e.let->value);
+    add(letDeps[e.let.get()]);
+  }
+  for (const auto &a : e.args)
+    add(analyse(*a));
+  if (e.kind == TKind::IntConst)
+    add(e.intValue.symbols());
+  if (e.kind == TKind::Ref && letDeps.count(e.ref))
+    add(letDeps.at(e.ref));
+  for (const TIndex &index : e.indices)
+    add(index.extent.symbols());
+  for (const TIndex &index : e.indices)
+    d.erase(index.sym);
+  markConstant(e);
+  return deps[&e] = std::vector<Symbol>(d.begin(), d.end());
+}
+
+// Worth reusing: inside an open comprehension, a node that does not depend on its indices — or,
+// within a reusable node being computed, one that depends on fewer indices than that node.
+bool Evaluator::reusable(const TExpr &e) const {
+  if (frames.empty() || e.kind == TKind::Input || e.kind == TKind::Ref || e.kind == TKind::IntConst ||
+      e.kind == TKind::FloatConst)
+    return false;
+  const std::vector<Symbol> &mine = deps.at(&e);
+  const TExpr &top = *frames.back();
+  if (top.kind == TKind::Comprehension && frames.back() != &e)
+    return std::none_of(top.indices.begin(), top.indices.end(), [&](const TIndex &index) {
+      return std::binary_search(mine.begin(), mine.end(), index.sym);
+    });
+  const std::vector<Symbol> &outer = deps.at(&top);
+  return mine.size() < outer.size() && std::includes(outer.begin(), outer.end(), mine.begin(), mine.end());
+}
+
+void Evaluator::markConstant(const TExpr &e) {
+  if (e.let && constants.count(e.let->value.get()))
+    constantBindings.insert(e.let.get());
+  bool constant = e.type.elem == ElemType::F32 && e.kind != TKind::Input;
+  for (const auto &a : e.args)
+    constant = constant && (a->type.elem == ElemType::Int || constants.count(a.get()));
+  if (e.kind == TKind::Ref)
+    constant = constant && constantBindings.count(e.ref);
+  if (constant)
+    constants.insert(&e);
+}
+
+std::vector<int64_t> Evaluator::depValues(const TExpr &e) const {
+  std::vector<int64_t> key;
+  for (Symbol s : deps.at(&e))
+    key.push_back(valueOf(s));
+  return key;
+}
+
+Shared Evaluator::evalShared(const TExpr &e) {
+  if (e.kind == TKind::Input)
+    return inputs.at(e.input);
+  if (e.kind == TKind::Ref)
+    return boundValue(e.ref, e);
+  if (!reusable(e))
+    return std::make_shared<const NDArray>(eval(e));
+  std::vector<int64_t> key = depValues(e);
+  auto it = cache.find(&e);
+  if (it != cache.end() && it->second.key == key)
+    return it->second.value;
+  frames.push_back(&e);
+  Shared value = std::make_shared<const NDArray>(eval(e));
+  frames.pop_back();
+  cache[&e] = Cached{std::move(key), value};
+  return value;
 }
 
 std::vector<NDArray> Evaluator::run() {
   for (const auto &b : program.bindings)
-    bound[b.get()] = eval(*b->value);
+    bound[b.get()] = evalShared(*b->value);
   std::vector<NDArray> outputs;
   for (const auto &b : program.bindings)
     if (b->isOutput)
-      outputs.push_back(bound.at(b.get()));
+      outputs.push_back(convert(*bound.at(b.get()), computed(b->value->type.elem), At{b->loc, 1}));
   // An update writes its value into the leading rows of the inout's storage; the rest stays as it was.
   for (const auto &b : program.bindings)
     if (b->updates) {
-      NDArray storage = inputs.at(*b->updates);
-      const NDArray &value = bound.at(b.get());
+      NDArray storage = *inputs.at(*b->updates);
+      NDArray value = convert(*bound.at(b.get()), storage.elem, At{b->loc, 1});
       std::copy(value.data.begin(), value.data.end(), storage.data.begin());
       outputs.push_back(std::move(storage));
     }
@@ -180,29 +328,24 @@ std::vector<NDArray> Evaluator::run() {
 NDArray Evaluator::eval(const TExpr &e) {
   NDArray v = evalNode(e);
   checkAgainstType(e, v);
+  if (counts && e.kind != TKind::Input && e.kind != TKind::Ref) {
+    counts->nodes += 1;
+    counts->elements += int64_t(v.count());
+  }
   return v;
 }
 
-const NDArray &Evaluator::boundValue(const TBinding *binding, const TExpr &use) const {
+const Shared &Evaluator::boundValue(const TBinding *binding, const TExpr &use) const {
   auto it = bound.find(binding);
   if (it == bound.end())
     throw std::logic_error(fmt::format("interpreter: {} uses '{}' outside its scope", where(use), binding->name));
   return it->second;
 }
 
-const NDArray &Evaluator::operand(const TExpr &e, NDArray &scratch) {
-  if (e.kind == TKind::Input)
-    return inputs.at(e.input);
-  if (e.kind == TKind::Ref)
-    return boundValue(e.ref, e);
-  scratch = eval(e);
-  return scratch;
-}
-
 // A scalar integer operand: a take/drop count, an iota length.
 int64_t Evaluator::integer(const TExpr &e, const char *what) {
-  NDArray scratch;
-  const NDArray &v = operand(e, scratch);
+  Shared hold;
+  const NDArray &v = operand(e, hold);
   if (!v.shape.empty())
     throw EvalError(fmt::format("{} must be a scalar, but it has shape {}", what, strExtents(v.shape)), e.loc,
                     e.length);
@@ -210,44 +353,46 @@ int64_t Evaluator::integer(const TExpr &e, const char *what) {
 }
 
 NDArray Evaluator::evalNode(const TExpr &e) {
-  NDArray s0, s1;
+  Shared s0, s1;
   auto arg = [&](size_t i) -> const NDArray & { return operand(*e.args.at(i), i == 0 ? s0 : s1); };
+  ElemType type = computed(e);
   switch (e.kind) {
-  case TKind::IntConst: return scalar(double(evalSym(e.intValue, at(e))));
-  case TKind::FloatConst: return scalar(e.floatValue);
-  case TKind::Input: return inputs.at(e.input);
-  case TKind::Ref: return boundValue(e.ref, e);
+  case TKind::IntConst: return intScalar(evalSym(e.intValue, at(e)));
+  case TKind::FloatConst: return scalar(e.floatValue, type); // rounded where an operation uses it
+  case TKind::Input: return *inputs.at(e.input);
+  case TKind::Ref: return *boundValue(e.ref, e);
   case TKind::Let: {
     const TBinding *binding = e.let.get();
-    bound[binding] = eval(*binding->value);
-    NDArray result = eval(*e.args.at(0));
+    bound[binding] = evalShared(*binding->value);
+    NDArray result = *evalShared(*e.args.at(0));
     bound.erase(binding);
     return result;
   }
   case TKind::Vector: {
-    NDArray r{{int64_t(e.args.size())}, {}};
-    for (const auto &element : e.args) {
-      NDArray v = eval(*element);
+    NDArray r = makeArray({int64_t(e.args.size())}, at(e), type);
+    for (size_t k = 0; k < e.args.size(); ++k) {
+      const TExpr &element = *e.args[k];
+      const NDArray &v = operand(element, s0);
       if (!v.shape.empty())
         throw EvalError(fmt::format("a vector element must be a scalar, but it has shape {}", strExtents(v.shape)),
-                        element->loc, element->length);
-      r.data.push_back(v.data.at(0));
+                        element.loc, element.length);
+      store(r, int64_t(k), type, load(v, 0, type, at(element)));
     }
     return r;
   }
-  case TKind::Unary: return unary(e.unop, arg(0));
+  case TKind::Unary: return unary(e.unop, type, arg(0), at(e));
   case TKind::Binary: {
     const NDArray &a = arg(0);
-    return elementwise(e.op, e.type.elem == ElemType::Int, a, arg(1), at(e));
+    return elementwise(e.op, type, a, arg(1), at(e));
   }
-  case TKind::Reduce: return reduce(e.op, e.type.elem == ElemType::Int, arg(0), at(e));
+  case TKind::Reduce: return reduce(e.op, type, arg(0), at(e));
   case TKind::Inner: {
     const NDArray &a = arg(0);
-    return inner(e.op, e.op2, e.type.elem == ElemType::Int, a, arg(1), at(e));
+    return inner(e.op, e.op2, type, a, arg(1), at(e));
   }
   case TKind::Outer: {
     const NDArray &a = arg(0);
-    return outer(e.op2, a, arg(1), at(e));
+    return outer(e.op2, type, a, arg(1), at(e));
   }
   case TKind::Psi: {
     std::vector<int64_t> index = toIntegers(arg(0), at(e), "the index of psi");
@@ -275,8 +420,10 @@ NDArray Evaluator::evalNode(const TExpr &e) {
     return drop(count, arg(1), at(e));
   }
   case TKind::Cat: {
-    const NDArray &a = arg(0);
-    return cat(a, arg(1), at(e));
+    const NDArray &a = arg(0), &b = arg(1);
+    if (a.elem != type || b.elem != type) // an int or a constant operand joins the other's type
+      return cat(convert(a, type, at(e)), convert(b, type, at(e)), at(e));
+    return cat(a, b, at(e));
   }
   case TKind::Reshape: {
     std::vector<int64_t> shape = toIntegers(arg(0), at(e), "the new shape of reshape");
@@ -298,13 +445,15 @@ NDArray Evaluator::evalComprehension(const TExpr &e) {
                       index.loc);
     extents.push_back(n);
   }
-  NDArray r{extents, {}};
+  NDArray r{extents, {}, computed(e), {}};
   Extents first, index(extents.size(), 0);
   bool isFirst = true;
+  frames.push_back(&e);
   do {
     for (size_t k = 0; k < index.size(); ++k)
       values[e.indices[k].sym] = index[k];
-    NDArray body = eval(*e.args.at(0));
+    Shared hold;
+    const NDArray &body = operand(*e.args.at(0), hold);
     if (isFirst) {
       first = body.shape;
       r.shape.insert(r.shape.end(), first.begin(), first.end());
@@ -316,14 +465,24 @@ NDArray Evaluator::evalComprehension(const TExpr &e) {
                                   fmt::join(Extents(index.size(), 0), " ")),
                       e.loc, e.length);
     }
+    if (body.elem != r.elem)
+      throw std::logic_error(fmt::format("interpreter: the body of {} has type {}, not {}", where(e),
+                                         spell(body.elem), spell(r.elem)));
     r.data.insert(r.data.end(), body.data.begin(), body.data.end());
+    r.ints.insert(r.ints.end(), body.ints.begin(), body.ints.end());
   } while (nextIndex(index, extents));
+  frames.pop_back();
+  if (frames.empty())
+    cache.clear(); // nothing inside a finished comprehension is reachable any more
   for (const TIndex &i : e.indices)
     values.erase(i.sym);
   return r;
 }
 
 void Evaluator::checkAgainstType(const TExpr &e, const NDArray &v) const {
+  if (v.elem != computed(e))
+    throw std::logic_error(fmt::format("interpreter: {} has element type {} but its type is {}", where(e),
+                                       spell(v.elem), spell(e.type.elem)));
   Extents expected;
   for (const SymExpr &s : e.type.shape) {
     auto x = trySym(s);
@@ -341,7 +500,7 @@ void Evaluator::checkAgainstType(const TExpr &e, const NDArray &v) const {
                                        e.type.value->size()));
   for (size_t i = 0; i < v.count(); ++i) {
     auto x = trySym((*e.type.value)[i]);
-    if (x && double(*x) != v.data[i])
+    if (x && (v.elem != ElemType::Int || *x != v.ints[i]))
       throw std::logic_error(fmt::format("interpreter: {} has value {} at {} but its type says {} = {}", where(e),
                                          v.data[i], i, (*e.type.value)[i].str(), *x));
   }
@@ -350,11 +509,12 @@ void Evaluator::checkAgainstType(const TExpr &e, const NDArray &v) const {
 } // namespace
 
 std::vector<NDArray> interpret(const TypedProgram &program, const DimValues &dims,
-                               const std::vector<NDArray> &inputs) {
-  Evaluator evaluator(program, inputs);
+                               const std::vector<NDArray> &inputs, const InterpretOptions &options) {
+  Evaluator evaluator(program, inputs, options);
   evaluator.bindDims(dims);
   evaluator.checkGuards();
   evaluator.checkInputs();
+  evaluator.analyse();
   return evaluator.run();
 }
 

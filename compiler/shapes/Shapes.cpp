@@ -31,6 +31,13 @@ public:
   std::optional<TypedProgram> run(const Program &program);
 
 private:
+  // ---- items ----
+  void declareFunctions(const Program &program);
+  void declareDim(const DimDecl *dim);
+  void declareArray(const ArrayDecl *arr);
+  void defineBinding(const Binding *bind);
+  void failed(const std::string &name, SourceLoc loc);
+
   // ---- names ----
   const Entity *lookup(const std::string &name) const;
   bool declare(Scope &scope, const std::string &name, Entity entity, const char *what);
@@ -38,7 +45,10 @@ private:
   // ---- expressions ----
   TExprPtr elab(const Expr &e);
   TExprPtr elabName(const Expr &e);
+  TExprPtr elabOperator(const Expr &e);
   TExprPtr elabCall(const Expr &e);
+  const FnDecl *callee(const Expr &e);
+  TExprPtr inlineCall(const Expr &e, const FnDecl &fn, std::vector<TExprPtr> argValues);
   TExprPtr elabComprehension(const Expr &e);
   TExprPtr apply(const Expr &e, TKind kind, std::vector<TExprPtr> args, const RuleResult &rule);
   void checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array);
@@ -267,8 +277,9 @@ TExprPtr ShapeChecker::elabName(const Expr &e) {
   return nullptr;
 }
 
-// A call inlines the function: its parameters and locals become a chain of Lets around the result.
-TExprPtr ShapeChecker::elabCall(const Expr &e) {
+// The function a call names, or null (reported) when it names none, has the wrong number of arguments,
+// recurses or has no result.
+const FnDecl *ShapeChecker::callee(const Expr &e) {
   const Entity *entity = lookup(e.name);
   if (!entity) {
     diags.reportSpan(Diag::UnknownFunction, e.loc, e.length, e.name);
@@ -294,6 +305,15 @@ TExprPtr ShapeChecker::elabCall(const Expr &e) {
   }
   if (!fn.result)
     return nullptr; // reported by the parser
+  return &fn;
+}
+
+// A call inlines the function: its parameters and locals become a chain of Lets around the result.
+TExprPtr ShapeChecker::elabCall(const Expr &e) {
+  const FnDecl *called = callee(e);
+  if (!called)
+    return nullptr;
+  const FnDecl &fn = *called;
   std::vector<TExprPtr> argValues;
   bool failed = false;
   for (const auto &arg : e.args) {
@@ -302,7 +322,12 @@ TExprPtr ShapeChecker::elabCall(const Expr &e) {
   }
   if (failed)
     return nullptr;
+  return inlineCall(e, fn, std::move(argValues));
+}
 
+// The function's body with its parameters bound to the arguments' values.
+TExprPtr ShapeChecker::inlineCall(const Expr &e, const FnDecl &fn, std::vector<TExprPtr> argValues) {
+  bool failed = false;
   // The body sees only its parameters, its locals and the program's dims, inputs and functions.
   std::vector<Scope> savedLocals = std::move(locals);
   bool savedInFunction = inFunction;
@@ -446,6 +471,11 @@ TExprPtr ShapeChecker::elab(const Expr &e) {
   case ExprKind::Comprehension: return elabComprehension(e);
   default: break;
   }
+  return elabOperator(e);
+}
+
+// An operator applied to its elaborated arguments, typed by its shape rule.
+TExprPtr ShapeChecker::elabOperator(const Expr &e) {
   std::vector<TExprPtr> args;
   for (const auto &arg : e.args) {
     args.push_back(elab(*arg));
@@ -505,109 +535,128 @@ TExprPtr ShapeChecker::elab(const Expr &e) {
   return nullptr;
 }
 
-std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
-  out.fileName = program.fileName;
-  // Functions may be called before their definition; everything else is declared before use.
+// Functions may be called before their definition; everything else is declared before use.
+void ShapeChecker::declareFunctions(const Program &program) {
   for (const Item &item : program.items)
     if (auto *fn = std::get_if<FnDecl>(&item)) {
       Entity entity{Entity::Function, fn->loc};
       entity.fn = fn;
       declare(globals, fn->name, entity, "a function");
     }
-  // An item that fails still declares its name, so that its uses are not reported once more each.
-  auto failed = [&](const std::string &name, SourceLoc loc) { globals.try_emplace(name, Entity::Failed, loc); };
+}
+
+// An item that fails still declares its name, so that its uses are not reported once more each.
+void ShapeChecker::failed(const std::string &name, SourceLoc loc) { globals.try_emplace(name, Entity::Failed, loc); }
+
+// `dim n` or `dim n = e`: e must be a positive constant over the dims declared above.
+void ShapeChecker::declareDim(const DimDecl *dim) {
+  TDim d{dim->name, SymbolTable::intern(dim->name), std::nullopt, dim->loc};
+  if (dim->value) {
+    TExprPtr v = elab(*dim->value);
+    auto value = v ? dimsOnlyValue(*dim->value, *v, ("the value of dim '" + dim->name + "'").c_str())
+                   : std::nullopt;
+    if (!value) {
+      failed(dim->name, dim->loc);
+      return;
+    }
+    if (!value->isConstant() || *value->constant() <= 0) {
+      diags.reportSpan(value->isConstant() ? Diag::DimNotPositive : Diag::DimNotConstant, dim->value->loc,
+                       dim->value->length, dim->name, value->str());
+      failed(dim->name, dim->loc);
+      return;
+    }
+    d.value = *value->constant();
+  }
+  Entity entity{Entity::Dim, dim->loc};
+  entity.slot = out.dims.size();
+  if (declare(globals, dim->name, entity, "a dim")) {
+    dimSymbols.insert(d.sym);
+    out.dims.push_back(d);
+  }
+}
+
+// `in x : f32[e, …]` (and inout): each extent is positive, provably or by a run-time guard.
+void ShapeChecker::declareArray(const ArrayDecl *arr) {
+  TInput in{arr->name, arr->role, arr->elem, {}, arr->loc};
+  bool good = true;
+  for (const auto &ext : arr->extents) {
+    TExprPtr v = elab(*ext);
+    auto value = v ? dimsOnlyValue(*ext, *v, "an array extent") : std::nullopt;
+    if (!value) {
+      good = false;
+      continue;
+    }
+    Sign s = signOf(*value);
+    if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive) {
+      diags.reportSpan(Diag::NonPositiveExtent, ext->loc, ext->length, value->str());
+      good = false;
+    } else if (s != Sign::Positive) {
+      addGuard(Guard{Guard::Le, SymExpr(1), *value, {}, {}}, ext->loc, "array extent positive");
+    }
+    in.shape.push_back(*value);
+  }
+  if (!good) {
+    failed(arr->name, arr->loc);
+    return;
+  }
+  Entity entity{Entity::Input, arr->loc};
+  entity.slot = out.inputs.size();
+  if (declare(globals, arr->name, entity, "an input"))
+    out.inputs.push_back(std::move(in));
+}
+
+// `X = e`, `out X = e`, or the update of an inout X declared above.
+void ShapeChecker::defineBinding(const Binding *bind) {
+  // `X = e` with X an inout declared above is an update of X, not a redefinition.
+  auto previous = globals.find(bind->name);
+  std::optional<size_t> slot;
+  if (previous != globals.end() && previous->second.kind == Entity::Input &&
+      out.inputs[previous->second.slot].role == ArrayRole::InOut)
+    slot = previous->second.slot;
+  updating = slot;
+  TExprPtr value = elab(*bind->value);
+  updating.reset();
+  if (!value || (slot && !checkUpdate(*bind, *slot, *value))) {
+    if (!slot)
+      failed(bind->name, bind->loc);
+    return;
+  }
+  auto b = std::make_unique<TBinding>();
+  b->name = bind->name;
+  b->loc = bind->loc;
+  b->isOutput = bind->isOutput;
+  b->updates = slot;
+  b->value = std::move(value);
+  Entity entity{Entity::Bind, bind->loc};
+  entity.binding = b.get();
+  entity.update = slot.has_value();
+  if (slot) {
+    globals[bind->name] = entity;
+    out.bindings.push_back(std::move(b));
+  } else if (previous != globals.end() && previous->second.kind == Entity::Input) {
+    diags.report(Diag::UpdateOfIn, bind->loc, bind->name);
+    diags.report(Diag::PreviousDefinition, previous->second.loc, bind->name);
+  } else if (previous != globals.end() && previous->second.update) {
+    diags.report(Diag::UpdatedTwice, bind->loc, bind->name);
+    diags.report(Diag::PreviousUpdate, previous->second.loc, bind->name);
+  } else if (declare(globals, bind->name, entity, "a binding")) {
+    out.bindings.push_back(std::move(b));
+  }
+}
+
+std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
+  out.fileName = program.fileName;
+  declareFunctions(program);
   for (const Item &item : program.items) {
     if (diags.tooMany())
       break;
     try {
-      if (auto *dim = std::get_if<DimDecl>(&item)) {
-        TDim d{dim->name, SymbolTable::intern(dim->name), std::nullopt, dim->loc};
-        if (dim->value) {
-          TExprPtr v = elab(*dim->value);
-          auto value = v ? dimsOnlyValue(*dim->value, *v, ("the value of dim '" + dim->name + "'").c_str())
-                         : std::nullopt;
-          if (!value) {
-            failed(dim->name, dim->loc);
-            continue;
-          }
-          if (!value->isConstant() || *value->constant() <= 0) {
-            diags.reportSpan(value->isConstant() ? Diag::DimNotPositive : Diag::DimNotConstant, dim->value->loc,
-                             dim->value->length, dim->name, value->str());
-            failed(dim->name, dim->loc);
-            continue;
-          }
-          d.value = *value->constant();
-        }
-        Entity entity{Entity::Dim, dim->loc};
-        entity.slot = out.dims.size();
-        if (declare(globals, dim->name, entity, "a dim")) {
-          dimSymbols.insert(d.sym);
-          out.dims.push_back(d);
-        }
-      } else if (auto *arr = std::get_if<ArrayDecl>(&item)) {
-        TInput in{arr->name, arr->role, arr->elem, {}, arr->loc};
-        bool good = true;
-        for (const auto &ext : arr->extents) {
-          TExprPtr v = elab(*ext);
-          auto value = v ? dimsOnlyValue(*ext, *v, "an array extent") : std::nullopt;
-          if (!value) {
-            good = false;
-            continue;
-          }
-          Sign s = signOf(*value);
-          if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive) {
-            diags.reportSpan(Diag::NonPositiveExtent, ext->loc, ext->length, value->str());
-            good = false;
-          } else if (s != Sign::Positive) {
-            addGuard(Guard{Guard::Le, SymExpr(1), *value, {}, {}}, ext->loc, "array extent positive");
-          }
-          in.shape.push_back(*value);
-        }
-        if (!good) {
-          failed(arr->name, arr->loc);
-          continue;
-        }
-        Entity entity{Entity::Input, arr->loc};
-        entity.slot = out.inputs.size();
-        if (declare(globals, arr->name, entity, "an input"))
-          out.inputs.push_back(std::move(in));
-      } else if (auto *bind = std::get_if<Binding>(&item)) {
-        // `X = e` with X an inout declared above is an update of X, not a redefinition.
-        auto previous = globals.find(bind->name);
-        std::optional<size_t> slot;
-        if (previous != globals.end() && previous->second.kind == Entity::Input &&
-            out.inputs[previous->second.slot].role == ArrayRole::InOut)
-          slot = previous->second.slot;
-        updating = slot;
-        TExprPtr value = elab(*bind->value);
-        updating.reset();
-        if (!value || (slot && !checkUpdate(*bind, *slot, *value))) {
-          if (!slot)
-            failed(bind->name, bind->loc);
-          continue;
-        }
-        auto b = std::make_unique<TBinding>();
-        b->name = bind->name;
-        b->loc = bind->loc;
-        b->isOutput = bind->isOutput;
-        b->updates = slot;
-        b->value = std::move(value);
-        Entity entity{Entity::Bind, bind->loc};
-        entity.binding = b.get();
-        entity.update = slot.has_value();
-        if (slot) {
-          globals[bind->name] = entity;
-          out.bindings.push_back(std::move(b));
-        } else if (previous != globals.end() && previous->second.kind == Entity::Input) {
-          diags.report(Diag::UpdateOfIn, bind->loc, bind->name);
-          diags.report(Diag::PreviousDefinition, previous->second.loc, bind->name);
-        } else if (previous != globals.end() && previous->second.update) {
-          diags.report(Diag::UpdatedTwice, bind->loc, bind->name);
-          diags.report(Diag::PreviousUpdate, previous->second.loc, bind->name);
-        } else if (declare(globals, bind->name, entity, "a binding")) {
-          out.bindings.push_back(std::move(b));
-        }
-      }
+      if (auto *dim = std::get_if<DimDecl>(&item))
+        declareDim(dim);
+      else if (auto *arr = std::get_if<ArrayDecl>(&item))
+        declareArray(arr);
+      else if (auto *bind = std::get_if<Binding>(&item))
+        defineBinding(bind);
     } catch (const SymArithmeticError &error) {
       // Overflowing or dividing extents: point at the item; the message names the arithmetic fault.
       SourceLoc loc = std::visit([](const auto &it) { return it.loc; }, item);

@@ -1,4 +1,5 @@
 #include "Diagnostics.h"
+#include "Utf8.h"
 
 #include <cstdlib>
 #include <unistd.h>
@@ -39,23 +40,6 @@ void DiagnosticEngine::write(const std::string &text) {
     *capture += text;
   else
     std::fputs(text.c_str(), out);
-}
-
-// The length of the valid UTF-8 character starting at `at`, or 0 for a malformed sequence.
-static uint32_t utf8Length(std::string_view s, uint32_t at) {
-  unsigned char c = (unsigned char)s[at];
-  if (c < 0x80)
-    return 1;
-  uint32_t need = c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-  if (need == 0 || at + need > s.size())
-    return 0;
-  for (uint32_t k = 1; k < need; ++k)
-    if (((unsigned char)s[at + k] & 0xC0) != 0x80)
-      return 0;
-  unsigned char d = (unsigned char)s[at + 1]; // overlong forms and UTF-16 surrogates
-  if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d >= 0xA0) || (c == 0xF0 && d < 0x90) || (c == 0xF4 && d >= 0x90))
-    return 0;
-  return need;
 }
 
 // Very long lines (a 1 MB line is a test case) are shown as a window around the column.
@@ -109,7 +93,7 @@ void DiagnosticEngine::emit(Diag kind, SourceLoc loc, uint32_t length, const std
     std::string caret(prefix.size(), ' ');
     for (uint32_t i = 0; i < line.size();) {
       unsigned char c = (unsigned char)line[i];
-      uint32_t len = utf8Length(line, i);
+      uint32_t len = decodeUtf8(line, i).length;
       bool printable = c == '\t' || (c >= 0x20 && c != 0x7f);
       if (len == 0 || !printable) {
         shown += '?';

@@ -55,14 +55,32 @@ double identity(BinOp op, bool integer) {
   }
 }
 
+// NaN propagates and -0 < +0 (IEEE 754-2019 maximum and minimum): both are then commutative and
+// associative on every input, so a fold gives the same value in every order and every schedule.
+double maximum(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return a + b;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+double minimum(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return a + b;
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
 double apply(BinOp op, double a, double b) {
   switch (op) {
   case BinOp::Add: return a + b;
   case BinOp::Sub: return a - b;
   case BinOp::Mul: return a * b;
   case BinOp::Div: return a / b;
-  case BinOp::Max: return a > b ? a : b;
-  case BinOp::Min: return a < b ? a : b;
+  case BinOp::Max: return maximum(a, b);
+  case BinOp::Min: return minimum(a, b);
   case BinOp::IntDiv: return std::floor(a / b);
   case BinOp::Mod: return a - std::floor(a / b) * b;
   }

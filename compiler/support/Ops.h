@@ -20,6 +20,10 @@ bool isReducer(BinOp op);
 // -inf and +inf, or over int the least and greatest int64 (-2^63 and 2^63 - 1, which rounds to 2^63
 // as a double; the C emitter spells both as INT64_MIN and INT64_MAX).
 double identity(BinOp op, bool integer);
+// max and min: NaN if either operand is NaN, and -0 < +0 (docs/language.md §5; moart/kernel.h's
+// moart_max* helpers implement the same rule for the kernels).
+double maximum(double a, double b);
+double minimum(double a, double b);
 double apply(BinOp op, double a, double b);
 double apply(UnOp op, double a);
 

@@ -1,5 +1,6 @@
 // The dsl-examples, evaluated by the reference interpreter, against attention written out as plain
-// loops: softmax(q·Kᵀ/√dk)·V with the textbook max-shifted softmax. Both run in double precision and
+// loops: softmax(q·Kᵀ/√dk)·V with the textbook max-shifted softmax. Both run in double precision (the
+// interpreter's exact evaluation, InterpretOptions::exactFloats, since the examples' inputs are f32) and
 // differ only in rounding: each output is a sum of n terms p_l·v with 0 ≤ p_l ≤ 1, |v| < 1, after a dot
 // product of dk terms, so the two agree to a few (n + dk)·ε.
 #include "Interp.h"
@@ -11,6 +12,8 @@ using namespace moac;
 using namespace moac::test;
 
 namespace {
+
+const InterpretOptions exact{true};
 
 // Deterministic data in (-1, 1), different for each array.
 NDArray data(std::vector<int64_t> shape, double phase) {
@@ -56,7 +59,8 @@ void requireClose(const std::vector<double> &got, const std::vector<double> &wan
 TEST_CASE("decode attention matches softmax(q Kt / sqrt dk) V", "[interp][attention]") {
   const int n = 5, dk = 3, dv = 2;
   NDArray q = data({dk}, 0.1), K = data({n, dk}, 0.7), V = data({n, dv}, 1.3);
-  NDArray o = run(readFile(MOAC_EXAMPLES_DIR "/decode.moa"), dims({{"n", n}, {"dk", dk}, {"dv", dv}}), {q, K, V});
+  NDArray o = run(readFile(MOAC_EXAMPLES_DIR "/decode.moa"), dims({{"n", n}, {"dk", dk}, {"dv", dv}}), {q, K, V},
+                  exact);
   REQUIRE(o.shape == std::vector<int64_t>{dv});
   requireClose(o.data, attend(q.data.data(), K.data.data(), V.data.data(), n, dk, dv), 8 * (n + dk) * DBL_EPSILON);
 }
@@ -68,7 +72,7 @@ TEST_CASE("grouped-query attention reads KV head g*hkv div hq for query head g",
     INFO("hkv = " << hkv);
     NDArray Q = data({B, hq, dk}, 0.2), K = data({B, hkv, n, dk}, 0.9), V = data({B, hkv, n, dv}, 2.1);
     NDArray O = run(program, dims({{"B", B}, {"hq", hq}, {"hkv", hkv}, {"n", n}, {"dk", dk}, {"dv", dv}}),
-                    {Q, K, V});
+                    {Q, K, V}, exact);
     REQUIRE(O.shape == std::vector<int64_t>{B, hq, dv});
     std::vector<double> want;
     for (int b = 0; b < B; ++b)

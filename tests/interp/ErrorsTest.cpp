@@ -97,9 +97,9 @@ TEST_CASE("the array operators check their operands instead of reading out of bo
   CHECK_THROWS_WITH(drop(-3, a, at), Contains("drop of 3 exceeds the leading extent 2"));
   CHECK_THROWS_WITH(cat(a, counting({2}), at), Contains("cat needs equal trailing axes"));
   CHECK_THROWS_WITH(reshape({4}, a, at), Contains("reshape changes the number of elements: 6 to 4"));
-  CHECK_THROWS_WITH(inner(BinOp::Add, BinOp::Mul, false, a, a, at), Contains("inner product needs matching axes"));
-  CHECK_THROWS_WITH(elementwise(BinOp::Add, false, a, counting({3, 2}), at), Contains("needs equal shapes"));
-  CHECK_THROWS_WITH(reduce(BinOp::Add, false, scalar(1), at), Contains("rank at least 1"));
+  CHECK_THROWS_WITH(inner(BinOp::Add, BinOp::Mul, ElemType::F64, a, a, at), Contains("inner product needs matching axes"));
+  CHECK_THROWS_WITH(elementwise(BinOp::Add, ElemType::F64, a, counting({3, 2}), at), Contains("needs equal shapes"));
+  CHECK_THROWS_WITH(reduce(BinOp::Add, ElemType::F64, scalar(1, ElemType::F64), at), Contains("rank at least 1"));
   CHECK_THROWS_WITH(makeArray({int64_t(1) << 20, int64_t(1) << 20}, at), Contains("the interpreter's limit"));
   CHECK_THROWS_WITH(toIntegers(array({1}, {1.5}), at, "the index of psi"), Contains("must hold integers"));
   try {

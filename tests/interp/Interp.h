@@ -64,16 +64,17 @@ inline NDArray counting(std::vector<int64_t> shape) {
 
 // Type-checks text (which must succeed) and returns every output.
 inline std::vector<NDArray> runAll(const std::string &text, const DimValues &d = {},
-                                   const std::vector<NDArray> &inputs = {}) {
+                                   const std::vector<NDArray> &inputs = {}, const InterpretOptions &options = {}) {
   Checked c = check(text);
   INFO(c.diags);
   REQUIRE(c.program);
-  return interpret(*c.program, d, inputs);
+  return interpret(*c.program, d, inputs, options);
 }
 
 // The first output.
-inline NDArray run(const std::string &text, const DimValues &d = {}, const std::vector<NDArray> &inputs = {}) {
-  std::vector<NDArray> outputs = runAll(text, d, inputs);
+inline NDArray run(const std::string &text, const DimValues &d = {}, const std::vector<NDArray> &inputs = {},
+                   const InterpretOptions &options = {}) {
+  std::vector<NDArray> outputs = runAll(text, d, inputs, options);
   REQUIRE(!outputs.empty());
   return outputs[0];
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the kernel moac compiles from dsl-examples/kvcache.moa for TARGET with the driver kvcache_steps.c
 # (C99, -Wall -Wextra -Werror), then runs T steps for each (T, dk, dv) given.
-# usage: run.sh MOAC ROOT TARGET T,dk,dv...
+# usage: MOAC_OPENACC_FLAGS=... run.sh MOAC ROOT TARGET T,dk,dv... (the OpenACC options from CMake)
 set -euo pipefail
 moac=$1 root=$2 target=$3
 shift 3
@@ -10,7 +10,7 @@ trap 'rm -rf "$out"' EXIT
 "$moac" compile "$root/dsl-examples/kvcache.moa" --target="$target" -o "$out/kvcache.c" --header "$out/moa_kvcache.h"
 case "$target" in
   openmp) flags=-fopenmp ;;
-  openacc) flags=-fopenacc ;;
+  openacc) flags=${MOAC_OPENACC_FLAGS:?the OpenACC options of cmake/MoacOpenACC.cmake} ;;
   *) flags= ;;
 esac
 cc -std=c99 -O2 -Wall -Wextra -Werror $flags -I"$root/runtime/include" -I"$out" \

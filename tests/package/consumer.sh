@@ -44,5 +44,12 @@ done
 expect_generated second-build 0
 touch "$work/decode.moa"
 expect_generated after-touching-decode.moa "$ntargets"
+# moac leaves an output that holds the same bytes untouched, so nothing that depends on it is rebuilt.
+if grep -E "Building C object .*decode\.c\.o" "$work/after-touching-decode.moa.log"; then
+  echo "FAIL: the unchanged kernels were compiled again after touching decode.moa"
+  exit 1
+fi
+echo "ok   after-touching-decode.moa: no kernel compiled again (its C did not change)"
+expect_generated build-after-the-unchanged-kernels 0
 touch "$work/prefix/bin/moac"
 expect_generated after-touching-moac "$ntargets"

@@ -8,8 +8,8 @@ One *case* is (example, dims, target, seed). run_case() does, in a folder of its
      moac's seeded inputs; DIR keeps the inputs (q.moarr, K.moarr, V.moarr, f32 as declared) and the
      kernel's outputs (out_o.moarr, f32); the printed report gives the check's own verdict and tolerance
      and the traffic model with numbers;
-  2. `moac run FILE --dims D --inputs DIR --outputs DIR/interp`: the reference interpreter on the same
-     files (interp/o.moarr, f64);
+  2. `moac run FILE --exact --dims D --inputs DIR --outputs DIR/interp`: the reference interpreter on the
+     same files, every f32 value computed in f64 (interp/o.moarr, f64);
   3. case.json: what the folder holds, so sdpa_gpu.py can read it without knowing the example.
 compare_torch() then computes softmax(q @ K.T / sqrt(dk)) @ V in float64 and float32 with torch on the
 same inputs and reports ‖err‖∞ of every pair.
@@ -156,7 +156,7 @@ def run_case(moac, example, dims, target, seed, workdir, schedule=None):
     if spec["out"] not in check:
         raise MoacError(f"no ‖err‖∞ line for output {spec['out']} in moac check's report:\n{p.stdout}")
     interp = os.path.join(keep, "interp")
-    _run([moac, "run", moa, "--dims", dims_text(dims), "--inputs", keep, "--outputs", interp])
+    _run([moac, "run", moa, "--exact", "--dims", dims_text(dims), "--inputs", keep, "--outputs", interp])
     for x in (spec["q"], spec["k"], spec["v"]):  # run --outputs copies the inputs too: the kept ones serve
         os.remove(os.path.join(interp, f"{x}.moarr"))
     record = dict(name=name, example=example, kind=spec["kind"], dims=dims, target=target, seed=seed,

@@ -215,7 +215,8 @@ TEST_CASE("the lowered decode computes the interpreter's result with K lifted, f
     ev.buffer("V") = V;
     ev.run();
     DimValues dims{{SymbolTable::intern("n"), N}, {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
-    std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}});
+    std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}},
+                                          InterpretOptions{true});
     std::vector<double> &o = ev.buffer("o");
     REQUIRE(o.size() == want[0].data.size());
     for (size_t i = 0; i < o.size(); ++i)
@@ -264,7 +265,7 @@ TEST_CASE("GQA on OpenACC: K lifted on axis 2 (one slab per batch and KV head), 
                    {SymbolTable::intern("n"), N},  {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
     std::vector<NDArray> want = interpret(*l.typed, dims,
                                           {NDArray{{Bn, hq, dk}, Q}, NDArray{{Bn, hkv, N, dk}, Kd},
-                                           NDArray{{Bn, hkv, N, dv}, V}});
+                                           NDArray{{Bn, hkv, N, dv}, V}}, InterpretOptions{true});
     std::vector<double> &O = ev.buffer("O");
     REQUIRE(O.size() == want[0].data.size());
     for (size_t i = 0; i < O.size(); ++i)
@@ -376,7 +377,7 @@ TEST_CASE("γ lowering: structural operators become offsets into the input, with
     for (const auto &[name, v] : c.dims)
       dims[SymbolTable::intern(name)] = v;
     ev.run();
-    std::vector<NDArray> want = interpret(*l.typed, dims, inputs);
+    std::vector<NDArray> want = interpret(*l.typed, dims, inputs, InterpretOptions{true});
     CHECK(ev.buffer("r") == want[0].data);
     // every output element is stored exactly once
     std::set<int64_t> stored;
@@ -475,7 +476,7 @@ TEST_CASE("the KV-cache append stores exactly row t of K and V, O(dk + dv), and 
         continue; // the interpreter binds positive dims only; the stores above are the check
       std::vector<NDArray> want = interpret(*l.typed, dims,
                                             {NDArray{{dk}, q}, NDArray{{dk}, k}, NDArray{{dv}, v},
-                                             NDArray{{cap, dk}, K}, NDArray{{cap, dv}, V}});
+                                             NDArray{{cap, dk}, K}, NDArray{{cap, dv}, V}}, InterpretOptions{true});
       REQUIRE(want.size() == 3);
       std::vector<double> &o = ev.buffer("o");
       for (size_t i = 0; i < o.size(); ++i)

@@ -163,7 +163,7 @@ std::vector<NDArray> evaluateBoth(const std::string &text, const Values &values)
   Reduced r = reduceText(text);
   DimValues dims = dimValues(values);
   std::vector<NDArray> inputs = inputsFor(*r.typed, dims);
-  std::vector<NDArray> expected = interpret(*r.typed, dims, inputs);
+  std::vector<NDArray> expected = interpret(*r.typed, dims, inputs, InterpretOptions{true});
   std::vector<NDArray> got = evaluateDnf(r.dnf, dims, inputs);
   REQUIRE(got.size() == expected.size());
   for (size_t o = 0; o < got.size(); ++o) {

@@ -1,7 +1,8 @@
 /* moart/kernel.h: the small inline helpers every generated kernel includes.
  *
  * Floor division and modulus (MoA's div and mod round toward -inf, C's / and % toward 0), max/min with
- * the reference interpreter's semantics (a > b ? a : b), the chunk count of a split reduction, and
+ * the language's rule (NaN propagates, -0 < +0: IEEE 754-2019 maximum and minimum, unlike fmaxf, so a
+ * split or reordered max/ gives the interpreter's value bit for bit), the chunk count of a split reduction, and
  * the 64-byte alignment of workspace slots. Header-only: the kernels need no library to link for these. */
 #ifndef MOART_KERNEL_H
 #define MOART_KERNEL_H
@@ -16,6 +17,35 @@
 extern "C" {
 #endif
 
+/* The helpers are OpenACC device routines, so that offloaded kernels may call them at every optimisation
+ * level: otherwise GCC's nvptx offloading stops with "function 'moart_maxf' has been referenced in
+ * offloaded code but hasn't been marked to be included" wherever it does not inline the call (-O0, -O1).
+ * GCC takes `acc routine(NAME)` only after a declaration and before the definition, hence this block. */
+#ifdef _OPENACC
+static inline int64_t moart_floordiv(int64_t a, int64_t b);
+#pragma acc routine(moart_floordiv) seq
+static inline int64_t moart_floormod(int64_t a, int64_t b);
+#pragma acc routine(moart_floormod) seq
+static inline float moart_maxf(float a, float b);
+#pragma acc routine(moart_maxf) seq
+static inline float moart_minf(float a, float b);
+#pragma acc routine(moart_minf) seq
+static inline double moart_max(double a, double b);
+#pragma acc routine(moart_max) seq
+static inline double moart_min(double a, double b);
+#pragma acc routine(moart_min) seq
+static inline int64_t moart_maxi(int64_t a, int64_t b);
+#pragma acc routine(moart_maxi) seq
+static inline int64_t moart_mini(int64_t a, int64_t b);
+#pragma acc routine(moart_mini) seq
+static inline int64_t moart_absi(int64_t a);
+#pragma acc routine(moart_absi) seq
+static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads, int64_t chunk);
+#pragma acc routine(moart_chunks) seq
+static inline size_t moart_align64(size_t bytes);
+#pragma acc routine(moart_align64) seq
+#endif
+
 static inline int64_t moart_floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -23,10 +53,35 @@ static inline int64_t moart_floordiv(int64_t a, int64_t b) {
 
 static inline int64_t moart_floormod(int64_t a, int64_t b) { return a - moart_floordiv(a, b) * b; }
 
-static inline float moart_maxf(float a, float b) { return a > b ? a : b; }
-static inline float moart_minf(float a, float b) { return a < b ? a : b; }
-static inline double moart_max(double a, double b) { return a > b ? a : b; }
-static inline double moart_min(double a, double b) { return a < b ? a : b; }
+/* a + b is NaN when either is: NaN propagates. Equal operands differ only as -0 and +0. */
+static inline float moart_maxf(float a, float b) {
+  if (a != a || b != b)
+    return a + b;
+  if (a == b)
+    return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+static inline float moart_minf(float a, float b) {
+  if (a != a || b != b)
+    return a + b;
+  if (a == b)
+    return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+static inline double moart_max(double a, double b) {
+  if (a != a || b != b)
+    return a + b;
+  if (a == b)
+    return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+static inline double moart_min(double a, double b) {
+  if (a != a || b != b)
+    return a + b;
+  if (a == b)
+    return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
 static inline int64_t moart_maxi(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t moart_mini(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t moart_absi(int64_t a) { return a < 0 ? -a : a; }
