@@ -85,8 +85,8 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   for (int64_t c = 0; c < P_online; ++c) {
     float m = -INFINITY; /* decode.moa:8 */
     float acc = 0.0f;    /* decode.moa:8 */
-    for (int64_t x = 0; x < dv; ++x) {
-      online_o_part[(dv * c + x)] = 0.0f; /* decode.moa:8 */
+    for (int64_t i = 0; i < dv; ++i) {
+      online_o_part[(dv * c + i)] = 0.0f; /* decode.moa:8 */
     }
     for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
          l < (c * moart_floordiv((n + P_online - 1), P_online) +
@@ -102,9 +102,9 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
         float scale = moart_rescalef(m, next); /* decode.moa:8 */
         float w = moart_rescalef(e, next);     /* decode.moa:8 */
         acc = ((acc * scale) + w);             /* decode.moa:8 */
-        for (int64_t x = 0; x < dv; ++x) {
-          online_o_part[(dv * c + x)] =
-              ((online_o_part[(dv * c + x)] * scale) + (w * V[(dv * l + x)])); /* decode.moa:8 */
+        for (int64_t i = 0; i < dv; ++i) {
+          online_o_part[(dv * c + i)] =
+              ((online_o_part[(dv * c + i)] * scale) + (w * V[(dv * l + i)])); /* decode.moa:8 */
         }
         m = next; /* decode.moa:8 */
       }
@@ -114,21 +114,21 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   }
 
   /* o */
-  for (int64_t i = 0; i < dv; ++i) {
+  for (int64_t i2 = 0; i2 < dv; ++i2) {
     float M = -INFINITY; /* decode.moa:14 */
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
       M = moart_maxf(M, online_m_part[c2]); /* decode.moa:14 */
     }
     float S = 0.0f; /* decode.moa:14 */
     for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S +
-          (online_o_part[(dv * c3 + i)] * moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
+      S = S + (online_o_part[(dv * c3 + i2)] *
+               moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
     }
     float S2 = 0.0f; /* decode.moa:10 */
     for (int64_t c4 = 0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
     }
-    o[i] = (S / S2); /* decode.moa:14 */
+    o[i2] = (S / S2); /* decode.moa:14 */
   }
   return 0;
 }

@@ -19,6 +19,16 @@
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   n: dim n
+ *   dk: dim dk
+ *   dv: dim dv
+ *   q: in q : f32<dk>
+ *   K: in K : f32<n dk>
+ *   V: in V : f32<n dv>
+ *   o: out o : f32<dv>
+ *   workspace: moa_decode_workspace_bytes(n, dk, dv) bytes, 64-byte aligned
+ */
 int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
                const float *restrict V, float *o, void *workspace);
 

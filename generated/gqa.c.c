@@ -100,13 +100,13 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
 
   /* online (splits) */
-  for (int64_t f = 0; f < B; ++f) {
-    for (int64_t f2 = 0; f2 < hq; ++f2) {
+  for (int64_t i = 0; i < B; ++i) {
+    for (int64_t j = 0; j < hq; ++j) {
       for (int64_t c = 0; c < P_online; ++c) {
         float m = -INFINITY; /* gqa.moa:9 */
         float acc = 0.0f;    /* gqa.moa:9 */
-        for (int64_t x = 0; x < dv; ++x) {
-          online_O_part[(hq * dv * f * P_online + dv * f2 * P_online + dv * c + x)] =
+        for (int64_t k = 0; k < dv; ++k) {
+          online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
               0.0f; /* gqa.moa:9 */
         }
         for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
@@ -116,8 +116,8 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
           if (l < n) {
             float acc2 = 0.0f; /* gqa.moa:14 */
             for (int64_t l2 = 0; l2 < dk; ++l2) {
-              acc2 = acc2 + (Q[(hq * dk * f + dk * f2 + l2)] *
-                             K[(hkv * n * dk * f + n * dk * moart_floordiv(hkv * f2, hq) + dk * l +
+              acc2 = acc2 + (Q[(hq * dk * i + dk * j + l2)] *
+                             K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) + dk * l +
                                 l2)]); /* gqa.moa:14 */
             }
             float e = (acc2 / sqrtf((float)(dk))); /* gqa.moa:9 */
@@ -125,44 +125,44 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
             float scale = moart_rescalef(m, next); /* gqa.moa:9 */
             float w = moart_rescalef(e, next);     /* gqa.moa:9 */
             acc = ((acc * scale) + w);             /* gqa.moa:9 */
-            for (int64_t x = 0; x < dv; ++x) {
-              online_O_part[(hq * dv * f * P_online + dv * f2 * P_online + dv * c + x)] =
-                  ((online_O_part[(hq * dv * f * P_online + dv * f2 * P_online + dv * c + x)] *
+            for (int64_t k = 0; k < dv; ++k) {
+              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                  ((online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
                     scale) +
-                   (w * V[(hkv * n * dv * f + n * dv * moart_floordiv(hkv * f2, hq) + dv * l +
-                           x)])); /* gqa.moa:9 */
+                   (w * V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l +
+                           k)])); /* gqa.moa:9 */
             }
             m = next; /* gqa.moa:9 */
           }
         }
-        online_m_part[(hq * f * P_online + f2 * P_online + c)] = m;       /* gqa.moa:9 */
-        online_sum_e_part[(hq * f * P_online + f2 * P_online + c)] = acc; /* gqa.moa:9 */
+        online_m_part[(hq * i * P_online + j * P_online + c)] = m;       /* gqa.moa:9 */
+        online_sum_e_part[(hq * i * P_online + j * P_online + c)] = acc; /* gqa.moa:9 */
       }
     }
   }
 
   /* O */
-  for (int64_t i = 0; i < B; ++i) {
-    for (int64_t j = 0; j < hq; ++j) {
-      for (int64_t k = 0; k < dv; ++k) {
+  for (int64_t i2 = 0; i2 < B; ++i2) {
+    for (int64_t j2 = 0; j2 < hq; ++j2) {
+      for (int64_t k2 = 0; k2 < dv; ++k2) {
         float M = -INFINITY; /* gqa.moa:14 */
         for (int64_t c2 = 0; c2 < P_online; ++c2) {
           M = moart_maxf(M,
-                         online_m_part[(hq * i * P_online + j * P_online + c2)]); /* gqa.moa:14 */
+                         online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]); /* gqa.moa:14 */
         }
         float S = 0.0f; /* gqa.moa:14 */
         for (int64_t c3 = 0; c3 < P_online; ++c3) {
-          S = S + (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c3 + k)] *
-                   moart_rescalef(online_m_part[(hq * i * P_online + j * P_online + c3)],
+          S = S + (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+                   moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
                                   M)); /* gqa.moa:14 */
         }
         float S2 = 0.0f; /* gqa.moa:11 */
         for (int64_t c4 = 0; c4 < P_online; ++c4) {
-          S2 = S2 + (online_sum_e_part[(hq * i * P_online + j * P_online + c4)] *
-                     moart_rescalef(online_m_part[(hq * i * P_online + j * P_online + c4)],
+          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
+                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
                                     M)); /* gqa.moa:11 */
         }
-        O[(hq * dv * i + dv * j + k)] = (S / S2); /* gqa.moa:16 */
+        O[(hq * dv * i2 + dv * j2 + k2)] = (S / S2); /* gqa.moa:16 */
       }
     }
   }

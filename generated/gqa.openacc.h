@@ -20,6 +20,19 @@ size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, in
                                int64_t dv);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   B: dim B
+ *   hq: dim hq
+ *   hkv: dim hkv
+ *   n: dim n
+ *   dk: dim dk
+ *   dv: dim dv
+ *   Q: in Q : f32<B hq dk>
+ *   K: in K : f32<B hkv n dk>
+ *   V: in V : f32<B hkv n dv>
+ *   O: out O : f32<B hq dv>
+ *   workspace: moa_gqa_workspace_bytes(B, hq, hkv, n, dk, dv) bytes, 64-byte aligned
+ */
 int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
             const float *restrict Q, const float *restrict K, const float *restrict V, float *O,
             void *workspace);

@@ -126,8 +126,8 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   for (int64_t c = 0; c < P_online; ++c) {
     float m = -INFINITY; /* kvcache.moa:13 */
     float acc = 0.0f;    /* kvcache.moa:13 */
-    for (int64_t x = 0; x < dv; ++x) {
-      online_o_part[(dv * c + x)] = 0.0f; /* kvcache.moa:13 */
+    for (int64_t i3 = 0; i3 < dv; ++i3) {
+      online_o_part[(dv * c + i3)] = 0.0f; /* kvcache.moa:13 */
     }
     for (int64_t l = c * moart_floordiv((t + P_online), P_online);
          l <
@@ -143,9 +143,9 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
         float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
         float w = moart_rescalef(e, next);     /* kvcache.moa:13 */
         acc = ((acc * scale) + w);             /* kvcache.moa:13 */
-        for (int64_t x = 0; x < dv; ++x) {
-          online_o_part[(dv * c + x)] =
-              ((online_o_part[(dv * c + x)] * scale) + (w * V[(dv * l + x)])); /* kvcache.moa:13 */
+        for (int64_t i3 = 0; i3 < dv; ++i3) {
+          online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
+                                          (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
         }
         m = next; /* kvcache.moa:13 */
       }
@@ -155,21 +155,21 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   }
 
   /* o */
-  for (int64_t i3 = 0; i3 < dv; ++i3) {
+  for (int64_t i4 = 0; i4 < dv; ++i4) {
     float M = -INFINITY; /* kvcache.moa:19 */
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
       M = moart_maxf(M, online_m_part[c2]); /* kvcache.moa:19 */
     }
     float S = 0.0f; /* kvcache.moa:19 */
     for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_part[(dv * c3 + i3)] *
+      S = S + (online_o_part[(dv * c3 + i4)] *
                moart_rescalef(online_m_part[c3], M)); /* kvcache.moa:19 */
     }
     float S2 = 0.0f; /* kvcache.moa:15 */
     for (int64_t c4 = 0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* kvcache.moa:15 */
     }
-    o[i3] = (S / S2); /* kvcache.moa:19 */
+    o[i4] = (S / S2); /* kvcache.moa:19 */
   }
   return 0;
 }

@@ -23,6 +23,19 @@
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   t: dim t
+ *   cap: dim cap
+ *   dk: dim dk
+ *   dv: dim dv
+ *   q: in q : f32<dk>
+ *   k: in k : f32<dk>
+ *   v: in v : f32<dv>
+ *   K: inout K : f32<cap dk>
+ *   V: inout V : f32<cap dv>
+ *   o: out o : f32<dv>
+ *   workspace: moa_kvcache_workspace_bytes(t, cap, dk, dv) bytes, 64-byte aligned
+ */
 int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
                 const float *restrict k, const float *restrict v, float *restrict K,
                 float *restrict V, float *o, void *workspace);

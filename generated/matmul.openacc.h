@@ -19,6 +19,18 @@
 size_t moa_matmul_workspace_bytes(int64_t m, int64_t k, int64_t p);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   m: dim m
+ *   k: dim k
+ *   p: dim p
+ *   A: in A : f32<m k>
+ *   B: in B : f32<k p>
+ *   x: in x : f32<p>
+ *   C: out C : f32<m p>
+ *   y: out y : f32<m>
+ *   D: out D : f32<m p>
+ *   workspace: moa_matmul_workspace_bytes(m, k, p) bytes, 64-byte aligned
+ */
 int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const float *restrict B,
                const float *restrict x, float *C, float *y, float *D, void *workspace);
 

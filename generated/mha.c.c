@@ -91,13 +91,13 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
 
   /* online (splits) */
-  for (int64_t f = 0; f < B; ++f) {
-    for (int64_t f2 = 0; f2 < h; ++f2) {
+  for (int64_t i = 0; i < B; ++i) {
+    for (int64_t j = 0; j < h; ++j) {
       for (int64_t c = 0; c < P_online; ++c) {
         float m = -INFINITY; /* mha.moa:9 */
         float acc = 0.0f;    /* mha.moa:9 */
-        for (int64_t x = 0; x < dv; ++x) {
-          online_O_part[(h * dv * f * P_online + dv * f2 * P_online + dv * c + x)] =
+        for (int64_t k = 0; k < dv; ++k) {
+          online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
               0.0f; /* mha.moa:9 */
         }
         for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
@@ -107,50 +107,51 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
           if (l < n) {
             float acc2 = 0.0f; /* mha.moa:14 */
             for (int64_t l2 = 0; l2 < dk; ++l2) {
-              acc2 = acc2 + (Q[(h * dk * f + dk * f2 + l2)] *
-                             K[(h * n * dk * f + n * dk * f2 + dk * l + l2)]); /* mha.moa:14 */
+              acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
             }
             float e = (acc2 / sqrtf((float)(dk))); /* mha.moa:9 */
             float next = moart_maxf(m, e);         /* mha.moa:9 */
             float scale = moart_rescalef(m, next); /* mha.moa:9 */
             float w = moart_rescalef(e, next);     /* mha.moa:9 */
             acc = ((acc * scale) + w);             /* mha.moa:9 */
-            for (int64_t x = 0; x < dv; ++x) {
-              online_O_part[(h * dv * f * P_online + dv * f2 * P_online + dv * c + x)] =
-                  ((online_O_part[(h * dv * f * P_online + dv * f2 * P_online + dv * c + x)] *
+            for (int64_t k = 0; k < dv; ++k) {
+              online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                  ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *
                     scale) +
-                   (w * V[(h * n * dv * f + n * dv * f2 + dv * l + x)])); /* mha.moa:9 */
+                   (w * V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
             }
             m = next; /* mha.moa:9 */
           }
         }
-        online_m_part[(h * f * P_online + f2 * P_online + c)] = m;       /* mha.moa:9 */
-        online_sum_e_part[(h * f * P_online + f2 * P_online + c)] = acc; /* mha.moa:9 */
+        online_m_part[(h * i * P_online + j * P_online + c)] = m;       /* mha.moa:9 */
+        online_sum_e_part[(h * i * P_online + j * P_online + c)] = acc; /* mha.moa:9 */
       }
     }
   }
 
   /* O */
-  for (int64_t i = 0; i < B; ++i) {
-    for (int64_t j = 0; j < h; ++j) {
-      for (int64_t k = 0; k < dv; ++k) {
+  for (int64_t i2 = 0; i2 < B; ++i2) {
+    for (int64_t j2 = 0; j2 < h; ++j2) {
+      for (int64_t k2 = 0; k2 < dv; ++k2) {
         float M = -INFINITY; /* mha.moa:14 */
         for (int64_t c2 = 0; c2 < P_online; ++c2) {
-          M = moart_maxf(M, online_m_part[(h * i * P_online + j * P_online + c2)]); /* mha.moa:14 */
+          M = moart_maxf(M,
+                         online_m_part[(h * i2 * P_online + j2 * P_online + c2)]); /* mha.moa:14 */
         }
         float S = 0.0f; /* mha.moa:14 */
         for (int64_t c3 = 0; c3 < P_online; ++c3) {
-          S = S + (online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c3 + k)] *
-                   moart_rescalef(online_m_part[(h * i * P_online + j * P_online + c3)],
+          S = S + (online_O_part[(h * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+                   moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c3)],
                                   M)); /* mha.moa:14 */
         }
         float S2 = 0.0f; /* mha.moa:11 */
         for (int64_t c4 = 0; c4 < P_online; ++c4) {
-          S2 = S2 + (online_sum_e_part[(h * i * P_online + j * P_online + c4)] *
-                     moart_rescalef(online_m_part[(h * i * P_online + j * P_online + c4)],
+          S2 = S2 + (online_sum_e_part[(h * i2 * P_online + j2 * P_online + c4)] *
+                     moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c4)],
                                     M)); /* mha.moa:11 */
         }
-        O[(h * dv * i + dv * j + k)] = (S / S2); /* mha.moa:16 */
+        O[(h * dv * i2 + dv * j2 + k2)] = (S / S2); /* mha.moa:16 */
       }
     }
   }

@@ -19,6 +19,18 @@
 size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   B: dim B
+ *   h: dim h
+ *   n: dim n
+ *   dk: dim dk
+ *   dv: dim dv
+ *   Q: in Q : f32<B h dk>
+ *   K: in K : f32<B h n dk>
+ *   V: in V : f32<B h n dv>
+ *   O: out O : f32<B h dv>
+ *   workspace: moa_mha_workspace_bytes(B, h, n, dk, dv) bytes, 64-byte aligned
+ */
 int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
             const float *restrict K, const float *restrict V, float *O, void *workspace);
 

@@ -15,6 +15,19 @@
 size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   n: dim n
+ *   m: dim m
+ *   A: in A : f32<n m>
+ *   colSum: out colSum : f32<m>
+ *   rowSum: out rowSum : f32<n>
+ *   rowMax: out rowMax : f32<n>
+ *   rowMin: out rowMin : f32<n>
+ *   rowProd: out rowProd : f32<n>
+ *   total: out total : f32<>
+ *   mean: out mean : f32<>
+ *   workspace: moa_reduce_rows_workspace_bytes(n, m) bytes, 64-byte aligned
+ */
 int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum, float *rowSum,
                     float *rowMax, float *rowMin, float *rowProd, float *total, float *mean,
                     void *workspace);

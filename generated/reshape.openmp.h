@@ -19,6 +19,17 @@
 size_t moa_reshape_workspace_bytes(void);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   A: in A : f32<4 6>
+ *   x: in x : f32<4>
+ *   y: in y : f32<6>
+ *   B: out B : f32<2 3 4>
+ *   C: out C : f32<6 4>
+ *   D: out D : f32<4 6>
+ *   E: out E : f32<4 6>
+ *   F: out F : f32<4 6>
+ *   workspace: moa_reshape_workspace_bytes() bytes, 64-byte aligned
+ */
 int moa_reshape(const float *restrict A, const float *restrict x, const float *restrict y, float *B,
                 float *C, float *D, float *E, float *F, void *workspace);
 

@@ -19,6 +19,18 @@
 size_t moa_slices_workspace_bytes(int64_t n, int64_t dk);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   n: dim n
+ *   dk: dim dk
+ *   K: in K : f32<n dk>
+ *   k: in k : f32<dk>
+ *   v: in v : f32<8>
+ *   K1: out K1 : f32<n + 1, dk>
+ *   w: out w : f32<18>
+ *   W: out W : f32<n dk>
+ *   H: out H : f32<1 dk>
+ *   workspace: moa_slices_workspace_bytes(n, dk) bytes, 64-byte aligned
+ */
 int moa_slices(int64_t n, int64_t dk, const float *restrict K, const float *restrict k,
                const float *restrict v, float *K1, float *w, float *W, float *H, void *workspace);
 

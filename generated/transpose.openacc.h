@@ -17,6 +17,18 @@
 size_t moa_transpose_workspace_bytes(int64_t a, int64_t b, int64_t c);
 
 /* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Parameters, in order:
+ *   a: dim a
+ *   b: dim b
+ *   c: dim c
+ *   A: in A : f32<a b c>
+ *   M: in M : f32<a b>
+ *   T: out T : f32<b a>
+ *   T2: out T2 : f32<b a>
+ *   S: out S : f32<c b a>
+ *   U: out U : f32<a b c>
+ *   workspace: moa_transpose_workspace_bytes(a, b, c) bytes, 64-byte aligned
+ */
 int moa_transpose(int64_t a, int64_t b, int64_t c, const float *restrict A, const float *restrict M,
                   float *T, float *T2, float *S, float *U, void *workspace);
 

@@ -16,7 +16,10 @@ _moac() {
   done
 
   case $prev in
-    --emit) COMPREPLY=($(compgen -W "tokens ast shapes dnf onf code" -- "$cur")); return ;;
+    --emit) # the stage names from the driver's own table (compiler/driver/Stages.def)
+      local stages
+      stages=$("${words[0]}" --list-stages 2>/dev/null | cut -f1)
+      COMPREPLY=($(compgen -W "$stages" -- "$cur")); return ;;
     --target) COMPREPLY=($(compgen -W "c openmp openacc" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     -o | --output | --header | --depfile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -26,9 +29,9 @@ _moac() {
 
   local opts
   case $sub in
-    "") COMPREPLY=($(compgen -W "compile explain check run --color --version --help" -- "$cur")); return ;;
+    "") COMPREPLY=($(compgen -W "compile explain check run --color --list-stages --version --help" -- "$cur")); return ;;
     compile) opts="-o --output --emit --target --header --schedule --ascii --depfile --verify-output --color --help" ;;
-    explain) opts="-o --output --ascii --color --help" ;;
+    explain) opts="-o --output --ascii --target --color --help" ;;
     check) opts="--dims --seed --target --cc --keep --schedule --color --help" ;;
     run) opts="--dims --seed --inputs --outputs --ascii --color --help" ;;
   esac

@@ -20,7 +20,7 @@ public:
 
 private:
   int64_t value(Symbol s) const {
-    if (auto it = env.find(s.id); it != env.end())
+    if (auto it = env.find(s.id()); it != env.end())
       return it->second;
     if (auto it = dims.find(s); it != dims.end())
       return it->second;
@@ -66,10 +66,10 @@ double DnfEvaluator::eval(const DExpr &e) {
     int64_t n = integer(e.extent);
     double acc = identity(e.op, e.isInt);
     for (int64_t i = 0; i < n; ++i) {
-      env[e.var.id] = i;
+      env[e.var.id()] = i;
       acc = apply(e.op, acc, eval(*e.args[0]));
     }
-    env.erase(e.var.id);
+    env.erase(e.var.id());
     return acc;
   }
   case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
@@ -91,13 +91,13 @@ double DnfEvaluator::evalFused(const DExpr &e) {
   std::vector<Symbol> bound = g.frame;
   bound.insert(bound.end(), member.extra.begin(), member.extra.end());
   for (size_t k = 0; k < bound.size(); ++k)
-    env[bound[k].id] = at[k];
+    env[bound[k].id()] = at[k];
   const int64_t n = integer(g.extent), splits = 3, length = (n + splits - 1) / splits;
   double m = -INFINITY, sum = 0;
   for (int64_t c = 0; c < splits; ++c) {
     double mc = -INFINITY, sc = 0;
     for (int64_t l = c * length; l < std::min(n, c * length + length); ++l) {
-      env[g.var.id] = l;
+      env[g.var.id()] = l;
       double score = eval(*g.score), next = apply(BinOp::Max, mc, score);
       double weight = member.weight ? eval(*member.weight) : 0;
       sc = sc * onlineRescale(mc, next) + onlineRescale(score, next) * weight;
@@ -107,9 +107,9 @@ double DnfEvaluator::evalFused(const DExpr &e) {
     sum = sum * onlineRescale(m, top) + sc * onlineRescale(mc, top);
     m = top;
   }
-  env.erase(g.var.id);
+  env.erase(g.var.id());
   for (Symbol s : bound)
-    env.erase(s.id);
+    env.erase(s.id());
   return e.member == 0 ? m : sum;
 }
 
@@ -147,7 +147,7 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
     std::vector<int64_t> idx(out.shape.size(), 0);
     for (size_t flat = 0; flat < count; ++flat) {
       for (size_t k = 0; k < idx.size(); ++k)
-        env[a.index[k].id] = idx[k];
+        env[a.index[k].id()] = idx[k];
       out.data[flat] = eval(*a.body);
       for (size_t k = idx.size(); k-- > 0;) {
         if (++idx[k] < out.shape[k])
@@ -156,7 +156,7 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
       }
     }
     for (Symbol s : a.index)
-      env.erase(s.id);
+      env.erase(s.id());
   }
   std::vector<NDArray> outputs;
   for (size_t id : p.outputs)

@@ -1,6 +1,6 @@
 #include "Explain.h"
 
-#include "Lower.h"
+#include "LoopIR.h"
 #include "Traffic.h"
 
 #include <fmt/format.h>
@@ -13,6 +13,9 @@ namespace moac {
 namespace {
 
 void section(std::string &out, const char *title) { out += fmt::format("\n== {} ==\n", title); }
+
+// The target as the section title names it (the paper's spelling).
+const char *targetTitle(Target t) { return t == Target::OpenACC ? "OpenACC" : t == Target::OpenMP ? "OpenMP" : "C"; }
 
 std::string storageNotes(const DnfProgram &dnf) {
   std::string out;
@@ -36,7 +39,8 @@ std::string storageNotes(const DnfProgram &dnf) {
 
 } // namespace
 
-std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf) {
+std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf, const Kernel &kernel,
+                    Target target) {
   std::string out = fmt::format("moac explain {}\n", source.name);
   section(out, "program");
   out += source.text;
@@ -62,15 +66,17 @@ std::string explain(const SourceFile &source, const TypedProgram &typed, const D
   section(out, "storage");
   out += storageNotes(dnf);
   out += printTraffic(trafficModel(dnf, typed));
-  // How the default schedule maps it onto a GPU, and why (docs/schedule.md).
-  section(out, "ONF for OpenACC: coalescing");
-  Kernel kernel = lower(dnf, Schedule{}, Target::OpenACC);
-  for (const std::string &d : kernel.decisions)
-    out += d + "\n";
+  // How the schedule maps it onto the target, and why (docs/schedule.md).
+  section(out, fmt::format("ONF for {}: coalescing", targetTitle(target)).c_str());
+  for (const Decision &d : kernel.decisions)
+    out += describeDecision(kernel, d) + "\n";
   out += "γ-difference between adjacent vector lanes of every access (1: coalesced, 0: one address for all):\n";
-  for (const Coalescing &c : kernel.coalescing)
-    out += fmt::format("  {}: {} — lane {}: {}{}\n", c.stage, c.access, c.lane, c.difference,
-                       c.note.empty() ? "" : " (" + c.note + ")");
+  for (const Coalescing &c : kernel.coalescing) {
+    std::string note = describeLanes(c);
+    out += fmt::format("  {}: {} — lane {}: {}{}\n", regionName(kernel, kernel.stages[c.region]),
+                       describeAccess(kernel, c), c.lane.name(), describeDifference(c),
+                       note.empty() ? "" : " (" + note + ")");
+  }
   return out;
 }
 

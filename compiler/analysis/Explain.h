@@ -3,14 +3,18 @@
 #pragma once
 
 #include "Dnf.h"
+#include "LoopIR.h"
 #include "Source.h"
+#include "Target.h"
 #include "Typed.h"
 
 #include <string>
 
 namespace moac {
 
-std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf);
+// `kernel` is the DNF lowered for `target`: its layout decisions and γ-differences close the derivation.
+std::string explain(const SourceFile &source, const TypedProgram &typed, const DnfProgram &dnf, const Kernel &kernel,
+                    Target target);
 
 // The same text in ASCII spellings (⟨i j⟩ψ → <i j> psi, Σ → sum, × → *, …) for `--ascii`.
 std::string asciify(const std::string &text);

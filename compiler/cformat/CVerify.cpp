@@ -95,7 +95,8 @@ std::vector<CDiagnostic> verifyC(const VerifyInput &input) {
 }
 
 std::optional<MoaLine> moaLineOf(const std::string &generated, unsigned line) {
-  static const std::regex comment(R"(/\* ([^ */]+\.moa):([0-9]+) \*/)");
+  // Built per call (only a failed verification gets here): a static regex is mutable state.
+  const std::regex comment(R"(/\* ([^ */]+\.moa):([0-9]+) \*/)");
   std::vector<std::string> lines = splitLines(generated);
   auto at = [&](size_t i) -> std::optional<MoaLine> {
     std::smatch m;

@@ -6,7 +6,6 @@
 #include "Interpreter.h"
 #include "Lower.h"
 #include "Pipeline.h"
-#include "Psi.h"
 #include "TemporaryFolder.h"
 #include "Traffic.h"
 
@@ -41,14 +40,6 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
                   "openacc: none (build for the host, whatever offload compilers are installed) or nvptx (GCC "
                   "offload to an NVIDIA GPU, sm_80 PTX)")
       ->check(CLI::IsMember({"none", "nvptx"}));
-  cmd->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  // `moac --color never check …` means the same as `moac check --color never …`.
-  cmd->callback([&app, &opts, cmd] {
-    const CLI::Option *global = app.get_option_no_throw("--color");
-    if (cmd->count("--color") == 0 && global && global->count() > 0)
-      opts.color = global->as<std::string>();
-  });
   return cmd;
 }
 
@@ -95,16 +86,27 @@ double reductionDepth(const DnfProgram &dnf, const DimValues &dims) {
 
 } // namespace
 
-int runCheckCommand(const CheckOptions &opts) {
-  SourceManager sources;
+int runCheckCommand(const CheckOptions &opts, ColorMode color) {
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(opts.color == "always" ? ColorMode::Always : opts.color == "never" ? ColorMode::Never : ColorMode::Auto);
+  diags.setColor(color);
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return 1;
-  std::optional<TypedProgram> typed = typeCheck(sources, *file, diags);
-  if (!typed)
+  // the whole pipeline, once: the typed program for the reference, the kernel and its code to build
+  CompileOptions compile;
+  compile.target = opts.target;
+  compile.command = "moac check";
+  compile.headerName = kernelName(sources.file(*file).name) + ".h";
+  if (auto problem = parseSchedule(opts.schedule, compile.schedule)) {
+    std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
+    return 2;
+  }
+  Compilation compiled = runPipeline(ctx, *file, diags, compile);
+  if (!compiled.ok())
     return 1;
+  const std::optional<TypedProgram> &typed = compiled.typed;
   auto parsed = parseDims(opts.dims);
   if (auto *problem = std::get_if<std::string>(&parsed)) {
     std::fprintf(stderr, "moac check: --dims: %s\n", problem->c_str());
@@ -119,29 +121,24 @@ int runCheckCommand(const CheckOptions &opts) {
                    g.reason.c_str());
       return 1;
     }
-  Schedule schedule;
-  if (auto problem = parseSchedule(opts.schedule, schedule)) {
-    std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
-    return 2;
-  }
-
-  // the kernel and its harness
-  DnfProgram dnf = reduceToDnf(*typed, schedule);
-  Kernel kernel = lower(dnf, schedule, opts.target);
+  const DnfProgram &dnf = *compiled.dnf;
+  const Kernel &kernel = *compiled.kernel;
+  const GeneratedCode &code = *compiled.code;
+  const std::string &headerName = compile.headerName;
   TrafficModel traffic = trafficModel(dnf, *typed);
-  std::string headerName = kernel.name + ".h";
-  CompileOptions compile;
-  compile.target = opts.target;
-  compile.schedule = schedule;
-  compile.command = "moac check";
-  GeneratedCode code = emitCode(dnf, kernel, traffic, sources.file(*file).text, compile, headerName);
 
   fs::path dir;
   bool keep = !opts.keep.empty();
   std::unique_ptr<TemporaryFolder> scratch; // removed on return and on SIGINT/SIGTERM (TemporaryFolder.h)
   if (keep) {
     dir = opts.keep;
-    fs::create_directories(dir);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
+      std::fprintf(stderr, "moac check: --keep: cannot make the folder '%s': %s\n", opts.keep.c_str(),
+                   (ec ? ec : std::make_error_code(std::errc::not_a_directory)).message().c_str());
+      return 1;
+    }
   } else {
     scratch = TemporaryFolder::make("moac-check");
     if (!scratch) {

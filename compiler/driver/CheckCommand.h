@@ -3,6 +3,7 @@
 // inputs, runs the reference interpreter on the same inputs and compares every output (docs/cli.md).
 #pragma once
 
+#include "Diagnostics.h"
 #include "Schedule.h"
 
 #include <cstdint>
@@ -22,12 +23,11 @@ struct CheckOptions {
   std::string cc = "cc";
   std::string keep; // keep the generated files in this folder
   std::string schedule;
-  std::string color = "auto";
   std::string offload = "none"; // openacc: none (run on the host) or nvptx (GCC offload to NVIDIA GPUs)
 };
 
 CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts);
 // Exit status: 0 every output within tolerance, 1 otherwise (or a build, run or program error).
-int runCheckCommand(const CheckOptions &opts);
+int runCheckCommand(const CheckOptions &opts, ColorMode color);
 
 } // namespace moac

@@ -102,6 +102,11 @@ std::optional<uint32_t> readSource(SourceManager &sources, DiagnosticEngine &dia
   if (path == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   } else {
+    // A folder opens as a stream on Linux and fails only at the first read, as an exception.
+    if (std::error_code ec; fs::is_directory(path, ec)) {
+      diags.report(Diag::CannotRead, SourceLoc{}, path, "it is a directory");
+      return std::nullopt;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       diags.report(Diag::CannotRead, SourceLoc{}, path, std::strerror(errno));

@@ -1,31 +1,105 @@
 #include "Pipeline.h"
 
-#include "Lexer.h"
 #include "CFormat.h"
 #include "Emit.h"
-#include "Lower.h"
-#include "Traffic.h"
-#include "Parser.h"
 #include "Fuse.h"
+#include "Lower.h"
+#include "Parser.h"
 #include "Psi.h"
 #include "Shapes.h"
-
-#include <fmt/format.h>
+#include "Traffic.h"
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace moac {
 
-DnfProgram reduceToDnf(const TypedProgram &typed, const Schedule &schedule) {
-  DnfProgram dnf = psiReduce(typed);
-  if (schedule.fuse)
-    fuseReductions(dnf);
-  return dnf;
+const char *stageName(Stage stage) {
+  for (const StageInfo &s : stageTable)
+    if (s.stage == stage)
+      return s.name;
+  return "?";
 }
 
-std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {
+namespace {
+
+// The last stage: the emitter for options.target, then clang::format. The DNF and the traffic model go
+// into the file's header comment with the source text.
+GeneratedCode emitCode(const TypedProgram &typed, const DnfProgram &dnf, const Kernel &kernel,
+                       const std::string &sourceText, const CompileOptions &options) {
+  EmitInputs inputs{sourceText, dumpDnf(dnf), printTraffic(trafficModel(dnf, typed)), options.command,
+                    options.headerName};
+  EmittedKernel emitted = emitKernel(kernel, options.target, inputs);
+  return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h")};
+}
+
+} // namespace
+
+Compilation runPipeline(CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags,
+                        const CompileOptions &options) {
+  const SourceManager &sources = ctx.sources;
+  Compilation c;
+  c.requested = options.stopAfter;
+  // Whether to stop after `stage`: it reported errors, or it is the one asked for.
+  auto stopAfter = [&](Stage stage) {
+    if (diags.hasErrors())
+      return true;
+    c.reached = stage;
+    return stage == options.stopAfter;
+  };
+  c.tokens = lex(sources, file, diags);
+  if (options.stopAfter == Stage::Tokens) {
+    stopAfter(Stage::Tokens);
+    return c;
+  }
+  // A lexical error does not stop the parser: the lexer recovers at the next character, and what the
+  // parser finds in the rest is reported with it.
+  c.ast = parse(c.tokens, sources.file(file).name, diags);
+  if (stopAfter(Stage::Ast))
+    return c;
+  c.typed = inferShapes(ctx, *c.ast, diags);
+  if (!c.typed || diags.hasErrors())
+    return c;
+  // An update's reads of its own inout are checked on the ψ-reduced indices. The check belongs to the
+  // program's validity, so it runs even when only the shapes were asked for (`--emit=shapes`, `moac run`):
+  // a program with an update is ψ-reduced then; one without is not (the interpreter runs programs that
+  // ψ-reduction need not see). Its errors are the shapes' when the shapes were asked for, else the DNF's.
+  const bool shapesOnly = options.stopAfter == Stage::Shapes;
+  const bool updates =
+      std::any_of(c.typed->bindings.begin(), c.typed->bindings.end(), [](const auto &b) { return b->updates; });
+  if (!shapesOnly)
+    c.reached = Stage::Shapes;
+  if (updates || !shapesOnly) {
+    try {
+      c.dnf = psiReduce(ctx, *c.typed);
+    } catch (const PsiArithmeticError &error) {
+      diags.report(Diag::Arithmetic, error.loc,
+                   fmt::format("this integer arithmetic, folded at compile time by ψ-reduction, fails: {}",
+                               error.what()));
+      return c;
+    }
+    if (!reportUpdateConflicts(*c.dnf, diags))
+      return c;
+  }
+  if (stopAfter(Stage::Shapes))
+    return c;
+  // The online-softmax rewrite (psi/Fuse.h) is part of the DNF the later stages and dumps see.
+  if (options.schedule.fuse)
+    fuseReductions(ctx, *c.dnf);
+  if (stopAfter(Stage::Dnf))
+    return c;
+  c.kernel = lower(ctx, *c.dnf, options.schedule, options.target);
+  if (stopAfter(Stage::Onf))
+    return c;
+  c.code = emitCode(*c.typed, *c.dnf, *c.kernel, sources.file(file).text, options);
+  stopAfter(Stage::Code);
+  return c;
+}
+
+std::string dumpTokens(const std::vector<Token> &tokens) {
   std::string out;
-  for (const Token &t : lex(sources, file, diags)) {
+  for (const Token &t : tokens) {
     std::string kind = tokName(t.kind);
     if (t.kind == Tok::End || t.kind == Tok::Newline)
       out += fmt::format("{}:{} {}\n", t.loc.line, t.loc.col, kind);
@@ -35,58 +109,25 @@ std::string dumpTokens(const SourceManager &sources, uint32_t file, DiagnosticEn
   return out;
 }
 
-std::optional<std::string> compileToStage(const SourceManager &sources, uint32_t file,
-                                          DiagnosticEngine &diags, const CompileOptions &options) {
-  if (options.emit == Stage::Tokens) {
-    std::string text = dumpTokens(sources, file, diags);
-    return diags.hasErrors() ? std::nullopt : std::optional(text);
+std::string dumpStage(const Compilation &c, bool ascii) {
+  switch (c.requested) {
+  case Stage::Tokens: return dumpTokens(c.tokens);
+  case Stage::Ast: return dumpAst(*c.ast);
+  case Stage::Shapes: return dumpShapes(*c.typed, ascii);
+  case Stage::Dnf: return dumpDnf(*c.dnf, ascii);
+  case Stage::Onf: return dumpLoopIR(*c.kernel, *c.dnf);
+  case Stage::Code: return c.code->source;
   }
-  if (options.emit == Stage::Ast) {
-    Program ast = parse(lex(sources, file, diags), sources.file(file).name, diags);
-    return diags.hasErrors() ? std::nullopt : std::optional(dumpAst(ast));
-  }
-  std::optional<TypedProgram> typed = typeCheck(sources, file, diags);
-  if (!typed)
-    return std::nullopt;
-  if (options.emit == Stage::Shapes)
-    return dumpShapes(*typed, options.ascii);
-  DnfProgram dnf = reduceToDnf(*typed, options.schedule);
-  if (options.emit == Stage::Dnf)
-    return dumpDnf(dnf, options.ascii);
-  Kernel kernel = lower(dnf, options.schedule, options.target);
-  if (options.emit == Stage::Onf)
-    return dumpLoopIR(kernel);
-  return emitCode(dnf, kernel, trafficModel(dnf, *typed), sources.file(file).text, options, "").source;
+  return "";
 }
 
-GeneratedCode emitCode(const DnfProgram &dnf, const Kernel &kernel, const TrafficModel &traffic,
-                       const std::string &sourceText, const CompileOptions &options, const std::string &headerName) {
-  EmitInputs inputs{sourceText, dumpDnf(dnf), printTraffic(traffic), options.command, headerName};
-  EmittedKernel emitted = emitKernel(kernel, options.target, inputs);
-  return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h")};
-}
-
-std::optional<GeneratedCode> generateCode(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags,
-                                          const CompileOptions &options, const std::string &headerName) {
-  std::optional<TypedProgram> typed = typeCheck(sources, file, diags);
-  if (!typed)
+std::optional<TypedProgram> typeCheck(CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
+  CompileOptions options;
+  options.stopAfter = Stage::Shapes;
+  Compilation c = runPipeline(ctx, file, diags, options);
+  if (!c.ok())
     return std::nullopt;
-  DnfProgram dnf = reduceToDnf(*typed, options.schedule);
-  Kernel kernel = lower(dnf, options.schedule, options.target);
-  return emitCode(dnf, kernel, trafficModel(dnf, *typed), sources.file(file).text, options, headerName);
-}
-
-std::optional<TypedProgram> typeCheck(const SourceManager &sources, uint32_t file, DiagnosticEngine &diags) {
-  std::vector<Token> tokens = lex(sources, file, diags);
-  Program ast = parse(tokens, sources.file(file).name, diags);
-  if (diags.hasErrors())
-    return std::nullopt;
-  std::optional<TypedProgram> typed = inferShapes(ast, diags);
-  // An update's reads of its own inout are checked on the ψ-reduced indices.
-  if (typed && std::any_of(typed->bindings.begin(), typed->bindings.end(), [](const auto &b) { return b->updates; }) &&
-      !reportUpdateConflicts(psiReduce(*typed), diags))
-    return std::nullopt;
-  return typed;
+  return std::move(c.typed);
 }
 
 } // namespace moac

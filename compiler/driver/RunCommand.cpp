@@ -127,22 +127,14 @@ CLI::App *addRunCommand(CLI::App &app, RunOptions &opts) {
   run->add_flag("--exact", opts.exact,
                 "compute every f32 value in f64: the program's value without f32 rounding (a float64 reference)");
   run->add_flag("--ascii", opts.ascii, "spell symbolic shapes in messages as <n dk> instead of ⟨n dk⟩");
-  run->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  // `moac --color never run …` means the same as `moac run --color never …`.
-  run->callback([&app, &opts, run] {
-    const CLI::Option *global = app.get_option_no_throw("--color");
-    if (run->count("--color") == 0 && global && global->count() > 0)
-      opts.color = global->as<std::string>();
-  });
   return run;
 }
 
-int runRunCommand(const RunOptions &opts) {
-  SourceManager sources;
+int runRunCommand(const RunOptions &opts, ColorMode color) {
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(opts.color == "always" ? ColorMode::Always : opts.color == "never" ? ColorMode::Never
-                                                                                      : ColorMode::Auto);
+  diags.setColor(color);
   auto parsed = parseDims(opts.dims);
   if (auto *message = std::get_if<std::string>(&parsed)) {
     std::fprintf(stderr, "--dims: %s\n", message->c_str());
@@ -151,9 +143,14 @@ int runRunCommand(const RunOptions &opts) {
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return exitUserError;
-  std::optional<TypedProgram> program = typeCheck(sources, *file, diags);
-  if (!program)
+  // Through the shapes (runPipeline also checks an update's reads of its own inout, which the interpreter
+  // relies on).
+  CompileOptions pipeline;
+  pipeline.stopAfter = Stage::Shapes;
+  Compilation compiled = runPipeline(ctx, *file, diags, pipeline);
+  if (!compiled.ok())
     return exitUserError;
+  const std::optional<TypedProgram> &program = compiled.typed;
   std::optional<DimValues> dims = bindDims(*program, std::get<std::vector<DimArg>>(parsed), diags);
   if (!dims)
     return exitUserError;

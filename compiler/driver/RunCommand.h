@@ -3,6 +3,8 @@
 // evaluates it with the reference interpreter and prints every output (docs/cli.md).
 #pragma once
 
+#include "Diagnostics.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,7 +25,6 @@ struct RunOptions {
   std::string outputsDir; // write DIR/<input>.moarr and DIR/<output>.moarr
   bool ascii = false;
   bool exact = false;     // compute f32 values in f64 (InterpretOptions::exactFloats)
-  std::string color = "auto";
 };
 
 struct DimArg {
@@ -40,6 +41,6 @@ std::variant<std::vector<DimArg>, std::string> parseDims(std::string_view text);
 CLI::App *addRunCommand(CLI::App &app, RunOptions &opts);
 
 // Exit status: 0 success, 1 errors in the program, its dims, its inputs or during evaluation.
-int runRunCommand(const RunOptions &opts);
+int runRunCommand(const RunOptions &opts, ColorMode color);
 
 } // namespace moac

@@ -32,12 +32,12 @@ constexpr int exitUsage = 2;
 constexpr int exitInternal = 70;
 
 struct Options {
-  std::string color = "auto";
   std::string input;
   std::string output = "-";
   Stage emit = Stage::Code;
   bool ascii = false;
   Target target = Target::C;
+  Target explainTarget = Target::OpenACC; // explain shows the GPU mapping unless told otherwise
   std::string header;   // --header OUT.h
   std::string schedule; // --schedule key=value,…
   std::string command;  // the command line, for generated files
@@ -69,32 +69,57 @@ std::vector<NamedPath> inputsRead(const SourceManager &sources) {
   return inputs;
 }
 
+auto targetNames() {
+  return CLI::CheckedTransformer(
+      std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
+      CLI::ignore_case);
+}
+
+// `moac --list-stages`: the stage table for scripts (scripts/update-golden, the completion script).
+int listStages() {
+  for (const StageInfo &stage : stageTable)
+    std::printf("%s%s\n", stage.name, stage.golden ? "\tgolden" : "");
+  return std::fflush(stdout) == 0 ? 0 : exitUserError;
+}
+
+// `--color`: declared once, here, on moac and on every subcommand (before or after the subcommand's
+// name it means the same; after it, it wins), all into one setting that each command's diagnostics use.
+void addColorOption(CLI::App &app, std::string &color) {
+  app.add_option("--color", color, "colour diagnostics: auto (TTY without NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  for (CLI::App *cmd : app.get_subcommands({}))
+    cmd->add_option("--color", color, "colour diagnostics: auto, always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
 ColorMode colorMode(const std::string &s) {
   return s == "always" ? ColorMode::Always : s == "never" ? ColorMode::Never : ColorMode::Auto;
 }
 
-int runCompile(const Options &opts) {
-  SourceManager sources;
+int runCompile(const Options &opts, ColorMode color) {
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(colorMode(opts.color));
+  diags.setColor(color);
   auto file = readSource(sources, diags, opts.input);
   if (!file)
     return exitUserError;
   CompileOptions options;
-  options.emit = opts.emit;
-  options.ascii = opts.ascii;
+  options.stopAfter = opts.emit;
   options.target = opts.target;
   options.command = opts.command;
+  options.headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
   if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
     std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
     return exitUsage;
   }
+  Compilation result = runPipeline(ctx, *file, diags, options);
+  if (!result.ok())
+    return exitUserError;
   std::vector<std::pair<std::string, std::string>> outputs; // {path, text}
   if (opts.emit == Stage::Code) {
-    std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
-    auto code = generateCode(sources, *file, diags, options, headerName);
-    if (!code)
-      return exitUserError;
+    const std::string &headerName = options.headerName;
+    const GeneratedCode *code = &*result.code;
     if (opts.verifyOutput) {
       VerifyInput input;
       input.fileName = opts.output == "-" ? "kernel.c" : opts.output.substr(opts.output.find_last_of('/') + 1);
@@ -114,10 +139,7 @@ int runCompile(const Options &opts) {
     if (!opts.header.empty())
       outputs.push_back({opts.header, code->header});
   } else {
-    std::optional<std::string> result = compileToStage(sources, *file, diags, options);
-    if (!result)
-      return exitUserError;
-    outputs.push_back({opts.output, *result});
+    outputs.push_back({opts.output, dumpStage(result, opts.ascii)});
   }
   std::vector<NamedPath> written;
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -143,23 +165,26 @@ int runCompile(const Options &opts) {
 }
 
 // moac explain FILE: the derivation from the program to its DNF and the storage analysis.
-int runExplain(const Options &opts) {
-  SourceManager sources;
+int runExplain(const Options &opts, ColorMode color) {
+  CompilationContext ctx; // this compilation's sources and symbols
+  SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(colorMode(opts.color));
+  diags.setColor(color);
   auto file = readSource(sources, diags, opts.input);
   if (!file)
     return exitUserError;
-  std::optional<TypedProgram> typed = typeCheck(sources, *file, diags);
-  if (!typed)
-    return exitUserError;
-  Schedule schedule;
-  if (auto problem = parseSchedule(opts.schedule, schedule)) {
+  CompileOptions options;
+  options.stopAfter = Stage::Onf;
+  options.target = opts.explainTarget;
+  if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
     std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
     return exitUsage;
   }
-  DnfProgram dnf = reduceToDnf(*typed, schedule);
-  std::string text = explain(sources.file(*file), *typed, dnf);
+  Compilation result = runPipeline(ctx, *file, diags, options);
+  if (!result.ok())
+    return exitUserError;
+  std::string text =
+      explain(sources.file(*file), *result.typed, *result.dnf, *result.kernel, opts.explainTarget);
   if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}})) {
     std::fprintf(stderr, "moac explain: %s\n", clash->c_str());
     return exitUsage;
@@ -174,43 +199,37 @@ int run(int argc, char **argv) {
   std::string version = fmt::format("moac {}{}\nlibTooling: {}", moacVersion,
                                     *moacGitRevision ? fmt::format(" (git {})", moacGitRevision) : "", clangVersion());
   app.set_version_flag("--version", version, "print the version, the git revision and the Clang it uses");
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1); // one, unless --list-stages (checked below)
   Options opts;
-  app.add_option("--color", opts.color, "colour diagnostics: auto (TTY without NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  std::string colorName = "auto";
+  bool wantStages = false;
+  app.add_flag("--list-stages", wantStages,
+               "print the pipeline's stages in order, one per line: the --emit= name, then \"golden\" when "
+               "tests/golden holds its dumps");
 
   CLI::App *compile = app.add_subcommand("compile", "compile FILE.moa (or - for standard input)");
   compile->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   compile->add_option("-o,--output", opts.output, "write the result here (default: standard output)");
-  // In stage order, so that a bad value is answered with "bogus not in {tokens,ast,shapes,dnf}".
-  const std::vector<std::pair<std::string, Stage>> stages{
-      {"tokens", Stage::Tokens}, {"ast", Stage::Ast}, {"shapes", Stage::Shapes}, {"dnf", Stage::Dnf}, {"onf", Stage::Onf},
-      {"code", Stage::Code}};
+  // In stage order, so that a bad value is answered with "bogus not in {tokens,ast,shapes,dnf,…}".
   std::vector<std::string> stageNames;
-  for (const auto &stage : stages)
-    stageNames.push_back(stage.first);
+  for (const StageInfo &stage : stageTable)
+    stageNames.push_back(stage.name);
   compile
       ->add_option_function<std::string>(
           "--emit",
           [&](const std::string &name) {
-            for (const auto &stage : stages)
-              if (CLI::detail::to_lower(name) == stage.first)
-                opts.emit = stage.second;
+            for (const StageInfo &stage : stageTable)
+              if (CLI::detail::to_lower(name) == stage.name)
+                opts.emit = stage.stage;
           },
-          "stop after this stage and print it: tokens, ast, shapes, dnf, onf, code (the default)")
+          fmt::format("stop after this stage and print it: {} (the default)", fmt::join(stageNames, ", ")))
       ->check(CLI::IsMember(stageNames, CLI::ignore_case));
   compile->add_flag("--ascii", opts.ascii, "print ASCII <n dk> instead of Unicode ⟨n dk⟩");
-  compile
-      ->add_option("--target", opts.target, "c (sequential C99), openmp, openacc")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
-          CLI::ignore_case));
+  compile->add_option("--target", opts.target, "c (sequential C99), openmp, openacc")->transform(targetNames());
   compile->add_option("--header", opts.header, "also write the kernel's header (signature, workspace size) here");
   compile->add_option("--schedule", opts.schedule,
-                      "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted "
-                      "(docs/schedule.md)");
-  compile->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+                      "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted,"
+                      "fuse=on|off,splits=N (docs/schedule.md)");
   compile->add_option("--depfile", opts.depfile,
                       "also write a make-style dependency file: the outputs depend on the .moa source");
   compile->add_flag("--verify-output", opts.verifyOutput,
@@ -221,14 +240,19 @@ int run(int argc, char **argv) {
   explainApp->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   explainApp->add_option("-o,--output", opts.output, "write the explanation here (default: standard output)");
   explainApp->add_flag("--ascii", opts.ascii, "ASCII spellings instead of the paper's Unicode");
-  explainApp->add_option("--schedule", opts.schedule, "fuse=off explains the unfused DNF (docs/schedule.md)");
-  explainApp->add_option("--color", opts.color, "colour diagnostics: auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  explainApp->add_option("--target", opts.explainTarget,
+                         "lower for this target to show its layouts and γ-differences: c, openmp, openacc "
+                         "(the default)")
+      ->transform(targetNames());
+  explainApp->add_option("--schedule", opts.schedule,
+                         "the schedule to explain, as for compile; fuse=off explains the unfused DNF "
+                         "(docs/schedule.md)");
 
   CheckOptions checkOpts;
   CLI::App *checkApp = addCheckCommand(app, checkOpts);
   RunOptions runOpts;
   CLI::App *runApp = addRunCommand(app, runOpts);
+  addColorOption(app, colorName);
 
   // CLI11 answers a misspelt subcommand with "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
@@ -248,10 +272,17 @@ int run(int argc, char **argv) {
     app.exit(e);
     return exitUsage;
   }
+  const ColorMode color = colorMode(colorName);
+  if (wantStages)
+    return listStages();
+  if (app.get_subcommands().empty()) {
+    std::fprintf(stderr, "A subcommand is required\nRun with --help for more information.\n");
+    return exitUsage;
+  }
   if (checkApp->parsed())
-    return runCheckCommand(checkOpts);
+    return runCheckCommand(checkOpts, color);
   if (runApp->parsed())
-    return runRunCommand(runOpts);
+    return runRunCommand(runOpts, color);
   if (compile->parsed()) {
     if (opts.verifyOutput && opts.emit != Stage::Code) {
       std::fprintf(stderr, "moac compile: --verify-output checks generated C: it needs --emit=code\n");
@@ -263,10 +294,10 @@ int run(int argc, char **argv) {
     }
     opts.command = fmt::format("moac compile {} --target={}{}", opts.input, targetName(opts.target),
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
-    return runCompile(opts);
+    return runCompile(opts, color);
   }
   if (explainApp->parsed())
-    return runExplain(opts);
+    return runExplain(opts, color);
   return exitUsage;
 }
 

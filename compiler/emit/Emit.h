@@ -8,16 +8,23 @@
 #include "Schedule.h"
 
 #include <string>
+#include <vector>
 
 namespace moac {
 
 struct LStmt;
 struct Region;
 
+// One clause of the data region around the check harness's kernel call: what the device needs of an
+// array, given as a C array section ("q[0:n]").
+struct DataClause {
+  enum Kind { CopyIn, Copy, CopyOut, Create } kind;
+  std::string section;
+};
+
 // What a target adds to the sequential C text.
 class PragmaPolicy {
 public:
-  virtual ~PragmaPolicy() = default;
   virtual const char *extraIncludes() const { return ""; }
   // Before the perfect nest of `depth` parallel loops; `present` lists the buffers the region uses as
   // C array sections ("q[0:dk]").
@@ -26,6 +33,13 @@ public:
   virtual std::string serialRegion(const std::string &present) const = 0;
   // Before a serial loop inside a region.
   virtual std::string serialLoop() const { return ""; }
+  // Before the block that calls the kernel in the check harness: the pragma mapping the arrays onto the
+  // device, or "" (the arrays stay where they are).
+  virtual std::string dataRegion(const std::vector<DataClause> &) const { return ""; }
+
+protected:
+  // Not virtual: the policies are constants (sequentialPolicy() …) in read-only data, never deleted.
+  ~PragmaPolicy() = default;
 };
 
 const PragmaPolicy &sequentialPolicy();

@@ -1,6 +1,8 @@
 // The C printer over the loop IR, shared by every target (sequential C99 adds no pragmas).
 #include "Emit.h"
 
+#include "CNames.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,12 +33,13 @@ std::string commentSafe(std::string text) {
 
 class CPrinter {
 public:
-  CPrinter(const Kernel &k, const PragmaPolicy &policy) : k(k), policy(policy) { reserveNames(); }
+  CPrinter(const Kernel &k, const PragmaPolicy &policy) : k(k), policy(policy), cn(k) {
+    fileStem = k.fileName.substr(k.fileName.find_last_of('/') == std::string::npos ? 0 : k.fileName.find_last_of('/') + 1);
+  }
   EmittedKernel print(Target target, const EmitInputs &inputs);
 
 private:
-  void reserveNames();
-  const std::string &name(Symbol s);
+  const std::string &name(Symbol s) { return cn.symbol(s); }
   std::string integer(const SymExpr &e);
   std::string floatLiteral(double v, ElemType t) const;
   std::string expr(const LExprPtr &e, ElemType t);
@@ -45,6 +48,7 @@ private:
   void region(const Region &r);
   std::string present(const Region &r);
   std::string signature() const;
+  std::string parameterComment() const;
   std::string dimParams() const;
   std::string dimArgs() const;
   std::string where(SourceLoc loc) const {
@@ -55,46 +59,9 @@ private:
   const Kernel &k;
   const PragmaPolicy &policy;
   std::string fileStem;
-  std::map<Symbol, std::string> names; // C names of dims, loop indices and scalars
-  std::set<std::string> taken;
+  CNames cn; // every C name of the kernel and its header
   std::string body;
 };
-
-void CPrinter::reserveNames() {
-  static const char *reserved[] = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-      "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-      "volatile", "while", "int64_t", "size_t", "ws", "offset", "workspace", "status", "main", "NAN",
-      "INFINITY", "INT64_MIN", "INT64_MAX", "exp", "log", "sqrt", "fabs", "expf", "logf", "sqrtf", "fabsf"};
-  for (const char *r : reserved)
-    taken.insert(r);
-  fileStem = k.fileName.substr(k.fileName.find_last_of('/') == std::string::npos ? 0 : k.fileName.find_last_of('/') + 1);
-  for (const TDim &d : k.dims)
-    name(d.sym);
-  for (const Buffer &b : k.buffers)
-    taken.insert(b.name);
-  taken.insert(k.name);
-}
-
-// C names in order of first use: a symbol keeps its name without the numeric suffix that made it
-// unique among all symbols, plus a counter only when this kernel already uses that name. So the text
-// does not depend on how many symbols other compilations made in the same process.
-const std::string &CPrinter::name(Symbol s) {
-  auto it = names.find(s);
-  if (it != names.end())
-    return it->second;
-  std::string base = s.name();
-  while (base.size() > 1 && std::isdigit((unsigned char)base.back()))
-    base.pop_back();
-  if (base.rfind("moart_", 0) == 0 || base.rfind("moa_", 0) == 0)
-    base = "v_" + base;
-  std::string candidate = base;
-  for (int n = 2; taken.count(candidate); ++n)
-    candidate = fmt::format("{}{}", base, n);
-  taken.insert(candidate);
-  return names[s] = candidate;
-}
 
 std::string CPrinter::integer(const SymExpr &e) {
   if (e.terms().empty())
@@ -164,7 +131,7 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   switch (e->kind) {
   case LExprKind::Float: return floatLiteral(e->floatValue, t);
   case LExprKind::Int: return integer(e->intValue);
-  case LExprKind::Load: return fmt::format("{}[{}]", k.buffers[e->buffer].name, integer(e->offset));
+  case LExprKind::Load: return fmt::format("{}[{}]", cn.buffer(e->buffer), integer(e->offset));
   case LExprKind::Var: return name(e->var);
   case LExprKind::Unary: {
     std::string a = asType(e->args[0], t);
@@ -239,8 +206,8 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
     break;
   }
   case LStmt::Store: {
-    const Buffer &b = k.buffers[s.buffer];
-    line(fmt::format("{}[{}] = {};{}", b.name, integer(s.offset), asType(s.value, b.elem), where(s.loc)));
+    line(fmt::format("{}[{}] = {};{}", cn.buffer(s.buffer), integer(s.offset), asType(s.value, k.buffers[s.buffer].elem),
+                     where(s.loc)));
     break;
   }
   case LStmt::If:
@@ -263,14 +230,14 @@ std::string CPrinter::present(const Region &r) {
   forEachAccess(r.body, [&](size_t buffer, const SymExpr &, bool) { used.insert(buffer); });
   std::string out;
   for (size_t b : used)
-    out += fmt::format("{}{}[0:{}]", out.empty() ? "" : ", ", k.buffers[b].name,
+    out += fmt::format("{}{}[0:{}]", out.empty() ? "" : ", ", cn.buffer(b),
                        integer(k.buffers[b].storageElements()));
   return out;
 }
 
 void CPrinter::region(const Region &r) {
   line("");
-  line(fmt::format("/* {} */", commentSafe(r.name)));
+  line(fmt::format("/* {} */", commentSafe(regionName(k, r))));
   if (r.onlyIfChunks)
     line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
   ElemType t = ElemType::F32;
@@ -301,7 +268,7 @@ std::string CPrinter::dimParams() const {
   std::string out;
   for (const TDim &d : k.dims)
     if (!d.value)
-      out += fmt::format("{}int64_t {}", out.empty() ? "" : ", ", names.at(d.sym));
+      out += fmt::format("{}int64_t {}", out.empty() ? "" : ", ", cn.dim(d.sym));
   return out;
 }
 
@@ -309,17 +276,37 @@ std::string CPrinter::dimArgs() const {
   std::string out;
   for (const TDim &d : k.dims)
     if (!d.value)
-      out += fmt::format("{}{}", out.empty() ? "" : ", ", names.at(d.sym));
+      out += fmt::format("{}{}", out.empty() ? "" : ", ", cn.dim(d.sym));
   return out;
+}
+
+// One comment line per parameter of the kernel, saying which .moa name it carries (a name C cannot
+// have is renamed: docs/abi.md).
+std::string CPrinter::parameterComment() const {
+  std::string out = "/* Parameters, in order:\n";
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      out += fmt::format(" *   {}: dim {}\n", cn.dim(d.sym), d.name);
+  auto array = [&](size_t b, const char *role) {
+    const Buffer &buf = k.buffers[b];
+    out += fmt::format(" *   {}: {} {} : {}{}\n", cn.buffer(b), role, buf.name, spell(buf.elem),
+                       commentSafe(strShapeAscii(buf.shape)));
+  };
+  for (size_t b : k.inputs())
+    array(b, k.buffers[b].inout ? "inout" : "in");
+  for (size_t b : k.outputs())
+    array(b, "out");
+  std::string dims = dimArgs();
+  return out + fmt::format(" *   workspace: {}_workspace_bytes({}) bytes, 64-byte aligned\n */\n", k.name, dims);
 }
 
 std::string CPrinter::signature() const {
   std::string params = dimParams();
   for (size_t b : k.inputs()) // an inout is written in place: not const
     params += fmt::format("{}{}{} *restrict {}", params.empty() ? "" : ", ", k.buffers[b].inout ? "" : "const ",
-                          cType(k.buffers[b].elem), k.buffers[b].name);
+                          cType(k.buffers[b].elem), cn.buffer(b));
   for (size_t b : k.outputs())
-    params += fmt::format("{}{} *{}", params.empty() ? "" : ", ", cType(k.buffers[b].elem), k.buffers[b].name);
+    params += fmt::format("{}{} *{}", params.empty() ? "" : ", ", cType(k.buffers[b].elem), cn.buffer(b));
   params += fmt::format("{}void *workspace", params.empty() ? "" : ", ");
   return fmt::format("int {}({})", k.name, params);
 }
@@ -362,8 +349,8 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
     const Buffer &buf = k.buffers[b];
     std::string pointer = fmt::format("({} *)((char *)workspace + offsets[{}])", cType(buf.elem), b);
     if (buf.aliasOf)
-      pointer = fmt::format("{} > 1 ? {} : {}", name(buf.aliasChunks), pointer, k.buffers[*buf.aliasOf].name);
-    ws += fmt::format("  {} *{} = {};\n", cType(buf.elem), buf.name, pointer);
+      pointer = fmt::format("{} > 1 ? {} : {}", name(buf.aliasChunks), pointer, cn.buffer(*buf.aliasOf));
+    ws += fmt::format("  {} *{} = {};\n", cType(buf.elem), cn.buffer(b), pointer);
   }
   std::string stages = std::move(body); // the guards
   body.clear();
@@ -378,23 +365,24 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
       k.name, fileStem, targetName(target), in.command, k.name, k.name);
   header += "/* Array layouts: */\n";
   for (size_t b : k.inputs()) {
-    const Buffer &buf = k.buffers[b];
-    const Layout &l = buf.layout;
+    const Layout &l = k.buffers[b].layout;
+    const std::string &c = cn.buffer(b);
     if (l.kind == Layout::Lifted && l.axis == 0)
       header += fmt::format("#define {}_{}_LIFTED_BLOCK {} /* {} is stored lifted: T([x, y]) = [x / {}, y, x % {}] */\n",
-                            k.name, buf.name, l.block, buf.name, l.block, l.block);
+                            k.name, c, l.block, c, l.block, l.block);
     else if (l.kind == Layout::Lifted)
       header += fmt::format("/* {} is stored lifted on axis {}: T([p, x, y]) = [p, x / {}, y, x % {}] */\n"
                             "#define {}_{}_LIFTED_BLOCK {}\n",
-                            buf.name, l.axis, l.block, l.block, k.name, buf.name, l.block);
+                            c, l.axis, l.block, l.block, k.name, c, l.block);
     else
-      header += fmt::format("#define {}_{}_LIFTED_BLOCK 0 /* {} is row-major */\n", k.name, buf.name, buf.name);
-    header += fmt::format("#define {}_{}_LIFTED_AXIS {}\n", k.name, buf.name, l.kind == Layout::Lifted ? l.axis : 0);
+      header += fmt::format("#define {}_{}_LIFTED_BLOCK 0 /* {} is row-major */\n", k.name, c, c);
+    header += fmt::format("#define {}_{}_LIFTED_AXIS {}\n", k.name, c, l.kind == Layout::Lifted ? l.axis : 0);
   }
   std::string dims = dimParams();
   header += fmt::format("\n/* Bytes of workspace the kernel needs for these dims. */\nsize_t {}_workspace_bytes({});\n\n",
                         k.name, dims.empty() ? "void" : dims);
-  header += fmt::format("/* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */\n{};\n\n#endif\n", signature());
+  header += fmt::format("/* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */\n{}{};\n\n#endif\n",
+                        parameterComment(), signature());
 
   std::string src = fmt::format("/* Generated by moac from {} for target {}; do not edit.\n * {}\n *\n", fileStem,
                                 targetName(target), in.command);
@@ -423,7 +411,7 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   std::string voidDims;
   for (const TDim &d : k.dims)
     if (!d.value)
-      voidDims += fmt::format("  (void){};\n", names.at(d.sym));
+      voidDims += fmt::format("  (void){};\n", cn.dim(d.sym));
   src += fmt::format("\nstatic size_t {}_workspace_layout({}{}size_t offsets[{}]) {{\n  size_t total = 0;\n{}{}{}  "
                      "(void)offsets;\n  return total;\n}}\n\n",
                      k.name, dims, dims.empty() ? "" : ", ", std::max<size_t>(k.buffers.size(), 1), voidDims,
@@ -435,7 +423,7 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   std::string voidInputs;
   for (size_t b = 0; b < k.buffers.size(); ++b)
     if (k.buffers[b].role != Buffer::Workspace && !used.count(b))
-      voidInputs += fmt::format("  (void){};\n", k.buffers[b].name);
+      voidInputs += fmt::format("  (void){};\n", cn.buffer(b));
   src += signature() + " {\n";
   src += voidDims;
   src += voidInputs;
@@ -454,7 +442,7 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
 } // namespace
 
 const PragmaPolicy &sequentialPolicy() {
-  static const SequentialPolicy policy;
+  static constexpr SequentialPolicy policy;
   return policy;
 }
 

@@ -21,12 +21,19 @@ public:
     return fmt::format("#pragma acc serial{}", present.empty() ? "" : " present(" + present + ")");
   }
   std::string serialLoop() const override { return "#pragma acc loop seq"; }
+  std::string dataRegion(const std::vector<DataClause> &clauses) const override {
+    static const char *const kinds[] = {"copyin", "copy", "copyout", "create"};
+    std::string out = "#pragma acc data";
+    for (const DataClause &c : clauses)
+      out += fmt::format(" {}({})", kinds[c.kind], c.section);
+    return out;
+  }
 };
 
 } // namespace
 
 const PragmaPolicy &openaccPolicy() {
-  static const OpenACCPolicy policy;
+  static constexpr OpenACCPolicy policy;
   return policy;
 }
 

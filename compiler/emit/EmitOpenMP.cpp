@@ -19,7 +19,7 @@ public:
 } // namespace
 
 const PragmaPolicy &openmpPolicy() {
-  static const OpenMPPolicy policy;
+  static constexpr OpenMPPolicy policy;
   return policy;
 }
 

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cerrno>
 #include <cstring>
-#include <unordered_map>
+#include <algorithm>
+#include <iterator>
+#include <utility>
 
 namespace moac {
 
@@ -77,7 +79,8 @@ std::string describe(const Token &tok) {
 
 namespace {
 
-const std::unordered_map<std::string_view, Tok> keywords = {
+// A constant table (read-only data, no static constructor); 23 entries are searched in order.
+constexpr std::pair<std::string_view, Tok> keywords[] = {
     {"dim", Tok::KwDim},       {"in", Tok::KwIn},     {"out", Tok::KwOut},   {"inout", Tok::KwInout},
     {"fn", Tok::KwFn},         {"psi", Tok::KwPsi},   {"rho", Tok::KwRho},   {"iota", Tok::KwIota},
     {"tran", Tok::KwTran},     {"take", Tok::KwTake}, {"drop", Tok::KwDrop}, {"cat", Tok::KwCat},
@@ -250,14 +253,14 @@ void Lexer::lexWord(Token &tok) {
   while (pos < text.size() && (std::isalnum((unsigned char)text[pos]) || text[pos] == '_'))
     ++pos;
   std::string_view word(text.data() + start, pos - start);
-  auto kw = keywords.find(word);
-  tok.kind = kw != keywords.end() ? kw->second : Tok::Ident;
+  auto kw = std::find_if(std::begin(keywords), std::end(keywords), [&](const auto &k) { return k.first == word; });
+  tok.kind = kw != std::end(keywords) ? kw->second : Tok::Ident;
 }
 
 // One ASCII punctuation character, or `++`; false when the character at pos is none.
 bool Lexer::lexPunctuation(Token &tok) {
   unsigned char c = (unsigned char)text[pos];
-  static const std::pair<char, Tok> punct[] = {
+  static constexpr std::pair<char, Tok> punct[] = {
       {'+', Tok::Plus},     {'-', Tok::Minus},    {'*', Tok::Star},     {'/', Tok::Slash},
       {'=', Tok::Assign},   {',', Tok::Comma},    {':', Tok::Colon},    {';', Tok::Semicolon},
       {'(', Tok::LParen},   {')', Tok::RParen},   {'[', Tok::LBracket}, {']', Tok::RBracket},

@@ -6,6 +6,16 @@
 
 namespace moac {
 
+std::string Buffer::label() const {
+  switch (origin) {
+  case Array: return name;
+  case Partials: return name + "_part";
+  case Groups: return name + "_group";
+  case FusedPartials: return group + "_" + name + "_part";
+  }
+  return name;
+}
+
 SymExpr Buffer::storageElements() const {
   if (layout.kind == Layout::RowMajor || shape.empty())
     return product(shape);
@@ -41,6 +51,8 @@ std::vector<size_t> Kernel::workspace() const { return byRole(*this, Buffer::Wor
 
 namespace {
 
+const char *loopKindName(LoopKind kind) { return kind == LoopKind::Parallel ? "parallel" : "serial"; }
+
 struct Printer {
   const Kernel &k;
   std::string out;
@@ -49,7 +61,7 @@ struct Printer {
     switch (e->kind) {
     case LExprKind::Float: return fmt::format("{}", e->floatValue);
     case LExprKind::Int: return "(" + e->intValue.str() + ")";
-    case LExprKind::Load: return fmt::format("{}[{}]", k.buffers[e->buffer].name, e->offset.str());
+    case LExprKind::Load: return fmt::format("{}[{}]", k.buffers[e->buffer].label(), e->offset.str());
     case LExprKind::Var: return e->var.name();
     case LExprKind::Unary: return fmt::format("{}({})", spell(e->unop), expr(e->args[0]));
     case LExprKind::Binary: return fmt::format("({} {} {})", expr(e->args[0]), spell(e->op), expr(e->args[1]));
@@ -71,7 +83,7 @@ struct Printer {
     switch (s.kind) {
     case LStmt::Loop:
       out += fmt::format("{}for {} in [{}, {}) step {} {}{}\n", pad, s.var.name(), s.start.str(), s.end.str(),
-                         s.step.str(), s.loopKind == LoopKind::Parallel ? "parallel" : "serial", where);
+                         s.step.str(), loopKindName(s.loopKind), where);
       stmts(s.body, depth + 1);
       break;
     case LStmt::Decl:
@@ -85,7 +97,7 @@ struct Printer {
       out += fmt::format("{}{} = {}{}\n", pad, s.scalar.name(), expr(s.value), where);
       break;
     case LStmt::Store:
-      out += fmt::format("{}{}[{}] = {}{}\n", pad, k.buffers[s.buffer].name, s.offset.str(), expr(s.value), where);
+      out += fmt::format("{}{}[{}] = {}{}\n", pad, k.buffers[s.buffer].label(), s.offset.str(), expr(s.value), where);
       break;
     case LStmt::If:
       out += fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
@@ -132,43 +144,138 @@ void forEachAccess(const std::vector<LStmt> &body,
   }
 }
 
-std::string dumpLoopIR(const Kernel &k) {
+// What a region, a chunk count or a workspace buffer belongs to: the array, or "update K" for the update
+// of an inout K (whose result lives in the input's own buffer).
+static std::string computes(const Kernel &k, size_t buffer) {
+  const Buffer &b = k.buffers[buffer];
+  return b.role == Buffer::Input ? "update " + b.name : b.name;
+}
+
+std::string regionName(const Kernel &k, const Region &r) {
+  static const char *const parts[] = {"", " (partials)", " (combine)", " (combine groups)", " (splits)"};
+  return (r.part == Region::Splits ? k.buffers[r.buffer].group : computes(k, r.buffer)) + parts[r.part];
+}
+
+std::string describeAccess(const Kernel &k, const Coalescing &c) {
+  return fmt::format("{} {}[{}]", c.isStore ? "store" : "load", k.buffers[c.buffer].label(), c.offset.str());
+}
+
+std::string describeDifference(const Coalescing &c) { return c.difference ? c.difference->str() : "not affine"; }
+
+std::string describeLanes(const Coalescing &c) {
+  if (c.difference && *c.difference == SymExpr(0))
+    return "the same address in every lane (broadcast)";
+  if (c.difference && *c.difference == SymExpr(1))
+    return "coalesced";
+  return "";
+}
+
+// Why a buffer exists, or "" for an argument.
+static std::string bufferReason(const Kernel &k, const Buffer &b, const DnfProgram &dnf) {
+  switch (b.origin) {
+  case Buffer::Array: return b.array < dnf.arrays.size() ? dnf.arrays[b.array].why : "";
+  case Buffer::Partials: return fmt::format("partial results of {}, one per chunk", computes(k, *b.aliasOf));
+  case Buffer::Groups:
+    return fmt::format("partials of {} combined in groups, one per group", computes(k, *b.aliasOf));
+  case Buffer::FusedPartials: return fmt::format("partial {} of the fused {}, one per split", b.name, b.group);
+  }
+  return "";
+}
+
+static std::string liftTransform(const Layout &l) {
+  if (l.axis == 0)
+    return fmt::format("T([x, y]) = [x div {}, y, x mod {}]", l.block, l.block);
+  return fmt::format("on axis {}: T([p, x, y]) = [p, x div {}, y, x mod {}] (p: the {} axes before, one slab each)",
+                     l.axis, l.block, l.block, l.axis);
+}
+
+std::string describeDecision(const Kernel &k, const Decision &d) {
+  const std::string &name = k.buffers[d.buffer].name;
+  switch (d.kind) {
+  case Decision::LiftedRows: {
+    const Layout &l = k.buffers[d.buffer].layout;
+    return fmt::format("{} is read along its rows by one lane per row: stored lifted {} so {} adjacent lanes read "
+                       "adjacent addresses",
+                       name, liftTransform(l), l.block);
+  }
+  case Decision::UpdateUnchanged: return fmt::format("the update of {} leaves every element as it is: no stage", name);
+  case Decision::UpdateRows:
+    return fmt::format("the update of {} writes only rows [{}, {}) of {}: the other rows keep their values in place "
+                       "(no copy)",
+                       name, d.start.str(), d.end.str(), name);
+  case Decision::TermsAlongRows: {
+    const std::string inner = d.inner.name();
+    return fmt::format("{}: the terms are read along rows with {} innermost: the term loop runs outside {}'s and "
+                       "each term is added into the partials (the same order of additions as with {} on the lanes)",
+                       regionName(k, k.stages[d.region]), inner, inner, inner);
+  }
+  case Decision::FusedSplits: {
+    const std::string &group = k.buffers[d.buffer].group;
+    std::string members, splits;
+    for (const Buffer &b : k.buffers)
+      if (b.origin == Buffer::FusedPartials && b.group == group)
+        members += (members.empty() ? "" : ", ") + b.name;
+    for (const ChunkCount &c : k.chunkCounts)
+      if (c.level == ChunkCount::Splits && c.of == d.buffer)
+        splits = c.sym.name();
+    return fmt::format("{}: the fused reduction of {} runs as {} splits of contiguous terms, each computing every "
+                       "score once; its readers combine the splits' partials",
+                       group, members, splits);
+  }
+  }
+  return "";
+}
+
+static std::string layoutText(const Buffer &b) {
+  if (b.layout.kind != Layout::Lifted)
+    return "row-major";
+  std::string out = "lifted: stored ⟨";
+  for (size_t i = 0; i < b.shape.size(); ++i)
+    out += (i ? " " : "") +
+           (i == b.layout.axis ? fmt::format("⌈{}/{}⌉", b.shape[i].str(), b.layout.block) : b.shape[i].str());
+  return out + fmt::format(" {}⟩", b.layout.block);
+}
+
+static std::string regionText(const Kernel &k, const Region &st) {
+  std::string threads = st.parallelDepth ? fmt::format("{} parallel loop{}", st.parallelDepth,
+                                                       st.parallelDepth == 1 ? "" : "s collapsed")
+                                         : std::string("one thread");
+  return fmt::format("stage {}  ({}){}\n", regionName(k, st), threads,
+                     st.onlyIfChunks ? fmt::format("  only when {} > 1", st.onlyIfChunks->name()) : "");
+}
+
+std::string dumpLoopIR(const Kernel &k, const DnfProgram &dnf) {
   Printer p{k, {}};
   std::string &out = p.out;
   out += fmt::format("kernel {}\n", k.name);
   for (const Buffer &b : k.buffers) {
-    std::string layout = "row-major";
-    if (b.layout.kind == Layout::Lifted) {
-      layout = "lifted: stored ⟨";
-      for (size_t i = 0; i < b.shape.size(); ++i)
-        layout += (i ? " " : "") + (i == b.layout.axis ? fmt::format("⌈{}/{}⌉", b.shape[i].str(), b.layout.block)
-                                                       : b.shape[i].str());
-      layout += fmt::format(" {}⟩", b.layout.block);
-    }
-    out += fmt::format("buffer {} {} : {}{}  {}{}\n", roleName(b.role), b.name, spell(b.elem), strShape(b.shape),
-                       layout, b.why.empty() ? "" : "  # " + b.why);
+    std::string why = bufferReason(k, b, dnf);
+    out += fmt::format("buffer {} {} : {}{}  {}{}\n", roleName(b.role), b.label(), spell(b.elem), strShape(b.shape),
+                       layoutText(b), why.empty() ? "" : "  # " + why);
   }
   for (const ChunkCount &c : k.chunkCounts)
-    out += fmt::format("chunks {} = clamp(⌈threads / ({})⌉, 1, ⌈({}) / chunk⌉)  # split reduction of {}\n",
-                       c.sym.name(), c.items.str(), c.terms.str(), c.of);
+    out += fmt::format("chunks {} = clamp(⌈threads / ({})⌉, 1, ⌈({}) / chunk⌉)  # {}\n", c.sym.name(), c.items.str(),
+                       c.terms.str(),
+                       c.level == ChunkCount::Splits
+                           ? "splits of the fused " + k.buffers[c.of].group
+                           : "split reduction of " + k.buffers[c.of].name +
+                                 (c.level == ChunkCount::Groups ? "'s partials" : ""));
   for (const Guard &g : k.guards)
     out += fmt::format("guard {}  # {}\n", g.str(), g.reason);
   for (const Region &st : k.stages) {
-    out += fmt::format("stage {}  ({}){}\n", st.name,
-                       st.parallelDepth ? fmt::format("{} parallel loop{}", st.parallelDepth,
-                                                      st.parallelDepth == 1 ? "" : "s collapsed")
-                                        : std::string("one thread"),
-                       st.onlyIfChunks ? fmt::format("  only when {} > 1", st.onlyIfChunks->name()) : "");
+    out += regionText(k, st);
     p.stmts(st.body, 1);
   }
   if (!k.coalescing.empty()) {
     out += "coalescing (γ-difference between adjacent vector lanes):\n";
-    for (const Coalescing &c : k.coalescing)
-      out += fmt::format("  {}: {} lane {}: {}{}\n", c.stage, c.access, c.lane, c.difference,
-                         c.note.empty() ? "" : "  (" + c.note + ")");
+    for (const Coalescing &c : k.coalescing) {
+      std::string note = describeLanes(c);
+      out += fmt::format("  {}: {} lane {}: {}{}\n", regionName(k, k.stages[c.region]), describeAccess(k, c),
+                         c.lane.name(), describeDifference(c), note.empty() ? "" : "  (" + note + ")");
+    }
   }
-  for (const std::string &d : k.decisions)
-    out += "schedule: " + d + "\n";
+  for (const Decision &d : k.decisions)
+    out += "schedule: " + describeDecision(k, d) + "\n";
   return out;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "AST.h"
+#include "Dnf.h"
 #include "Symbolic.h"
 #include "Typed.h"
 
@@ -33,12 +34,21 @@ struct Buffer {
   ElemType elem;
   SymVec shape; // logical shape
   Layout layout;
-  std::string why;
+  // Why it exists: an array of the DNF (an argument, or a stored temp: `array`, whose DnfArray::why
+  // says why the DNF stores it), a split reduction's partials or group results (of buffers[aliasOf]),
+  // or one member's partial results of a fused group's splits (lower/LowerFused.h).
+  enum Origin { Array, Partials, Groups, FusedPartials } origin = Array;
+  size_t array = 0; // Array: the DNF array it holds (DnfProgram::arrays)
   // Partials of a split reduction: with a single chunk they are the result itself, so this buffer is
   // `chunks > 1 ? workspace : buffers[aliasOf]`.
   std::optional<size_t> aliasOf;
-  Symbol aliasChunks;         // why it exists (a DNF temp, a reduction's partials)
+  Symbol aliasChunks;
   bool inout = false;         // an `inout` input: the kernel may write it (an update stores into it)
+  // `name`: the .moa name of the array it holds, or, for partials and group results, of the split
+  // reduction's array (buffers[*aliasOf]), or for fused partials the member's (m, sum_e, o: the array
+  // it replaced); the C name is derived from it by emit/CNames.
+  std::string group{}; // FusedPartials: the fused group's name (FusedGroup::name, `online`)
+  std::string label() const; // for dumps: m, m_part, m_group, online_o_part
   SymExpr storageElements() const; // π(p)·⌈x/B⌉·B·π(tail) when lifted
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
 };
@@ -94,19 +104,25 @@ struct LStmt {
   std::vector<LStmt> orElse;
 };
 
-// A γ-difference report: the change of an access's offset between adjacent vector lanes.
+// A γ-difference report: the change of an access's offset between adjacent vector lanes (1: coalesced,
+// 0: one address for every lane, a broadcast; none: the offset is not affine in the lane).
 struct Coalescing {
-  std::string stage;
-  std::string access; // K[γ]
-  std::string lane;   // the lane index
-  std::string difference; // "1", "dk", "0", or "not affine"
-  std::string note;
+  size_t region = 0; // Kernel::stages
+  size_t buffer = 0;
+  SymExpr offset;    // the access's γ, as the region's statement writes it
+  bool isStore = false;
+  Symbol lane;       // the index adjacent vector lanes differ in
+  std::optional<SymExpr> difference;
 };
 
 // One parallel region: a perfect nest of `parallelDepth` parallel loops around serial work, or
 // (parallelDepth == 0) serial work run by one thread.
 struct Region {
-  std::string name; // what it computes, e.g. "s" or "m (partials)"
+  // What it computes: buffers[buffer] (an update when that is an input), whole or one pass of its split
+  // reduction (regionName prints "s", "m (partials)", "update K (combine)").
+  size_t buffer = 0;
+  // Splits: the split pass of the fused group whose maxima buffers[buffer] holds.
+  enum Part { Whole, Partials, Combine, CombineGroups, Splits } part = Whole;
   SourceLoc loc;
   int parallelDepth = 0;
   std::vector<LStmt> body;
@@ -119,8 +135,26 @@ struct ChunkCount {
   Symbol sym;
   SymExpr items; // the reduction's own index space, π of the array's shape
   SymExpr terms; // the reduction's extent
-  std::string of; // the array it belongs to
+  size_t of = 0; // the buffer whose split reduction it counts (Splits: the fused group's maxima)
+  // P over the terms, Q over the P partials, or the splits of a fused group
+  enum Level { Chunks, Groups, Splits } level = Chunks;
   int64_t threads = 0, chunk = 0; // the schedule's constants
+};
+
+// A choice the lowering made that the loop nests alone do not explain (printed by dumpLoopIR and
+// `moac explain`, docs/schedule.md).
+struct Decision {
+  enum Kind {
+    LiftedRows,      // buffers[buffer] is read along its rows by one lane per row: stored lifted (its Layout)
+    UpdateUnchanged, // the update of buffers[buffer] changes no element: no stage
+    UpdateRows,      // the update of buffers[buffer] writes only rows [start, end), the others stay in place
+    TermsAlongRows,  // stages[region] (partials) runs its term loop outside `inner`'s loop (CPU targets)
+    FusedSplits,     // stages[region] runs the fused group of buffers[buffer] (its maxima) split-K
+  } kind;
+  size_t buffer = 0;
+  size_t region = 0;
+  Symbol inner{};
+  SymExpr start{}, end{};
 };
 
 struct Kernel {
@@ -132,13 +166,21 @@ struct Kernel {
   std::vector<ChunkCount> chunkCounts;
   std::vector<Region> stages;
   std::vector<Coalescing> coalescing;
-  std::vector<std::string> decisions; // the schedule's choices, in words (for explain and --emit=onf)
+  std::vector<Decision> decisions;
   std::vector<size_t> inputs() const;
   std::vector<size_t> outputs() const;
   std::vector<size_t> workspace() const;
 };
 
-std::string dumpLoopIR(const Kernel &kernel);
+// The printers: the loop IR's own records in words. `dnf` is the program the kernel was lowered from
+// (a stored temp's reason is the DNF's).
+std::string dumpLoopIR(const Kernel &kernel, const DnfProgram &dnf);
+std::string regionName(const Kernel &kernel, const Region &region);       // "m (partials)"
+std::string describeDecision(const Kernel &kernel, const Decision &decision);
+std::string describeAccess(const Kernel &kernel, const Coalescing &access); // "load K[…]"
+std::string describeDifference(const Coalescing &access);                  // "dk", "not affine"
+// "coalesced", "the same address in every lane (broadcast)", or "" for any other difference
+std::string describeLanes(const Coalescing &access);
 
 // Calls f for every load and store in the statements, nested ones included.
 void forEachAccess(const std::vector<LStmt> &body,

@@ -27,9 +27,10 @@ std::string kernelName(const std::string &fileName) {
   return name == "moa_" ? "moa_kernel" : name;
 }
 
-std::optional<SymExpr> gammaDifference(const SymExpr &offset, Symbol lane, int64_t block) {
+std::optional<SymExpr> gammaDifference(SymbolTable &symbols, const SymExpr &offset, Symbol lane, int64_t block) {
   // lane = block·g + r with 0 ≤ r < block: within a group only r moves.
-  Symbol g = SymbolTable::fresh("g"), r = SymbolTable::fresh("r");
+  NameScope scratch(symbols);
+  Symbol g = symbols.fresh("g"), r = symbols.fresh("r");
   SymExpr split = SymExpr::symbol(g) * SymExpr(block) + SymExpr::symbol(r);
   SymExpr e = simplify(offset.substitute({{lane, split}}), {{r, SymExpr(block)}});
   return e.linearCoefficient(r);
@@ -39,8 +40,8 @@ namespace {
 
 class Lowerer {
 public:
-  Lowerer(const DnfProgram &dnf, const Schedule &schedule, Target target)
-      : dnf(dnf), sched(schedule), target(target) {}
+  Lowerer(SymbolTable &symbols, const DnfProgram &dnf, const Schedule &schedule, Target target)
+      : symbols(symbols), dnf(dnf), sched(schedule), target(target) {}
   Kernel run();
 
 private:
@@ -51,6 +52,10 @@ private:
   void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
   bool termsAlongRows(const DnfArray &a, const DExpr &r) const;
 
+  void openStageNames(const DnfArray &a);
+
+  SymbolTable &symbols;
+  std::optional<NameScope> stageNames; // the names of the stage being lowered
   const DnfProgram &dnf;
   Schedule sched;
   Target target;
@@ -77,7 +82,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
     return makeL(x);
   }
   case DKind::Read: return load(e->array, e->index);
-  case DKind::Fused: return lowerFusedRead(dnf.groups[e->group], fused.at(e->group), *e, prefix, type);
+  case DKind::Fused: return lowerFusedRead(symbols, dnf.groups[e->group], fused.at(e->group), *e, prefix, type);
   case DKind::Unary: {
     LExpr x{};
     x.kind = LExprKind::Unary;
@@ -96,7 +101,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
   }
   case DKind::Reduce: {
     ElemType accType = e->isInt ? ElemType::Int : type;
-    Symbol acc = SymbolTable::fresh("acc");
+    Symbol acc = symbols.fresh("acc");
     prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op, e->isInt)), e->loc));
     LStmt l = loop(e->var, 0, e->extent, 1, LoopKind::Serial, e->loc);
     LExprPtr value = lowerExpr(e->args[0], l.body, type);
@@ -115,7 +120,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
       return makeL(x);
     }
     ElemType tmpType = e->isInt ? ElemType::Int : type;
-    Symbol tmp = SymbolTable::fresh("sel");
+    Symbol tmp = symbols.fresh("sel");
     prefix.push_back(scalarStmt(LStmt::Decl, tmp, tmpType, floatConst(0), e->loc));
     LStmt branch{};
     branch.kind = LStmt::If;
@@ -169,34 +174,22 @@ void Lowerer::chooseLayouts() {
     if (!harmed.count(id)) {
       Buffer &b = k.buffers[bufferOf[id]];
       b.layout = Layout{Layout::Lifted, sched.block, axis};
-      std::string transform =
-          axis == 0 ? fmt::format("T([x, y]) = [x div {}, y, x mod {}]", sched.block, sched.block)
-                    : fmt::format("on axis {}: T([p, x, y]) = [p, x div {}, y, x mod {}] (p: the {} axes before, "
-                                  "one slab each)",
-                                  axis, sched.block, sched.block, axis);
-      k.decisions.push_back(fmt::format("{} is read along its rows by one lane per row: stored lifted {} so {} "
-                                        "adjacent lanes read adjacent addresses",
-                                        b.name, transform, sched.block));
+      Decision d{Decision::LiftedRows};
+      d.buffer = bufferOf[id];
+      k.decisions.push_back(d);
     }
 }
 
+// Called before the region joins k.stages: its accesses are recorded under the index it will have.
 void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst) {
+  const size_t region = k.stages.size();
   auto visit = [&](size_t buffer, const SymExpr &offset, bool isStore) {
-    SymExpr o = offset.substitute(laneSubst);
-    auto diff = gammaDifference(o, lane, sched.block);
-    Coalescing c;
-    c.stage = stage.name;
-    c.access = fmt::format("{} {}[{}]", isStore ? "store" : "load", k.buffers[buffer].name, offset.str());
-    c.lane = lane.name();
-    c.difference = diff ? diff->str() : "not affine";
-    if (diff && *diff == SymExpr(0))
-      c.note = "the same address in every lane (broadcast)";
-    else if (diff && *diff == SymExpr(1))
-      c.note = "coalesced";
+    Coalescing c{region, buffer, offset, isStore, lane,
+                 gammaDifference(symbols, offset.substitute(laneSubst), lane, sched.block)};
     for (const Coalescing &seen : k.coalescing)
-      if (seen.stage == c.stage && seen.access == c.access)
+      if (seen.region == region && seen.buffer == buffer && seen.isStore == isStore && seen.offset == offset)
         return;
-    k.coalescing.push_back(c);
+    k.coalescing.push_back(std::move(c));
   };
   forEachAccess(stage.body, visit);
 }
@@ -226,6 +219,22 @@ bool Lowerer::termsAlongRows(const DnfArray &a, const DExpr &r) const {
   return found;
 }
 
+// Each stage names its scalars and loop counters in a scope of its own (acc, c, g again in every stage),
+// beside the names of the DNF definition it computes; what several stages share (the chunk counts P and
+// Q) is made outside any stage.
+void Lowerer::openStageNames(const DnfArray &a) {
+  stageNames.reset();
+  stageNames.emplace(symbols);
+  for (Symbol s : a.index)
+    stageNames->reserve(s.name());
+  for (Symbol s : freeSymbols(a.body))
+    stageNames->reserve(s.name());
+  forEachNode(a.body, [&](const DExpr &e) {
+    if (e.kind == DKind::Reduce)
+      stageNames->reserve(e.var.name());
+  });
+}
+
 void Lowerer::lowerArray(size_t id) {
   const DnfArray &a = dnf.arrays[id];
   // An index space empty at compile time (an axis of extent 0, e.g. from `0 take A`) has nothing to
@@ -236,8 +245,10 @@ void Lowerer::lowerArray(size_t id) {
   // a fused group's split pass runs before its first reader, whose nest combines the splits
   for (size_t g : groupsRead(a.body)) {
     if (!fused.count(g))
-      fused[g] = lowerFusedGroup(k, dnf.groups[g], sched, target, [this](const DExprPtr &e, std::vector<LStmt> &prefix,
-                                                                           ElemType t) { return lowerExpr(e, prefix, t); });
+      fused[g] = lowerFusedGroup(symbols, k, dnf.groups[g], sched, target,
+                                 [this](const DExprPtr &e, std::vector<LStmt> &prefix, ElemType t) {
+                                   return lowerExpr(e, prefix, t);
+                                 });
     fused[g].maxima.clear();
   }
   size_t target = bufferOf[id];
@@ -249,20 +260,20 @@ void Lowerer::lowerArray(size_t id) {
   WrittenRows rows{a.body, SymExpr(0), a.shape.empty() ? SymExpr(1) : a.shape[0]};
   if (a.updates) {
     rows = writtenRows(a);
-    const std::string &in = dnf.arrays[*a.updates].name;
+    Decision d{rows.body ? Decision::UpdateRows : Decision::UpdateUnchanged};
+    d.buffer = target;
+    d.start = rows.start;
+    d.end = rows.end;
     if (!rows.body) {
-      k.decisions.push_back(fmt::format("the update of {} leaves every element as it is: no stage", in));
+      k.decisions.push_back(d);
       return;
     }
     if (!a.shape.empty() && (!(rows.start == SymExpr(0)) || !(rows.end == a.shape[0])))
-      k.decisions.push_back(fmt::format("the update of {} writes only rows [{}, {}) of {}: the other rows keep "
-                                        "their values in place (no copy)",
-                                        in, rows.start.str(), rows.end.str(), in));
+      k.decisions.push_back(d);
   }
   const DExprPtr &body0 = rows.body;
-  // An update's DNF name (K') is not a C identifier: its stages and partials are named after its buffer.
+  // An update's DNF name (K') is not a C identifier: its partials are named after its buffer.
   const std::string ident = a.updates ? k.buffers[target].name : a.name;
-  const std::string stage = a.updates ? "update " + ident : a.name;
   // the perfect nest of parallel loops over the outer `depth` indices of the array's own index space (an
   // update's leading loop only over the rows it writes)
   auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into, size_t depth) {
@@ -278,7 +289,8 @@ void Lowerer::lowerArray(size_t id) {
   };
 
   if (body0->kind != DKind::Reduce) {
-    Region st{stage, a.loc, int(a.index.size()), {}, std::nullopt};
+    openStageNames(a);
+    Region st{target, Region::Whole, a.loc, int(a.index.size()), {}, std::nullopt};
     std::vector<LStmt> body;
     LExprPtr value = lowerExpr(body0, body, type);
     body.push_back(store(target, k.buffers[target].offset(index), value, a.loc));
@@ -293,17 +305,19 @@ void Lowerer::lowerArray(size_t id) {
   // read adjacent terms), partials[c][index], then the chunks combined in order.
   const DExpr &r = *body0;
   SymExpr items = product(a.shape);
-  Symbol chunks = SymbolTable::fresh("P_" + ident);
-  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, ident, sched.threads, sched.chunk});
-  Buffer partials{Buffer::Workspace, ident + "_part", type, {SymExpr::symbol(chunks), items}, {},
-                  fmt::format("partial results of {}, one per chunk", stage), target, chunks};
+  stageNames.reset();
+  Symbol chunks = symbols.fresh("P_" + ident);
+  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, target, ChunkCount::Chunks, sched.threads, sched.chunk});
+  Buffer partials{Buffer::Workspace, ident, type, {SymExpr::symbol(chunks), items}, {},
+                  Buffer::Partials, 0, target, chunks};
   k.buffers.push_back(partials);
   size_t part = k.buffers.size() - 1;
 
-  Symbol c = SymbolTable::fresh("c");
+  openStageNames(a);
+  Symbol c = symbols.fresh("c");
   const LExprPtr zero = floatConst(identity(r.op, type == ElemType::Int)); // every accumulator's start
   const bool alongRows = termsAlongRows(a, r);
-  Region first{stage + " (partials)", a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
+  Region first{target, Region::Partials, a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
   {
     const SymExpr at = SymExpr::symbol(c) * items + gamma(index, a.shape);
     std::vector<LStmt> body;
@@ -324,12 +338,13 @@ void Lowerer::lowerArray(size_t id) {
       terms.body.push_back(std::move(row));
       body.push_back(std::move(clear));
       body.push_back(std::move(terms));
-      k.decisions.push_back(fmt::format("{} (partials): the terms are read along rows with {} innermost: the "
-                                        "term loop runs outside {}'s and each term is added into the partials "
-                                        "(the same order of additions as with {} on the lanes)",
-                                        stage, inner.name(), inner.name(), inner.name()));
+      Decision d{Decision::TermsAlongRows};
+      d.buffer = target;
+      d.region = k.stages.size(); // `first`, pushed below
+      d.inner = inner;
+      k.decisions.push_back(d);
     } else {
-      Symbol acc = SymbolTable::fresh("acc");
+      Symbol acc = symbols.fresh("acc");
       body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
       LExprPtr value = lowerExpr(r.args[0], terms.body, type);
       terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, value, r.loc, r.op));
@@ -346,7 +361,7 @@ void Lowerer::lowerArray(size_t id) {
   if (!a.index.empty()) {
     reportAccesses(first, a.index.back(), {});
   } else {
-    Symbol t = SymbolTable::fresh("t");
+    Symbol t = symbols.fresh("t");
     reportAccesses(first, c, {{r.var, SymExpr::symbol(c) + SymExpr::symbol(chunks) * SymExpr::symbol(t)}});
   }
   k.stages.push_back(std::move(first));
@@ -356,18 +371,19 @@ void Lowerer::lowerArray(size_t id) {
   // adding partials g, g + Q, g + 2Q, … (parallel, like the chunks), then the Q group results in order.
   // Q = moart_chunks(items, P, threads, chunk), so Q = 1 whenever P ≤ chunk: the groups' pass is then the
   // whole combine, in chunk order, and writes the result itself.
-  Symbol groups = SymbolTable::fresh("Q_" + ident);
+  stageNames.reset();
+  Symbol groups = symbols.fresh("Q_" + ident);
   k.chunkCounts.push_back(
-      ChunkCount{groups, items, SymExpr::symbol(chunks), ident + "'s partials", sched.threads, sched.chunk});
-  k.buffers.push_back(Buffer{Buffer::Workspace, ident + "_group", type, {SymExpr::symbol(groups), items}, {},
-                             fmt::format("partials of {} combined in groups, one per group", stage), target, groups});
+      ChunkCount{groups, items, SymExpr::symbol(chunks), target, ChunkCount::Groups, sched.threads, sched.chunk});
+  k.buffers.push_back(Buffer{Buffer::Workspace, ident, type, {SymExpr::symbol(groups), items}, {},
+                             Buffer::Groups, 0, target, groups});
   size_t group = k.buffers.size() - 1;
   // acc = op over partials[each][index], each from `first` (0 if none) below `count` by `step`; stored in
   // group[into][index], or with no `into` in the result
   auto combineInto = [&](size_t from, Symbol each, Symbol count, std::optional<Symbol> first, SymExpr step,
                          std::optional<SymExpr> into) {
     std::vector<LStmt> body;
-    Symbol acc = SymbolTable::fresh("acc");
+    Symbol acc = symbols.fresh("acc");
     body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
     LStmt combine = loop(each, first ? SymExpr::symbol(*first) : SymExpr(0), SymExpr::symbol(count), step,
                          LoopKind::Serial, r.loc);
@@ -380,8 +396,9 @@ void Lowerer::lowerArray(size_t id) {
     return body;
   };
 
-  Symbol g = SymbolTable::fresh("g"), each = SymbolTable::fresh("c");
-  Region second{stage + " (combine)", a.loc, int(a.index.size()) + 1, {}, chunks};
+  openStageNames(a);
+  Symbol g = symbols.fresh("g"), each = symbols.fresh("c");
+  Region second{target, Region::Combine, a.loc, int(a.index.size()) + 1, {}, chunks};
   {
     std::vector<LStmt> inner;
     nest(combineInto(part, each, chunks, g, SymExpr::symbol(groups), SymExpr::symbol(g)), inner, a.index.size());
@@ -393,13 +410,14 @@ void Lowerer::lowerArray(size_t id) {
   if (!a.index.empty()) {
     reportAccesses(second, a.index.back(), {});
   } else {
-    Symbol t = SymbolTable::fresh("t");
+    Symbol t = symbols.fresh("t");
     reportAccesses(second, g, {{each, SymExpr::symbol(g) + SymExpr::symbol(groups) * SymExpr::symbol(t)}});
   }
   k.stages.push_back(std::move(second));
 
-  Region third{stage + " (combine groups)", a.loc, int(a.index.size()), {}, groups};
-  nest(combineInto(group, SymbolTable::fresh("c"), groups, std::nullopt, SymExpr(1), std::nullopt), third.body,
+  openStageNames(a);
+  Region third{target, Region::CombineGroups, a.loc, int(a.index.size()), {}, groups};
+  nest(combineInto(group, symbols.fresh("c"), groups, std::nullopt, SymExpr(1), std::nullopt), third.body,
        a.index.size());
   if (!a.index.empty())
     reportAccesses(third, a.index.back(), {});
@@ -414,7 +432,7 @@ Kernel Lowerer::run() {
   bufferOf.assign(dnf.arrays.size(), 0);
   auto addBuffer = [&](size_t id, Buffer::Role role) {
     const DnfArray &a = dnf.arrays[id];
-    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, a.why, std::nullopt, Symbol{}, a.inout});
+    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, Buffer::Array, id, std::nullopt, Symbol{}, a.inout});
     bufferOf[id] = k.buffers.size() - 1;
   };
   for (size_t id = 0; id < dnf.arrays.size(); ++id)
@@ -429,15 +447,17 @@ Kernel Lowerer::run() {
   for (size_t id : dnf.updates)
     bufferOf[id] = bufferOf[*dnf.arrays[id].updates];
   chooseLayouts();
-  for (size_t id : dnf.order)
+  for (size_t id : dnf.order) {
     lowerArray(id);
+    stageNames.reset();
+  }
   return std::move(k);
 }
 
 } // namespace
 
-Kernel lower(const DnfProgram &dnf, const Schedule &schedule, Target target) {
-  return Lowerer(dnf, schedule, target).run();
+Kernel lower(CompilationContext &ctx, const DnfProgram &dnf, const Schedule &schedule, Target target) {
+  return Lowerer(ctx.symbols, dnf, schedule, target).run();
 }
 
 } // namespace moac

@@ -8,18 +8,21 @@
 // row (map-invariant indexing) get the lifted layout on targets that coalesce (docs/schedule.md).
 #pragma once
 
+#include "Context.h"
 #include "Dnf.h"
 #include "LoopIR.h"
 #include "Schedule.h"
 
 namespace moac {
 
-Kernel lower(const DnfProgram &dnf, const Schedule &schedule, Target target);
+// ctx: the compilation of dnf; its symbol table gives the loop counters and scalars their names.
+Kernel lower(CompilationContext &ctx, const DnfProgram &dnf, const Schedule &schedule, Target target);
 
 // The change of `offset` between adjacent lanes of `lane` (the lane stepping by 1), within a group of
 // `block` lanes: the derivative for affine offsets, also through the lifted layout's div/mod.
-// Returns nullopt when the offset is not affine in the lane within a group.
-std::optional<SymExpr> gammaDifference(const SymExpr &offset, Symbol lane, int64_t block);
+// Returns nullopt when the offset is not affine in the lane within a group. Makes two scratch symbols in
+// `symbols` (the table of offset's symbols), in a scope of their own.
+std::optional<SymExpr> gammaDifference(SymbolTable &symbols, const SymExpr &offset, Symbol lane, int64_t block);
 
 // The C function name for a .moa file: moa_ + the file's stem, made a C identifier.
 std::string kernelName(const std::string &fileName);

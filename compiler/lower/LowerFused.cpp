@@ -1,17 +1,17 @@
 #include "LowerFused.h"
 
 #include "Build.h"
+#include "Fuse.h"
 #include "Gamma.h"
 
+#include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace moac {
 
 namespace {
 
-SymVec symbols(const std::vector<Symbol> &syms) {
+SymVec symbolExprs(const std::vector<Symbol> &syms) {
   SymVec out;
   for (Symbol s : syms)
     out.push_back(SymExpr::symbol(s));
@@ -34,25 +34,27 @@ std::vector<LStmt> serialNest(const std::vector<Symbol> &vars, const SymVec &sha
 
 } // namespace
 
-FusedPartials lowerFusedGroup(Kernel &k, const FusedGroup &g, const Schedule &schedule, Target target,
-                              const LowerExprFn &lowerExpr) {
+FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
+                              Target target, const LowerExprFn &lowerExpr) {
   FusedPartials out;
   const ElemType type = g.elem;
   const SymExpr frameItems = product(g.frameShape);
-  out.splits = SymbolTable::fresh("P_" + g.name);
+  // P is shared by the split pass and every reader's combine: made outside any stage's scope
+  out.splits = symbols.fresh("P_" + g.name);
   const SymExpr P = SymExpr::symbol(out.splits);
-  k.chunkCounts.push_back(
-      ChunkCount{out.splits, frameItems, g.extent, g.name, schedule.fusedSplits(target), schedule.chunk});
   for (const FusedMember &m : g.members) {
-    k.buffers.push_back(Buffer{Buffer::Workspace, g.name + "_" + m.name + "_part", type,
-                               {frameItems, P, product(m.extraShape)}, {},
-                               fmt::format("partial {} of the fused {}, one per split", m.name, g.name), std::nullopt,
-                               Symbol{}});
+    Buffer b{Buffer::Workspace, m.name, type, {frameItems, P, product(m.extraShape)}, {}, Buffer::FusedPartials,
+             0, std::nullopt, Symbol{}, false, g.name};
+    k.buffers.push_back(std::move(b));
     out.buffers.push_back(k.buffers.size() - 1);
   }
-  const Symbol c = SymbolTable::fresh("c");
+  k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, g.extent, out.buffers[0], ChunkCount::Splits,
+                                     schedule.fusedSplits(target), schedule.chunk});
+  NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
+  reserveNames(stageNames, g);
+  const Symbol c = symbols.fresh("c");
   const SymExpr length = SymExpr::floorDiv(g.extent + P - SymExpr(1), P);
-  const SymExpr split = gamma(symbols(g.frame), g.frameShape) * P + SymExpr::symbol(c);
+  const SymExpr split = gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c);
   const SourceLoc loc = g.loc;
 
   // one term: e once, the new maximum, the two rescaling factors, every sum updated, the maximum moved
@@ -61,8 +63,8 @@ FusedPartials lowerFusedGroup(Kernel &k, const FusedGroup &g, const Schedule &sc
   guard.lhs = SymExpr::symbol(g.var);
   guard.rhs = g.extent;
   guard.loc = loc;
-  Symbol mx = SymbolTable::fresh("m"), e = SymbolTable::fresh("e"), next = SymbolTable::fresh("next");
-  Symbol scale = SymbolTable::fresh("scale"), w = SymbolTable::fresh("w");
+  Symbol mx = symbols.fresh("m"), e = symbols.fresh("e"), next = symbols.fresh("next");
+  Symbol scale = symbols.fresh("scale"), w = symbols.fresh("w");
   guard.body.push_back(scalarStmt(LStmt::Decl, e, type, lowerExpr(g.score, guard.body, type), loc));
   guard.body.push_back(scalarStmt(LStmt::Decl, next, type, binary(BinOp::Max, var(mx, false), var(e, false)), loc));
   guard.body.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(mx, false), var(next, false)), loc));
@@ -78,7 +80,7 @@ FusedPartials lowerFusedGroup(Kernel &k, const FusedGroup &g, const Schedule &sc
       return binary(BinOp::Add, binary(BinOp::Mul, std::move(old), var(scale, false)), h);
     };
     if (m.extra.empty()) {
-      Symbol acc = SymbolTable::fresh("acc");
+      Symbol acc = symbols.fresh("acc");
       body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc));
       LExprPtr value = term(guard.body, var(acc, false));
       guard.body.push_back(scalarStmt(LStmt::Assign, acc, type, value, loc));
@@ -86,7 +88,7 @@ FusedPartials lowerFusedGroup(Kernel &k, const FusedGroup &g, const Schedule &sc
       continue;
     }
     // the sum's elements live in the partials, updated in place row by row (a row of V streamed once)
-    const SymExpr at = split * product(m.extraShape) + gamma(symbols(m.extra), m.extraShape);
+    const SymExpr at = split * product(m.extraShape) + gamma(symbolExprs(m.extra), m.extraShape);
     for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, floatConst(0), loc)}, loc))
       body.push_back(std::move(s));
     std::vector<LStmt> update;
@@ -110,35 +112,38 @@ FusedPartials lowerFusedGroup(Kernel &k, const FusedGroup &g, const Schedule &sc
     l.body.push_back(std::move(nest));
     nest = std::move(l);
   }
-  Region region{g.name + " (splits)", loc, int(g.frame.size()) + 1, {}, std::nullopt};
+  Region region{out.buffers[0], Region::Splits, loc, int(g.frame.size()) + 1, {}, std::nullopt};
   region.body.push_back(std::move(nest));
+  Decision d{Decision::FusedSplits};
+  d.buffer = out.buffers[0];
+  d.region = k.stages.size();
+  k.decisions.push_back(d);
   k.stages.push_back(std::move(region));
-  std::string names;
-  for (const FusedMember &m : g.members)
-    names += (names.empty() ? "" : ", ") + m.name;
-  k.decisions.push_back(fmt::format("{}: the fused reduction of {} runs as P_{} splits of contiguous terms, each "
-                                    "computing every score once; its readers combine the splits' partials",
-                                    g.name, names, g.name));
   return out;
 }
 
-LExprPtr lowerFusedRead(const FusedGroup &g, FusedPartials &partials, const DExpr &e, std::vector<LStmt> &prefix,
-                        ElemType type) {
+LExprPtr lowerFusedRead(SymbolTable &symbols, const FusedGroup &g, FusedPartials &partials, const DExpr &e,
+                        std::vector<LStmt> &prefix, ElemType type) {
   const FusedMember &m = g.members[e.member];
   const SymExpr P = SymExpr::symbol(partials.splits);
   SymVec frame(e.index.begin(), e.index.begin() + std::ptrdiff_t(g.frame.size()));
   SymVec extra(e.index.begin() + std::ptrdiff_t(g.frame.size()), e.index.end());
   const SymExpr base = gamma(frame, g.frameShape) * P;
   const size_t maxima = partials.buffers[0];
-  // the combined maximum over the splits, once per statement list and frame element
+  // The combined maximum over the splits, once per statement list and frame element. A list is known by
+  // its address, which a later list may reuse once this one has been moved away: the cached maximum
+  // counts only while the list still holds its declaration.
   auto key = std::make_pair(static_cast<const void *>(&prefix), base.str());
   auto found = partials.maxima.find(key);
   Symbol top;
-  if (found != partials.maxima.end()) {
+  if (found != partials.maxima.end() &&
+      std::any_of(prefix.begin(), prefix.end(), [&](const LStmt &s) {
+        return s.kind == LStmt::Decl && s.scalar == found->second;
+      })) {
     top = found->second;
   } else {
-    top = SymbolTable::fresh("M");
-    Symbol c = SymbolTable::fresh("c");
+    top = symbols.fresh("M");
+    Symbol c = symbols.fresh("c");
     prefix.push_back(scalarStmt(LStmt::Decl, top, type, floatConst(-INFINITY), e.loc));
     LStmt l = loop(c, 0, P, 1, LoopKind::Serial, e.loc);
     l.body.push_back(
@@ -148,7 +153,7 @@ LExprPtr lowerFusedRead(const FusedGroup &g, FusedPartials &partials, const DExp
   }
   if (e.member == 0)
     return var(top, false);
-  Symbol sum = SymbolTable::fresh("S"), c = SymbolTable::fresh("c");
+  Symbol sum = symbols.fresh("S"), c = symbols.fresh("c");
   prefix.push_back(scalarStmt(LStmt::Decl, sum, type, floatConst(0), e.loc));
   LStmt l = loop(c, 0, P, 1, LoopKind::Serial, e.loc);
   SymExpr at = (base + SymExpr::symbol(c)) * product(m.extraShape) + gamma(extra, m.extraShape);

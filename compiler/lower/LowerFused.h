@@ -19,19 +19,23 @@ namespace moac {
 // Where a lowered group keeps its partial results.
 struct FusedPartials {
   Symbol splits;                 // P
-  std::vector<size_t> buffers;   // per member: [frame][c][extra]
-  std::map<std::pair<const void *, std::string>, Symbol> maxima; // combined maxima already in a statement list
+  std::vector<size_t> buffers;   // per member: [frame][c][extra]; buffers[0] holds the maxima
+  // The combined maximum already declared in a statement list (by the list and the frame element's γ),
+  // so that a reader of several members combines the maxima once; cleared for each reading array.
+  std::map<std::pair<const void *, std::string>, Symbol> maxima;
 };
 
 using LowerExprFn = std::function<LExprPtr(const DExprPtr &, std::vector<LStmt> &, ElemType)>;
 
-// Adds the group's chunk count, partial buffers and split region to the kernel.
-FusedPartials lowerFusedGroup(Kernel &k, const FusedGroup &g, const Schedule &schedule, Target target,
-                              const LowerExprFn &lowerExpr);
+// Adds the group's chunk count, partial buffers and split region (with its decision) to the kernel. Its
+// scalars and loop counters are named in a stage scope of their own; lowerExpr lowers the score and the
+// weights in it. symbols: the table of the group's symbols (the compilation's).
+FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
+                              Target target, const LowerExprFn &lowerExpr);
 
 // The value of member e.member at e.index: the partials combined, with the statements that combine them
-// appended to `prefix`.
-LExprPtr lowerFusedRead(const FusedGroup &g, FusedPartials &partials, const DExpr &e, std::vector<LStmt> &prefix,
-                        ElemType type);
+// appended to `prefix`; their names are made in the current (the reading stage's) scope.
+LExprPtr lowerFusedRead(SymbolTable &symbols, const FusedGroup &g, FusedPartials &partials, const DExpr &e,
+                        std::vector<LStmt> &prefix, ElemType type);
 
 } // namespace moac

@@ -219,13 +219,10 @@ int precedence(const DExprPtr &e) {
 std::string DnfPrinter::sym(const SymExpr &e) const {
   if (names.empty())
     return e.str();
-  std::map<Symbol, SymExpr> renamed;
-  for (Symbol s : e.symbols()) {
+  return e.str([&](Symbol s) {
     auto it = names.find(s);
-    if (it != names.end())
-      renamed[s] = SymExpr::symbol(SymbolTable::intern(it->second));
-  }
-  return e.substitute(renamed).str();
+    return it != names.end() ? it->second : s.name();
+  });
 }
 
 std::string DnfPrinter::index(const SymVec &idx) const {
@@ -321,7 +318,7 @@ std::map<Symbol, std::string> displayNames(const DnfProgram &p, const std::vecto
     taken.insert(d.name);
   for (const DnfArray &x : p.arrays)
     taken.insert(x.name);
-  static const char *letters[] = {"i", "j", "k", "l", "p", "q", "r", "t", "u", "w", "x", "y", "z"};
+  static constexpr const char *letters[] = {"i", "j", "k", "l", "p", "q", "r", "t", "u", "w", "x", "y", "z"};
   size_t next = 0;
   unsigned round = 0;
   auto fresh = [&]() {
@@ -418,6 +415,19 @@ std::string dumpDnf(const DnfProgram &p, bool ascii) {
   for (const Guard &g : p.guards)
     out += fmt::format("guard {} ({}, line {})\n", g.str(), g.reason, g.loc.line);
   return out;
+}
+
+DExprPtr freshBinders(SymbolTable &symbols, const DExprPtr &e, std::map<Symbol, SymExpr> *ranges) {
+  if (!containsReduce(e))
+    return e;
+  if (e->kind != DKind::Reduce)
+    return mapArgs(e, [&](size_t, const DExprPtr &a) { return freshBinders(symbols, a, ranges); });
+  auto copy = std::make_shared<DExpr>(*e);
+  copy->var = symbols.fresh(e->var.hint());
+  if (ranges)
+    (*ranges)[copy->var] = e->extent;
+  copy->args = {substitute(freshBinders(symbols, e->args[0], ranges), {{e->var, SymExpr::symbol(copy->var)}})};
+  return copy;
 }
 
 } // namespace moac

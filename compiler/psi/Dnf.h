@@ -9,7 +9,9 @@
 #include "Symbolic.h"
 #include "Typed.h"
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -70,6 +72,15 @@ void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f)
 // The mutator: e with each argument replaced by f(position, argument), called left to right; every other
 // field is kept, and e itself is returned when no argument changed (unchanged subtrees stay shared).
 DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const DExprPtr &)> &f);
+// A copy of e whose reduction binders are new symbols of the current NameScope, outer ones first: a
+// binding's template inlined into another definition, or a subexpression hoisted into a temp, is spelled
+// in the names of the definition it now belongs to (symbols of one scope never show in another). Each
+// new binder's range is recorded in `ranges` when given.
+DExprPtr freshBinders(SymbolTable &symbols, const DExprPtr &e, std::map<Symbol, SymExpr> *ranges = nullptr);
+
+// The hints for an array's own indices, axis by axis (the last repeats).
+constexpr const char *indexHints[] = {"i", "j", "k", "p", "q", "r"};
+inline const char *indexHint(size_t axis) { return indexHints[std::min(axis, std::size(indexHints) - 1)]; }
 // Free symbols (dims and index variables; reduction binders excluded), sorted.
 std::vector<Symbol> freeSymbols(const DExprPtr &e);
 

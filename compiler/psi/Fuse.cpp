@@ -115,7 +115,7 @@ struct Match {
 
 class Fuser {
 public:
-  explicit Fuser(DnfProgram &dnf) : p(dnf) {}
+  Fuser(SymbolTable &symbols, DnfProgram &dnf) : symbols(symbols), p(dnf) {}
   void run();
 
 private:
@@ -130,6 +130,7 @@ private:
   std::set<size_t> dependencies(const DExprPtr &body) const;
   std::string text(const DExprPtr &e) const { return DnfPrinter{p, false, {}}.expr(e); }
 
+  SymbolTable &symbols;
   DnfProgram &p;
   std::vector<TraceStep> steps;
 };
@@ -218,15 +219,18 @@ void Fuser::fuse(size_t maxId, const std::vector<std::pair<size_t, Match>> &sums
     g.name = fmt::format("online_{}", n);
   g.elem = m.elem;
   g.loc = m.body->loc;
-  g.var = SymbolTable::fresh("l");
+  // The group is a definition of its own: its indices, and the binders of what moves into it from m
+  // and the sums, are named in its scope (Symbolic.h).
+  NameScope groupNames(symbols);
+  g.var = symbols.fresh(m.body->var.hint());
   g.extent = m.body->extent;
   std::map<Symbol, SymExpr> toGroup{{m.body->var, SymExpr::symbol(g.var)}};
   for (size_t k = 0; k < m.index.size(); ++k) {
-    g.frame.push_back(SymbolTable::fresh("f"));
+    g.frame.push_back(symbols.fresh(indexHint(k)));
     g.frameShape.push_back(m.shape[k]);
     toGroup[m.index[k]] = SymExpr::symbol(g.frame.back());
   }
-  g.score = substitute(m.body->args[0], toGroup);
+  g.score = substitute(freshBinders(symbols, m.body->args[0]), toGroup);
   g.members.push_back(FusedMember{m.name, {}, {}, nullptr});
   const size_t gid = p.groups.size();
 
@@ -240,11 +244,11 @@ void Fuser::fuse(size_t maxId, const std::vector<std::pair<size_t, Match>> &sums
         at[a.index[k]] = SymExpr::symbol(g.frame[k]);
         continue;
       }
-      member.extra.push_back(SymbolTable::fresh("x"));
+      member.extra.push_back(symbols.fresh(indexHint(k)));
       member.extraShape.push_back(a.shape[k]);
       at[a.index[k]] = SymExpr::symbol(member.extra.back());
     }
-    member.weight = substitute(match.weight, at);
+    member.weight = substitute(freshBinders(symbols, match.weight), at);
     before += "; " + a.name + " = " + text(a.body);
     SymVec own;
     for (Symbol s : a.index)
@@ -361,12 +365,14 @@ void Fuser::inlineScores() {
         if (a.storage != Storage::Temp || inWeights || !readers(t).empty())
           continue;
         std::string before = text(g.score);
+        NameScope groupNames(symbols); // the group's scope again, for the binders of t's body
+        reserveNames(groupNames, g);
         std::function<DExprPtr(const DExprPtr &)> replace = [&](const DExprPtr &e) -> DExprPtr {
           if (e->kind == DKind::Read && e->array == t) {
             std::map<Symbol, SymExpr> at;
             for (size_t k = 0; k < a.index.size(); ++k)
               at[a.index[k]] = e->index[k];
-            return substitute(a.body, at);
+            return substitute(freshBinders(symbols, a.body), at);
           }
           return rebuild(e, replace);
         };
@@ -442,7 +448,29 @@ void Fuser::run() {
 
 } // namespace
 
-void fuseReductions(DnfProgram &dnf) { Fuser(dnf).run(); }
+void fuseReductions(CompilationContext &ctx, DnfProgram &dnf) { Fuser(ctx.symbols, dnf).run(); }
+
+void reserveNames(NameScope &scope, const FusedGroup &g) {
+  auto add = [&](Symbol s) { scope.reserve(s.name()); };
+  for (Symbol s : g.frame)
+    add(s);
+  add(g.var);
+  std::vector<DExprPtr> bodies{g.score};
+  for (const FusedMember &m : g.members) {
+    for (Symbol s : m.extra)
+      add(s);
+    bodies.push_back(m.weight);
+  }
+  for (const DExprPtr &body : bodies)
+    if (body) {
+      for (Symbol s : freeSymbols(body))
+        add(s);
+      forEachNode(body, [&](const DExpr &e) {
+        if (e.kind == DKind::Reduce)
+          add(e.var);
+      });
+    }
+}
 
 std::string dumpGroup(const DnfProgram &p, size_t gid, bool ascii) {
   const FusedGroup &g = p.groups[gid];

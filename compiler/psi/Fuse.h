@@ -9,13 +9,20 @@
 // into such a sum. Recognised by the DNF's shape only: names play no part.
 #pragma once
 
+#include "Context.h"
 #include "Dnf.h"
 
 namespace moac {
 
 // Rewrites every such group in place, records the rule in dnf.trace and drops the temps nobody reads any
-// more (the scores, the weights p, m and the normaliser when only the group used them).
-void fuseReductions(DnfProgram &dnf);
+// more (the scores, the weights p, m and the normaliser when only the group used them). ctx: the
+// compilation of dnf; its symbol table names the group's indices, in a scope of the group's own.
+void fuseReductions(CompilationContext &ctx, DnfProgram &dnf);
+
+// Reserves in `scope` every name the group's definition spells (its indices, the free symbols and
+// binders of its score and weights): a pass that adds to the group, or lowers it, names its own symbols
+// in that scope without taking them.
+void reserveNames(NameScope &scope, const FusedGroup &g);
 
 // The group's definition as --emit=dnf prints it, one line per member.
 std::string dumpGroup(const DnfProgram &dnf, size_t group, bool ascii);

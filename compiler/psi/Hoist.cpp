@@ -18,7 +18,8 @@ using Branches = std::vector<Branch>;
 
 class Hoister {
 public:
-  Hoister(DnfProgram &out, std::set<std::string> &names) : out(out), names(names) {}
+  Hoister(SymbolTable &symbols, DnfProgram &out, std::set<std::string> &names)
+      : symbols(symbols), out(out), names(names) {}
   void schedule(size_t id, std::vector<size_t> &computed);
 
 private:
@@ -27,6 +28,7 @@ private:
   DExprPtr hoistTranscendentals(const DExprPtr &e, Binders &binders, ElemType elem);
   DExprPtr hoistReductions(const DExprPtr &e, Binders &binders, ElemType elem);
 
+  SymbolTable &symbols;
   DnfProgram &out;
   std::set<std::string> &names;
   std::vector<size_t> created; // temps made by the current hoisting pass
@@ -77,13 +79,19 @@ static Binders dependencies(const DExprPtr &e, const Binders &binders, const Bra
 DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Binders &deps,
                               const Branches &guards, const std::string &base, const char *why, ElemType elem) {
   DnfArray temp;
-  temp.name = uniqueName(names, base);
+  // A temp's name must not be spelled like a program name or an index (checked, not reserved: the
+  // update check's ψ-reduction and the pipeline's name their temps alike).
+  temp.name = base;
+  for (int n = 2; names.count(temp.name) || symbols.used(temp.name); ++n)
+    temp.name = fmt::format("{}_{}", base, n);
+  names.insert(temp.name);
   temp.storage = Storage::Temp;
   temp.elem = e->isInt ? ElemType::Int : elem;
+  NameScope definitionNames(symbols); // the temp is a definition of its own (see PsiReducer::analyse)
   std::map<Symbol, SymExpr> rename;
   SymVec readIndex, ownIndex;
   for (const auto &[sym, extent] : deps) {
-    Symbol own = SymbolTable::fresh("i");
+    Symbol own = symbols.fresh(indexHint(temp.index.size()));
     rename[sym] = SymExpr::symbol(own);
     temp.index.push_back(own);
     temp.shape.push_back(extent);
@@ -97,7 +105,7 @@ DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Bind
     guarded = g.then ? dSelect(g.lhs, g.rhs, guarded, zero, e->loc)
                      : dSelect(g.lhs, g.rhs, zero, guarded, e->loc);
   }
-  temp.body = substitute(guarded, rename);
+  temp.body = substitute(freshBinders(symbols, guarded), rename);
   temp.loc = e->loc;
   temp.why = why;
   std::string unused;
@@ -198,8 +206,9 @@ void Hoister::schedule(size_t id, std::vector<size_t> &computed) {
 
 } // namespace
 
-std::vector<size_t> hoistInvariants(DnfProgram &dnf, const std::vector<size_t> &order, std::set<std::string> &names) {
-  Hoister hoister(dnf, names);
+std::vector<size_t> hoistInvariants(SymbolTable &symbols, DnfProgram &dnf, const std::vector<size_t> &order,
+                                    std::set<std::string> &names) {
+  Hoister hoister(symbols, dnf, names);
   std::vector<size_t> computed;
   for (size_t id : order)
     hoister.schedule(id, computed);

@@ -14,7 +14,8 @@ namespace moac {
 
 // Hoists out of the arrays in `order` (the temps, updates and outputs ψ-reduction made, in the order it
 // made them) and returns the order they are computed in, each temp before the arrays that read it. The
-// temps' names are drawn from, and added to, `names`.
-std::vector<size_t> hoistInvariants(DnfProgram &dnf, const std::vector<size_t> &order, std::set<std::string> &names);
+// temps' names are drawn from, and added to, `names`, and never spelled like one of `symbols`' names.
+std::vector<size_t> hoistInvariants(SymbolTable &symbols, DnfProgram &dnf, const std::vector<size_t> &order,
+                                    std::set<std::string> &names);
 
 } // namespace moac

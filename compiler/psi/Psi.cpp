@@ -77,7 +77,7 @@ const char *reduceWord(BinOp op) {
 
 class PsiReducer {
 public:
-  explicit PsiReducer(const TypedProgram &program) : prog(program) {}
+  PsiReducer(SymbolTable &symbols, const TypedProgram &program) : symbols(symbols), prog(program) {}
   DnfProgram run();
 
 private:
@@ -90,6 +90,7 @@ private:
   };
 
   DExprPtr reduce(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceNode(const TExpr &e, const SymVec &idx);
   DExprPtr reduceStructural(const TExpr &e, const SymVec &idx);
   DExprPtr reduceCat(const TExpr &e, const SymVec &idx);
   DExprPtr reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc);
@@ -103,6 +104,7 @@ private:
   // trace
   void step(const char *rule, std::string before, std::string after, std::string note = {});
 
+  SymbolTable &symbols;
   const TypedProgram &prog;
   DnfProgram out;
   std::map<Symbol, SymExpr> subst;            // comprehension index -> its value at this use
@@ -134,6 +136,10 @@ size_t PsiReducer::addArray(DnfArray array) {
 
 // A vector's element at a symbolic position: a chain of selects on the position.
 DExprPtr PsiReducer::selectElement(const std::vector<DExprPtr> &elements, const SymExpr &i, SourceLoc loc) {
+  // An empty vector (rho of a scalar) has an empty index space: no element of it is ever read, and
+  // lowering gives an array over it no stage. Any value stands in for the element at i.
+  if (elements.empty())
+    return dInt(SymExpr(0), loc);
   if (auto c = i.constant())
     return elements.at(size_t(*c));
   DExprPtr result = elements.back();
@@ -147,11 +153,12 @@ DExprPtr PsiReducer::selectElement(const std::vector<DExprPtr> &elements, const 
 const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   if (auto it = infos.find(&b); it != infos.end())
     return it->second;
+  // Each definition names its indices in a scope of its own: every definition's index is `i` again.
+  NameScope definitionNames(symbols);
   BindingInfo info;
   SymVec idx;
-  static const char *hints[] = {"i", "j", "k", "p", "q", "r"};
   for (size_t k = 0; k < b.value->type.rank(); ++k) {
-    info.own.push_back(SymbolTable::fresh(hints[std::min<size_t>(k, 5)]));
+    info.own.push_back(symbols.fresh(indexHint(k)));
     ranges[info.own.back()] = b.value->type.shape[k];
     idx.push_back(SymExpr::symbol(info.own.back()));
   }
@@ -244,10 +251,20 @@ DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc l
   for (size_t k = 0; k < info.own.size(); ++k)
     bindings[info.own[k]] = idx[k];
   step("inline", psiText(idx, b.name), "the definition of " + b.name + " at this index");
-  return substitute(info.body, bindings);
+  return substitute(freshBinders(symbols, info.body, &ranges), bindings);
 }
 
+// Arithmetic on the symbolic indices and integer constants that leaves int64 is located at the innermost
+// operator whose reduction raised it.
 DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
+  try {
+    return reduceNode(e, idx);
+  } catch (const SymArithmeticError &error) {
+    throw PsiArithmeticError(e.loc, error.what());
+  }
+}
+
+DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
   const SourceLoc loc = e.loc;
   switch (e.kind) {
   case TKind::IntConst: return dInt(e.intValue.substitute(subst), loc);
@@ -275,7 +292,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
   }
   case TKind::Reduce: {
     const TExpr &a = *e.args[0];
-    Symbol var = SymbolTable::fresh("l");
+    Symbol var = symbols.fresh("l");
     ranges[var] = a.type.shape[0];
     SymVec inner = psiOfPsi({SymExpr::symbol(var)}, idx);
     std::string word = reduceWord(e.op);
@@ -291,7 +308,7 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
   case TKind::Inner: {
     const TExpr &a = *e.args[0], &b = *e.args[1];
     size_t p = a.type.rank() - 1;
-    Symbol k = SymbolTable::fresh("l");
+    Symbol k = symbols.fresh("l");
     ranges[k] = a.type.shape.back();
     SymVec ia(idx.begin(), idx.begin() + long(p)), ib(idx.begin() + long(p), idx.end());
     ia.push_back(SymExpr::symbol(k));
@@ -465,13 +482,15 @@ DnfProgram PsiReducer::run() {
     if (b->updates)
       out.updates.push_back(analyse(*b).array);
   }
-  out.order = hoistInvariants(out, order, names);
+  out.order = hoistInvariants(symbols, out, order, names);
   return std::move(out);
 }
 
 } // namespace
 
-DnfProgram psiReduce(const TypedProgram &program) { return PsiReducer(program).run(); }
+DnfProgram psiReduce(CompilationContext &ctx, const TypedProgram &program) {
+  return PsiReducer(ctx.symbols, program).run();
+}
 
 bool reportUpdateConflicts(const DnfProgram &dnf, DiagnosticEngine &diags) {
   for (const UpdateConflict &c : dnf.conflicts) {

@@ -4,13 +4,23 @@
 // remain. Then reductions that do not depend on an enclosing index are hoisted into temps (Hoist.h).
 #pragma once
 
+#include "Context.h"
 #include "Dnf.h"
 #include "Diagnostics.h"
 #include "Typed.h"
 
+#include <stdexcept>
+
 namespace moac {
 
-DnfProgram psiReduce(const TypedProgram &program);
+// Throws PsiArithmeticError when the index or integer arithmetic it folds at compile time leaves int64
+// (`neg ((iota n) - 9223372036854775807 - 1)`) or divides by zero (`(iota n) div 0`).
+DnfProgram psiReduce(CompilationContext &ctx, const TypedProgram &program);
+
+struct PsiArithmeticError : std::runtime_error {
+  PsiArithmeticError(SourceLoc at, const std::string &what) : std::runtime_error(what), loc(at) {}
+  SourceLoc loc; // the operator whose reduction raised it
+};
 
 // Reports each read of an inout inside its own update at an element other than the one written
 // (DnfProgram::conflicts); returns false when there is one. Pipeline's typeCheck calls it.

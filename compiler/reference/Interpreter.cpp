@@ -236,9 +236,11 @@ const std::vector<Symbol> &Evaluator::analyse(const TExpr &e) {
       if (indexSymbols.count(s))
         d.insert(s);
   };
-  if (e.let) {
+  if (e.let) { // the binding first: the body's uses of it need its deps and whether it is a constant
     letDeps[e.let.get()] = analyse(*e.let->value);
     add(letDeps[e.let.get()]);
+    if (constants.count(e.let->value.get()))
+      constantBindings.insert(e.let.get());
   }
   for (const auto &a : e.args)
     add(analyse(*a));
@@ -271,8 +273,6 @@ bool Evaluator::reusable(const TExpr &e) const {
 }
 
 void Evaluator::markConstant(const TExpr &e) {
-  if (e.let && constants.count(e.let->value.get()))
-    constantBindings.insert(e.let.get());
   bool constant = e.type.elem == ElemType::F32 && e.kind != TKind::Input;
   for (const auto &a : e.args)
     constant = constant && (a->type.elem == ElemType::Int || constants.count(a.get()));

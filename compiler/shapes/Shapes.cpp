@@ -27,7 +27,7 @@ using Scope = std::map<std::string, Entity>;
 
 class ShapeChecker {
 public:
-  ShapeChecker(DiagnosticEngine &diags) : diags(diags) {}
+  ShapeChecker(SymbolTable &symbols, DiagnosticEngine &diags) : symbols(symbols), diags(diags) {}
   std::optional<TypedProgram> run(const Program &program);
 
 private:
@@ -65,6 +65,7 @@ private:
     return t;
   }
 
+  SymbolTable &symbols;
   DiagnosticEngine &diags;
   TypedProgram out;
   Scope globals;
@@ -101,6 +102,7 @@ const Entity *ShapeChecker::lookup(const std::string &name) const {
 }
 
 bool ShapeChecker::declare(Scope &scope, const std::string &name, Entity entity, const char *what) {
+  symbols.reserve(name);
   auto [it, inserted] = scope.try_emplace(name, entity);
   if (!inserted) {
     diags.report(Diag::Redefinition, entity.loc, name);
@@ -409,7 +411,7 @@ TExprPtr ShapeChecker::elabComprehension(const Expr &e) {
     }
     if (s != Sign::Positive)
       addGuard(Guard{Guard::Le, SymExpr(1), *value, {}, {}}, b.extent->loc, "comprehension extent positive");
-    TIndex index{SymbolTable::fresh(b.name), *value, b.loc};
+    TIndex index{symbols.fresh(b.name), *value, b.loc};
     Entity entity{Entity::Index, b.loc};
     entity.sym = index.sym;
     if (!declare(scope, b.name, entity, "an index"))
@@ -550,7 +552,7 @@ void ShapeChecker::failed(const std::string &name, SourceLoc loc) { globals.try_
 
 // `dim n` or `dim n = e`: e must be a positive constant over the dims declared above.
 void ShapeChecker::declareDim(const DimDecl *dim) {
-  TDim d{dim->name, SymbolTable::intern(dim->name), std::nullopt, dim->loc};
+  TDim d{dim->name, symbols.intern(dim->name), std::nullopt, dim->loc};
   if (dim->value) {
     TExprPtr v = elab(*dim->value);
     auto value = v ? dimsOnlyValue(*dim->value, *v, ("the value of dim '" + dim->name + "'").c_str())
@@ -646,6 +648,10 @@ void ShapeChecker::defineBinding(const Binding *bind) {
 
 std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
   out.fileName = program.fileName;
+  // Every top-level name is a program name before any comprehension index is made (a later `i = …`
+  // must not share its spelling with an earlier `[i < n: …]`'s index).
+  for (const Item &item : program.items)
+    symbols.reserve(std::visit([](const auto &it) { return it.name; }, item));
   declareFunctions(program);
   for (const Item &item : program.items) {
     if (diags.tooMany())
@@ -721,8 +727,8 @@ bool ShapeChecker::checkUpdate(const Binding &bind, size_t slot, const TExpr &va
 
 } // namespace
 
-std::optional<TypedProgram> inferShapes(const Program &program, DiagnosticEngine &diags) {
-  return ShapeChecker(diags).run(program);
+std::optional<TypedProgram> inferShapes(CompilationContext &ctx, const Program &program, DiagnosticEngine &diags) {
+  return ShapeChecker(ctx.symbols, diags).run(program);
 }
 
 } // namespace moac

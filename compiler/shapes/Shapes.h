@@ -5,6 +5,7 @@
 #pragma once
 
 #include "AST.h"
+#include "Context.h"
 #include "Diagnostics.h"
 #include "Typed.h"
 
@@ -12,6 +13,7 @@
 
 namespace moac {
 
-std::optional<TypedProgram> inferShapes(const Program &program, DiagnosticEngine &diags);
+// The program's names are reserved in ctx's symbol table, so that no later fresh name takes one.
+std::optional<TypedProgram> inferShapes(CompilationContext &ctx, const Program &program, DiagnosticEngine &diags);
 
 } // namespace moac

@@ -1,8 +1,7 @@
 #include "Symbolic.h"
 
 #include <algorithm>
-#include <deque>
-#include <unordered_map>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -10,35 +9,42 @@ namespace moac {
 
 // ---- symbols ---------------------------------------------------------------------------------
 
-namespace {
-struct Interner {
-  std::deque<std::string> names{""}; // id 0 is unused
-  std::unordered_map<std::string, uint32_t> byName;
-  std::unordered_map<std::string, unsigned> freshCount;
-};
-Interner &interner() {
-  static Interner table;
-  return table;
+Symbol SymbolTable::make(std::string name, std::string hint) {
+  everSpelled.insert(name);
+  entries.push_back(SymbolEntry{std::move(name), std::move(hint), uint32_t(entries.size() + 1)});
+  return Symbol{&entries.back()};
 }
-} // namespace
 
 Symbol SymbolTable::intern(const std::string &name) {
-  Interner &t = interner();
-  auto [it, inserted] = t.byName.try_emplace(name, uint32_t(t.names.size()));
-  if (inserted)
-    t.names.push_back(name);
-  return Symbol{it->second};
+  if (auto it = byName.find(name); it != byName.end())
+    return it->second;
+  programNames.insert(name);
+  return byName[name] = make(name, name);
 }
 
 Symbol SymbolTable::fresh(const std::string &hint) {
-  Interner &t = interner();
-  unsigned n = ++t.freshCount[hint];
-  t.names.push_back(n == 1 ? hint : fmt::format("{}{}", hint, n));
-  return Symbol{uint32_t(t.names.size() - 1)};
+  auto taken = [&](const std::string &s) {
+    return current ? programNames.count(s) || current->spelled.count(s) : used(s);
+  };
+  std::string name = hint;
+  const char *separator = !hint.empty() && std::isdigit((unsigned char)hint.back()) ? "_" : "";
+  for (unsigned n = 2; taken(name); ++n)
+    name = fmt::format("{}{}{}", hint, separator, n);
+  if (current)
+    current->spelled.insert(name);
+  else
+    programNames.insert(name);
+  return make(name, hint);
 }
 
-const std::string &SymbolTable::name(Symbol s) { return interner().names.at(s.id); }
-const std::string &Symbol::name() const { return SymbolTable::name(*this); }
+static const SymbolEntry &entryOf(const Symbol &s) {
+  if (!s.entry)
+    throw std::logic_error("the name of no symbol");
+  return *s.entry;
+}
+uint32_t Symbol::id() const { return entry ? entry->id : 0; }
+const std::string &Symbol::name() const { return entryOf(*this).name; }
+const std::string &Symbol::hint() const { return entryOf(*this).hint; }
 
 // ---- checked int64 arithmetic ----------------------------------------------------------------
 
@@ -348,11 +354,13 @@ Sign signOf(const SymExpr &e) {
 
 // ---- printing --------------------------------------------------------------------------------
 
-static std::string strAtom(const SymExpr::Atom &a) {
+using NameOf = std::function<std::string(Symbol)>;
+
+static std::string strAtom(const SymExpr::Atom &a, const NameOf &nameOf) {
   if (a.kind == SymExpr::Atom::Sym)
-    return a.sym.name();
-  auto operand = [](const SymExpr &e) {
-    std::string s = e.str();
+    return nameOf(a.sym);
+  auto operand = [&](const SymExpr &e) {
+    std::string s = e.str(nameOf);
     bool simple = e.isConstant() ? *e.constant() >= 0 : e.asSymbol().has_value();
     return simple ? s : "(" + s + ")";
   };
@@ -361,6 +369,10 @@ static std::string strAtom(const SymExpr::Atom &a) {
 }
 
 std::string SymExpr::str() const {
+  return str([](Symbol s) { return s.name(); });
+}
+
+std::string SymExpr::str(const NameOf &nameOf) const {
   if (sum.empty())
     return "0";
   std::string out;
@@ -377,7 +389,7 @@ std::string SymExpr::str() const {
     if (c != 1 || t.factors.empty())
       body = minus ? std::to_string(c) : std::to_string(t.coef);
     for (const auto &f : t.factors) {
-      std::string piece = strAtom(*f);
+      std::string piece = strAtom(*f, nameOf);
       // A leading `-` would bind to the div's left operand alone: -(n div 2), not -n div 2.
       bool needsParens = f->kind != Atom::Sym && (t.factors.size() > 1 || c != 1 || (i == 0 && minus));
       if (needsParens)

@@ -5,33 +5,98 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace moac {
 
-// An interned symbol: a dim, an index variable or a fresh name made by a pass. Compared by id, which
-// follows creation order, so printing order is deterministic (declaration order).
+struct SymbolEntry;
+
+// A symbol: a dim, an index variable or a fresh name made by a pass. It points at its entry in the
+// SymbolTable of its compilation (so name() needs no table and a Symbol stays a small value), and
+// compares by the entry's id, which follows creation order in that table: printing order is
+// deterministic (declaration order) and never depends on what other compilations made. A Symbol must
+// not outlive its table; symbols of different tables are never mixed.
 struct Symbol {
-  uint32_t id = 0;
-  friend bool operator==(Symbol a, Symbol b) { return a.id == b.id; }
-  friend bool operator!=(Symbol a, Symbol b) { return a.id != b.id; }
-  friend bool operator<(Symbol a, Symbol b) { return a.id < b.id; }
-  const std::string &name() const;
+  const SymbolEntry *entry = nullptr; // null: "no symbol"
+  uint32_t id() const;
+  const std::string &name() const; // the spelling, unique within the scope the symbol was made in
+  const std::string &hint() const; // the spelling asked for (a fresh symbol's hint, else the name)
+  friend bool operator==(Symbol a, Symbol b) { return a.entry == b.entry; }
+  friend bool operator!=(Symbol a, Symbol b) { return a.entry != b.entry; }
+  friend bool operator<(Symbol a, Symbol b) { return a.id() < b.id(); }
 };
 
+struct SymbolEntry {
+  std::string name, hint;
+  uint32_t id;
+};
+
+class NameScope;
+
+// The symbols of one compilation (owned by its CompilationContext, support/Context.h).
+//
+// Fresh names are chosen for reading: a fresh symbol takes its hint unchanged (the paper's i, j, l, the
+// user's own index names) when that spelling is free, else the hint with the first free counter
+// (l2, l3; h2_2 after a hint that ends in a digit). "Free" means: not a name of the program (every
+// interned or reserved spelling) and not taken in the symbol's scope. Outside any NameScope a fresh
+// name is unique in the whole compilation. Inside one it is unique among the compilation's names and
+// the scope's own, so each DNF definition (or each lowered stage) may spell its index `i` again: a scope
+// is a unit that is printed and read on its own, and a symbol made in one must not be seen inside
+// another (a pass that moves a subexpression into another definition renames its binders, or reserves
+// their spellings there with NameScope::reserve). Symbols stay distinct by identity whatever their
+// spelling, so a printer that shows several scopes at once (the C emitter: one kernel function) tells
+// them apart by Symbol, never by name.
 class SymbolTable {
 public:
-  // The same name always gives the same symbol.
-  static Symbol intern(const std::string &name);
-  // A new symbol distinct from every other, printed as `hint` (a numeric suffix keeps it unique).
-  static Symbol fresh(const std::string &hint);
-  static const std::string &name(Symbol s);
+  SymbolTable() = default;
+  SymbolTable(const SymbolTable &) = delete; // symbols point into it
+  SymbolTable &operator=(const SymbolTable &) = delete;
+
+  // The same name always gives the same symbol; the spelling counts as a program name from then on.
+  Symbol intern(const std::string &name);
+  // A new symbol distinct from every other, spelled as the rules above choose.
+  Symbol fresh(const std::string &hint);
+  // Marks a spelling as a program name (an array or binding that is not a Symbol), so that no fresh
+  // symbol takes it.
+  void reserve(const std::string &spelling) { programNames.insert(spelling); }
+  // Whether a spelling is taken anywhere in the compilation (a program name or any symbol's name).
+  bool used(const std::string &spelling) const { return programNames.count(spelling) || everSpelled.count(spelling); }
+
+private:
+  friend class NameScope;
+  Symbol make(std::string name, std::string hint);
+
+  std::deque<SymbolEntry> entries; // a deque: entries never move, symbols point at them
+  std::map<std::string, Symbol> byName;
+  std::set<std::string> programNames; // interned and reserved spellings, and fresh ones made outside scopes
+  std::set<std::string> everSpelled;  // every spelling given, in or out of a scope
+  NameScope *current = nullptr;
+};
+
+// While alive, fresh symbols of its table are made in this scope (see SymbolTable). Scopes do not nest:
+// one opened while another is alive is independent of it, and the other resumes when it closes.
+class NameScope {
+public:
+  explicit NameScope(SymbolTable &table) : table(table), previous(table.current) { table.current = this; }
+  ~NameScope() { table.current = previous; }
+  NameScope(const NameScope &) = delete;
+  NameScope &operator=(const NameScope &) = delete;
+  // A spelling visible in this scope although made elsewhere (a symbol of the definition being lowered).
+  void reserve(const std::string &spelling) { spelled.insert(spelling); }
+
+private:
+  friend class SymbolTable;
+  SymbolTable &table;
+  NameScope *previous;
+  std::set<std::string> spelled;
 };
 
 // Thrown by arithmetic that leaves int64 or divides by zero; callers turn it into a diagnostic.
@@ -68,6 +133,8 @@ public:
 
   // `n*dk + 2`, `g*hkv div hq`; Unicode uses × and ÷-free MoA spelling where it helps reading.
   std::string str() const;
+  // The same with each symbol spelled by nameOf (a printer's display names), in the same term order.
+  std::string str(const std::function<std::string(Symbol)> &nameOf) const;
 
   friend bool operator==(const SymExpr &a, const SymExpr &b) { return compare(a, b) == 0; }
   friend bool operator!=(const SymExpr &a, const SymExpr &b) { return compare(a, b) != 0; }

@@ -53,13 +53,14 @@ void checkLocated(const std::string &diagnostics) {
 }
 
 void compileAll(const std::string &text) {
-  SourceManager sources;
+  CompilationContext ctx;
+  SourceManager &sources = ctx.sources;
   std::string diagnostics;
   DiagnosticEngine diags(sources);
   diags.captureInto(&diagnostics);
   uint32_t file = sources.add(fileName, text);
 
-  dumpTokens(sources, file, diags);
+  dumpTokens(lex(sources, file, diags));
   DiagnosticEngine astDiags(sources);
   std::string astDiagnostics;
   astDiags.captureInto(&astDiagnostics);
@@ -71,24 +72,28 @@ void compileAll(const std::string &text) {
   DiagnosticEngine typeDiags(sources);
   std::string typeDiagnostics;
   typeDiags.captureInto(&typeDiagnostics);
-  std::optional<TypedProgram> typed = typeCheck(sources, file, typeDiags);
+  // Through ψ-reduction, whose compile-time arithmetic errors are diagnostics too.
+  CompileOptions through;
+  through.stopAfter = Stage::Dnf;
+  Compilation c = runPipeline(ctx, file, typeDiags, through);
   checkLocated(typeDiagnostics);
-  if (!typed) {
+  if (!c.ok()) {
     if (!typeDiags.hasErrors())
       finding("the program was rejected without an error", typeDiagnostics);
     return;
   }
   if (typeDiags.hasErrors())
-    finding("shapes reported errors but returned a program", typeDiagnostics);
+    finding("the pipeline reported errors but returned a program", typeDiagnostics);
+  const TypedProgram *typed = &*c.typed;
+  const DnfProgram &dnf = *c.dnf;
 
   dumpShapes(*typed, false);
-  DnfProgram dnf = psiReduce(*typed);
   std::string dnfText = dumpDnf(dnf, true);
   std::string traffic = printTraffic(trafficModel(dnf, *typed));
-  explain(sources.file(file), *typed, dnf);
   for (Target target : {Target::C, Target::OpenMP, Target::OpenACC}) {
-    Kernel kernel = lower(dnf, Schedule{}, target);
-    dumpLoopIR(kernel);
+    Kernel kernel = lower(ctx, dnf, Schedule{}, target);
+    explain(sources.file(file), *typed, dnf, kernel, target);
+    dumpLoopIR(kernel, dnf);
     EmitInputs inputs{text, dnfText, traffic, "fuzz", "fuzz.h"};
     emitKernel(kernel, target, inputs);
     emitHarness(kernel, target, "fuzz.h");

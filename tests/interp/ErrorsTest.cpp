@@ -10,20 +10,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// The EvalError that interpreting text throws.
-EvalError evalError(const std::string &text, const DimValues &d, const std::vector<NDArray> &inputs) {
-  Checked c = check(text);
-  INFO(c.diags);
-  REQUIRE(c.program);
-  try {
-    interpret(*c.program, d, inputs);
-  } catch (const EvalError &e) {
-    return e;
-  }
-  FAIL("no EvalError");
-  return EvalError("", SourceLoc{});
-}
-
 const char *takeProgram = "dim n, m\nin A : f32[n]\nout r = m take A\n";
 
 } // namespace
@@ -80,10 +66,11 @@ TEST_CASE("integer division by zero is an error at the operator", "[interp][erro
 }
 
 TEST_CASE("concreteShape evaluates a symbolic shape and names a missing dim", "[interp][errors]") {
-  Symbol n = SymbolTable::intern("n"), dk = SymbolTable::intern("dk");
+  SymbolTable symbols;
+  Symbol n = symbols.intern("n"), dk = symbols.intern("dk");
   SymVec shape{SymExpr::symbol(n), SymExpr::symbol(dk) * SymExpr(2) + SymExpr(1)};
-  CHECK(concreteShape(shape, dims({{"n", 3}, {"dk", 4}})) == std::vector<int64_t>{3, 9});
-  CHECK_THROWS_WITH(concreteShape(shape, dims({{"n", 3}})), Contains("no value for dim 'dk'"));
+  CHECK(concreteShape(shape, bindIn(symbols, dims({{"n", 3}, {"dk", 4}}))) == std::vector<int64_t>{3, 9});
+  CHECK_THROWS_WITH(concreteShape(shape, bindIn(symbols, dims({{"n", 3}}))), Contains("no value for dim 'dk'"));
 }
 
 TEST_CASE("the array operators check their operands instead of reading out of bounds", "[interp][errors]") {

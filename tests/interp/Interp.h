@@ -9,6 +9,8 @@
 
 #include <fstream>
 #include <initializer_list>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -16,19 +18,30 @@
 
 namespace moac::test {
 
+// Dims by name: bound to a program's symbols by Checked::bind, since every compilation has its own.
+using NamedDims = std::map<std::string, int64_t>;
+
+inline DimValues bindIn(SymbolTable &symbols, const NamedDims &named) {
+  DimValues out;
+  for (const auto &[name, value] : named)
+    out[symbols.intern(name)] = value;
+  return out;
+}
+
 struct Checked {
+  std::shared_ptr<CompilationContext> ctx = std::make_shared<CompilationContext>(); // first: outlives program
+  DimValues bind(const NamedDims &named) const { return bindIn(ctx->symbols, named); }
   std::optional<TypedProgram> program;
   std::string diags;
 };
 
 inline Checked check(const std::string &text) {
-  SourceManager sources;
-  uint32_t file = sources.add("t.moa", text);
-  DiagnosticEngine engine(sources);
-  engine.setColor(ColorMode::Never);
   Checked out;
+  uint32_t file = out.ctx->sources.add("t.moa", text);
+  DiagnosticEngine engine(out.ctx->sources);
+  engine.setColor(ColorMode::Never);
   engine.captureInto(&out.diags);
-  out.program = typeCheck(sources, file, engine);
+  out.program = typeCheck(*out.ctx, file, engine);
   return out;
 }
 
@@ -40,10 +53,10 @@ inline std::string readFile(const std::string &path) {
   return text.str();
 }
 
-inline DimValues dims(std::initializer_list<std::pair<const char *, int64_t>> values) {
-  DimValues out;
+inline NamedDims dims(std::initializer_list<std::pair<const char *, int64_t>> values) {
+  NamedDims out;
   for (const auto &[name, value] : values)
-    out[SymbolTable::intern(name)] = value;
+    out[name] = value;
   return out;
 }
 
@@ -62,17 +75,31 @@ inline NDArray counting(std::vector<int64_t> shape) {
   return a;
 }
 
+// The EvalError that interpreting text throws.
+inline EvalError evalError(const std::string &text, const NamedDims &d = {}, const std::vector<NDArray> &inputs = {}) {
+  Checked c = check(text);
+  INFO(c.diags);
+  REQUIRE(c.program);
+  try {
+    interpret(*c.program, c.bind(d), inputs);
+  } catch (const EvalError &e) {
+    return e;
+  }
+  FAIL("no EvalError");
+  return EvalError("", SourceLoc{});
+}
+
 // Type-checks text (which must succeed) and returns every output.
-inline std::vector<NDArray> runAll(const std::string &text, const DimValues &d = {},
+inline std::vector<NDArray> runAll(const std::string &text, const NamedDims &d = {},
                                    const std::vector<NDArray> &inputs = {}, const InterpretOptions &options = {}) {
   Checked c = check(text);
   INFO(c.diags);
   REQUIRE(c.program);
-  return interpret(*c.program, d, inputs, options);
+  return interpret(*c.program, c.bind(d), inputs, options);
 }
 
 // The first output.
-inline NDArray run(const std::string &text, const DimValues &d = {}, const std::vector<NDArray> &inputs = {},
+inline NDArray run(const std::string &text, const NamedDims &d = {}, const std::vector<NDArray> &inputs = {},
                    const InterpretOptions &options = {}) {
   std::vector<NDArray> outputs = runAll(text, d, inputs, options);
   REQUIRE(!outputs.empty());

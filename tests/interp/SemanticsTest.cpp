@@ -20,26 +20,18 @@ const double qnan = std::numeric_limits<double>::quiet_NaN();
 double f32(double v) { return double(float(v)); }
 
 // The error message of a run that must fail.
-std::string failure(const std::string &text, const DimValues &d = {}, const std::vector<NDArray> &inputs = {}) {
-  Checked c = check(text);
-  INFO(c.diags);
-  REQUIRE(c.program);
-  try {
-    interpret(*c.program, d, inputs);
-  } catch (const EvalError &e) {
-    return e.what();
-  }
-  return "no error";
+std::string failure(const std::string &text, const NamedDims &d = {}, const std::vector<NDArray> &inputs = {}) {
+  return evalError(text, d, inputs).what();
 }
 
-EvalCounts work(const std::string &text, const DimValues &d, const std::vector<NDArray> &inputs) {
+EvalCounts work(const std::string &text, const NamedDims &d, const std::vector<NDArray> &inputs) {
   Checked c = check(text);
   INFO(c.diags);
   REQUIRE(c.program);
   EvalCounts counts;
   InterpretOptions options;
   options.counts = &counts;
-  interpret(*c.program, d, inputs, options);
+  interpret(*c.program, c.bind(d), inputs, options);
   return counts;
 }
 } // namespace
@@ -58,7 +50,7 @@ TEST_CASE("an f32 literal is rounded to f32 where an f32 operation uses it", "[i
 TEST_CASE("a constant computed from literals and dims takes the type of the operation that uses it",
           "[interp][f32]") {
   // sqrt(dk) is f32 by the typing rules, but like a literal it is rounded only by an f32 operation
-  DimValues d = dims({{"n", 1}, {"dk", 3}});
+  NamedDims d = dims({{"n", 1}, {"dk", 3}});
   CHECK(run("dim n, dk\nin x : f64[n]\nout r = x / sqrt(dk)", d, {array({1}, {1})}).data ==
         std::vector<double>{1 / std::sqrt(3.0)});
   CHECK(run("dim n, dk\nin x : f32[n]\nout r = x / sqrt(dk)", d, {array({1}, {1})}).data ==
@@ -97,7 +89,7 @@ TEST_CASE("an exact evaluation computes f32 in f64", "[interp][f32]") {
   REQUIRE(c.program);
   InterpretOptions exact;
   exact.exactFloats = true;
-  std::vector<NDArray> out = interpret(*c.program, dims({{"n", 1}}), {array({1}, {1})}, exact);
+  std::vector<NDArray> out = interpret(*c.program, c.bind(dims({{"n", 1}})), {array({1}, {1})}, exact);
   CHECK(out[0].data[0] == Approx(1e-8).epsilon(1e-6));
   CHECK(out[1].data == std::vector<double>{1e300});
 }
@@ -189,7 +181,7 @@ TEST_CASE("a reshape inside a comprehension is evaluated once, as if bound to a 
   const char *inlined = "dim n\nin X : f32[n, 2]\nout r = [i < n] <i> psi (<n, 2> reshape (rav X))";
   const char *bound = "dim n\nin X : f32[n, 2]\nY = <n, 2> reshape (rav X)\nout r = [i < n] <i> psi Y";
   for (int64_t n : {10, 1000}) {
-    DimValues d = dims({{"n", n}});
+    NamedDims d = dims({{"n", n}});
     EvalCounts a = work(inlined, d, {counting({n, 2})}), b = work(bound, d, {counting({n, 2})});
     INFO("n = " << n);
     CHECK(a.nodes == b.nodes);
@@ -207,7 +199,7 @@ TEST_CASE("prefill's scores written inline are computed once", "[interp][work]")
   std::string inlined = head + "A = [i < n] softmax(<i> psi ((Q +.* tran K) / sqrt(dk)))\nout O = A +.* V";
   std::string bound = head + "S = (Q +.* tran K) / sqrt(dk)\nA = [i < n] softmax(<i> psi S)\nout O = A +.* V";
   for (int64_t n : {4, 64}) {
-    DimValues d = dims({{"n", n}, {"dk", 3}, {"dv", 2}});
+    NamedDims d = dims({{"n", n}, {"dk", 3}, {"dv", 2}});
     std::vector<NDArray> in = {counting({n, 3}), counting({n, 3}), counting({n, 2})};
     EvalCounts a = work(inlined, d, in), b = work(bound, d, in);
     INFO("n = " << n);
@@ -223,7 +215,7 @@ TEST_CASE("a subexpression that depends on the outer index only is evaluated onc
                      "out S = [i < n] [j < n] <j> psi ((<i> psi Q) +.* tran K)";
   const char *bound = "dim n, d\nin Q : f32[n, d]\nin K : f32[n, d]\nKT = tran K\n"
                       "out S = [i < n] [j < n] <j> psi ((<i> psi Q) +.* KT)";
-  DimValues d = dims({{"n", 20}, {"d", 3}});
+  NamedDims d = dims({{"n", 20}, {"d", 3}});
   std::vector<NDArray> in = {counting({20, 3}), counting({20, 3})};
   EvalCounts a = work(text, d, in), b = work(bound, d, in);
   CHECK(a.nodes == b.nodes);

@@ -8,19 +8,24 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <set>
+#include <vector>
 
 using namespace moac;
 
 namespace {
 
 std::optional<TypedProgram> typed(const std::string &text, std::string &messages) {
-  SourceManager sources;
+  // The program is handed back alone; its context (which its symbols point into) lives to the end of the run.
+  static std::vector<std::unique_ptr<CompilationContext>> kept;
+  CompilationContext &ctx = *kept.emplace_back(std::make_unique<CompilationContext>());
+  SourceManager &sources = ctx.sources;
   uint32_t file = sources.add("generated.moa", text);
   DiagnosticEngine diags(sources);
   diags.setColor(ColorMode::Never);
   diags.captureInto(&messages);
-  return typeCheck(sources, file, diags);
+  return typeCheck(ctx, file, diags);
 }
 
 // FNV-1a, to pin generated texts across machines and standard libraries.

@@ -1,9 +1,9 @@
 #include "Property.h"
 
 #include "DnfEval.h"
+#include "Fuse.h"
 #include "Interpreter.h"
 #include "Pipeline.h"
-#include "Fuse.h"
 #include "Psi.h"
 #include "ProgramGenerator.h"
 
@@ -42,14 +42,15 @@ template <typename F> std::optional<std::string> attempt(const char *who, F &&f)
 Check checkProgram(const std::string &fileName, const std::string &text, const testgen::DimChoice &choice,
                    uint64_t inputSeed, bool requireFinite) {
   Check check;
-  SourceManager sources;
+  CompilationContext ctx;
+  SourceManager &sources = ctx.sources;
   uint32_t file = sources.add(fileName, text);
   DiagnosticEngine diags(sources);
   diags.setColor(ColorMode::Never);
   std::string messages;
   diags.captureInto(&messages);
   std::optional<TypedProgram> program;
-  if (auto e = attempt("typeCheck", [&] { program = typeCheck(sources, file, diags); }); e || !program) {
+  if (auto e = attempt("typeCheck", [&] { program = typeCheck(ctx, file, diags); }); e || !program) {
     check.failure = e ? *e : "the program does not type-check:\n" + messages;
     return check;
   }
@@ -69,14 +70,14 @@ Check checkProgram(const std::string &fileName, const std::string &text, const t
     check.failure = *e;
     return check;
   }
-  if (auto e = attempt("psiReduce + evaluateDnf", [&] { actual = evaluateDnf(psiReduce(*program), dims, inputs); })) {
+  if (auto e = attempt("psiReduce + evaluateDnf", [&] { actual = evaluateDnf(psiReduce(ctx, *program), dims, inputs); })) {
     check.failure = *e;
     return check;
   }
   // and the DNF after the online-softmax rewrite (psi/Fuse.h), whose groups DnfEval folds split by split
   if (auto e = attempt("psiReduce + fuseReductions + evaluateDnf", [&] {
-        DnfProgram dnf = psiReduce(*program);
-        fuseReductions(dnf);
+        DnfProgram dnf = psiReduce(ctx, *program);
+        fuseReductions(ctx, dnf);
         fused = evaluateDnf(dnf, dims, inputs);
       })) {
     check.failure = *e;

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 using namespace moac;
@@ -39,13 +40,16 @@ std::vector<std::string> moaFiles(const std::string &dir) {
 }
 
 std::optional<TypedProgram> typed(const std::string &name, const std::string &text) {
-  SourceManager sources;
+  // The program is handed back alone; its context (which its symbols point into) lives to the end of the run.
+  static std::vector<std::unique_ptr<CompilationContext>> kept;
+  CompilationContext &ctx = *kept.emplace_back(std::make_unique<CompilationContext>());
+  SourceManager &sources = ctx.sources;
   uint32_t file = sources.add(name, text);
   DiagnosticEngine diags(sources);
   diags.setColor(ColorMode::Never);
   std::string messages;
   diags.captureInto(&messages);
-  return typeCheck(sources, file, diags);
+  return typeCheck(ctx, file, diags);
 }
 
 void expectAgreement(const std::string &name, const std::string &text, const testgen::DimChoice &dims,

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,13 @@
 namespace moac::test {
 
 inline constexpr const char *fileName = "t.moa";
+
+// The symbols of the tests that build symbolic expressions by hand rather than by compiling a program
+// (which has a CompilationContext of its own): one table for the whole test binary.
+inline SymbolTable &testSymbols() {
+  static SymbolTable table;
+  return table;
+}
 
 struct Lexed {
   std::vector<Token> tokens;
@@ -59,18 +67,18 @@ inline Parsed parseText(const std::string &text) {
 
 // lex -> parse -> inferShapes (the pipeline's typeCheck); `program` is set only when every stage succeeded.
 struct Checked {
+  std::shared_ptr<CompilationContext> ctx = std::make_shared<CompilationContext>(); // first: outlives program
   std::optional<TypedProgram> program;
   std::string diags;
 };
 
 inline Checked checkText(const std::string &text) {
-  SourceManager sources;
-  uint32_t file = sources.add(fileName, text);
-  DiagnosticEngine engine(sources);
-  engine.setColor(ColorMode::Never);
   Checked out;
+  uint32_t file = out.ctx->sources.add(fileName, text);
+  DiagnosticEngine engine(out.ctx->sources);
+  engine.setColor(ColorMode::Never);
   engine.captureInto(&out.diags);
-  out.program = typeCheck(sources, file, engine);
+  out.program = typeCheck(*out.ctx, file, engine);
   return out;
 }
 

@@ -18,6 +18,7 @@ using namespace moac;
 namespace {
 
 struct Fused {
+  std::shared_ptr<CompilationContext> ctx; // first: the program's symbols point into it
   std::optional<TypedProgram> typed;
   DnfProgram dnf;
 };
@@ -26,9 +27,9 @@ Fused fuseText(const std::string &text) {
   test::Checked checked = test::checkText(text);
   INFO(checked.diags);
   REQUIRE(checked.program);
-  Fused out{std::move(checked.program), {}};
-  out.dnf = psiReduce(*out.typed);
-  fuseReductions(out.dnf);
+  Fused out{checked.ctx, std::move(checked.program), {}};
+  out.dnf = psiReduce(*out.ctx, *out.typed);
+  fuseReductions(*out.ctx, out.dnf);
   return out;
 }
 
@@ -47,7 +48,8 @@ std::vector<std::string> memberNames(const FusedGroup &g) {
   return out;
 }
 
-// Interpreter and fused DNF on the same seeded-like inputs (values in [-2, 2)), within 1e-12 relative.
+// Interpreter and fused DNF on the same seeded-like inputs (values in [-2, 2)), within 1e-12 relative:
+// the interpreter computes f32 values in f64 here, as the DNF evaluator does.
 void agrees(const Fused &f, const DimValues &dims) {
   std::vector<NDArray> inputs;
   uint64_t state = 12345;
@@ -62,7 +64,8 @@ void agrees(const Fused &f, const DimValues &dims) {
     }
     inputs.push_back(std::move(a));
   }
-  std::vector<NDArray> expected = interpret(*f.typed, dims, inputs), got = evaluateDnf(f.dnf, dims, inputs);
+  std::vector<NDArray> expected = interpret(*f.typed, dims, inputs, InterpretOptions{true}),
+                       got = evaluateDnf(f.dnf, dims, inputs);
   REQUIRE(got.size() == expected.size());
   for (size_t o = 0; o < got.size(); ++o) {
     REQUIRE(got[o].shape == expected[o].shape);
@@ -71,10 +74,10 @@ void agrees(const Fused &f, const DimValues &dims) {
   }
 }
 
-DimValues dimsOf(std::initializer_list<std::pair<const char *, int64_t>> values) {
+DimValues dimsOf(const Fused &f, std::initializer_list<std::pair<const char *, int64_t>> values) {
   DimValues out;
   for (auto [name, v] : values)
-    out[SymbolTable::intern(name)] = v;
+    out[f.ctx->symbols.intern(name)] = v;
   return out;
 }
 
@@ -104,7 +107,7 @@ TEST_CASE("decode fuses into one group: m, the normaliser and o, the scores inli
   CHECK(rules.count("invariant divisor"));
   CHECK(rules.count("score inlined"));
   for (int64_t n : {1, 2, 3, 4, 7, 40})
-    agrees(f, dimsOf({{"n", n}, {"dk", 3}, {"dv", 2}}));
+    agrees(f, dimsOf(f, {{"n", n}, {"dk", 3}, {"dv", 2}}));
 }
 
 TEST_CASE("recognised by shape, not by names: other names, the normaliser written out", "[fuse]") {
@@ -114,7 +117,7 @@ TEST_CASE("recognised by shape, not by names: other names, the normaliser writte
   CHECK(memberNames(f.dnf.groups[0]) == std::vector<std::string>{"top", "z", "r"});
   CHECK(storedTemps(f.dnf).empty());
   for (int64_t n : {1, 5, 9})
-    agrees(f, dimsOf({{"n", n}, {"d", 4}}));
+    agrees(f, dimsOf(f, {{"n", n}, {"d", 4}}));
 }
 
 TEST_CASE("a weighted sum with any weight, and logsumexp, read the group's members", "[fuse]") {
@@ -125,12 +128,12 @@ TEST_CASE("a weighted sum with any weight, and logsumexp, read the group's membe
   CHECK(memberNames(f.dnf.groups[0]) == std::vector<std::string>{"m", "z", "second"});
   CHECK(storedTemps(f.dnf).empty());
   for (int64_t n : {1, 2, 6})
-    agrees(f, dimsOf({{"n", n}, {"d", 3}}));
+    agrees(f, dimsOf(f, {{"n", n}, {"d", 3}}));
   // a sum inside a larger expression is not fused (yet): it reads the group's m and runs a pass of its own
   Fused inner = fuseText("dim n\nin x : f64[n]\nm = max/ x\nz = +/ exp(x - m)\n"
                          "out mean2 = (+/ (exp(x - m) * x * x)) / z\n");
   CHECK(memberNames(inner.dnf.groups.at(0)) == std::vector<std::string>{"m", "z"});
-  agrees(inner, dimsOf({{"n", 5}}));
+  agrees(inner, dimsOf(inner, {{"n", 5}}));
 }
 
 TEST_CASE("GQA fuses over the frame of batch and query head", "[fuse]") {
@@ -143,7 +146,7 @@ TEST_CASE("GQA fuses over the frame of batch and query head", "[fuse]") {
   REQUIRE(f.dnf.groups.size() == 1);
   CHECK(f.dnf.groups[0].frame.size() == 2);
   CHECK(storedTemps(f.dnf).empty());
-  agrees(f, dimsOf({{"B", 2}, {"hq", 4}, {"hkv", 2}, {"n", 5}, {"dk", 3}, {"dv", 2}}));
+  agrees(f, dimsOf(f, {{"B", 2}, {"hq", 4}, {"hkv", 2}, {"n", 5}, {"dk", 3}, {"dv", 2}}));
 }
 
 TEST_CASE("prefill: one group per query row, no ⟨n n⟩ temp left", "[fuse]") {
@@ -153,7 +156,7 @@ TEST_CASE("prefill: one group per query row, no ⟨n n⟩ temp left", "[fuse]") 
   REQUIRE(f.dnf.groups.size() == 1);
   CHECK(f.dnf.groups[0].frame.size() == 1);
   CHECK(storedTemps(f.dnf).empty());
-  agrees(f, dimsOf({{"n", 6}, {"dk", 3}, {"dv", 2}}));
+  agrees(f, dimsOf(f, {{"n", 6}, {"dk", 3}, {"dv", 2}}));
 }
 
 TEST_CASE("left alone: no exp against the max, another range, the max read outside the exp", "[fuse]") {

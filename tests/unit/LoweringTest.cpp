@@ -25,6 +25,7 @@ using namespace moac;
 namespace {
 
 struct Lowered {
+  std::shared_ptr<CompilationContext> ctx; // first: the program's symbols point into it
   std::optional<TypedProgram> typed;
   Kernel kernel;
 };
@@ -34,8 +35,9 @@ Lowered lowerText(const std::string &text, Target target, Schedule schedule = {}
   INFO(checked.diags);
   REQUIRE(checked.program);
   Lowered out;
+  out.ctx = checked.ctx;
   out.typed = std::move(checked.program);
-  out.kernel = lower(psiReduce(*out.typed), schedule, target);
+  out.kernel = lower(*out.ctx, psiReduce(*out.ctx, *out.typed), schedule, target);
   return out;
 }
 
@@ -45,22 +47,22 @@ class LoopEval {
 public:
   LoopEval(const Kernel &k, std::map<std::string, int64_t> dimValues) : k(k) {
     for (const TDim &d : k.dims)
-      env[d.sym.id] = d.value ? *d.value : dimValues.at(d.sym.name());
+      env[d.sym.id()] = d.value ? *d.value : dimValues.at(d.sym.name());
     for (const ChunkCount &c : k.chunkCounts)
-      env[c.sym.id] = moart_chunks(value(c.items), value(c.terms), c.threads, c.chunk);
+      env[c.sym.id()] = moart_chunks(value(c.items), value(c.terms), c.threads, c.chunk);
     for (const Buffer &b : k.buffers)
       memory.emplace_back(size_t(value(b.storageElements())), 0.0);
     // partials of a reduction with one chunk are the result itself
     for (size_t b = 0; b < k.buffers.size(); ++b)
-      home.push_back(k.buffers[b].aliasOf && env.at(k.buffers[b].aliasChunks.id) <= 1 ? *k.buffers[b].aliasOf : b);
+      home.push_back(k.buffers[b].aliasOf && env.at(k.buffers[b].aliasChunks.id()) <= 1 ? *k.buffers[b].aliasOf : b);
   }
 
   int64_t value(const SymExpr &e) const {
-    return e.evaluate([&](Symbol s) { return env.at(s.id); });
+    return e.evaluate([&](Symbol s) { return env.at(s.id()); });
   }
   std::vector<double> &buffer(const std::string &name) {
     for (size_t b = 0; b < k.buffers.size(); ++b)
-      if (k.buffers[b].name == name)
+      if (k.buffers[b].label() == name)
         return memory[b];
     FAIL("no buffer " << name);
     return memory[0];
@@ -70,7 +72,7 @@ public:
 
   void run() {
     for (const Region &r : k.stages)
-      if (!r.onlyIfChunks || env.at(r.onlyIfChunks->id) > 1)
+      if (!r.onlyIfChunks || env.at(r.onlyIfChunks->id()) > 1)
         exec(r.body);
   }
 
@@ -85,7 +87,7 @@ private:
       REQUIRE(size_t(at) < memory[home[e->buffer]].size());
       return memory[home[e->buffer]][size_t(at)];
     }
-    case LExprKind::Var: return scalars.at(e->var.id);
+    case LExprKind::Var: return scalars.at(e->var.id());
     case LExprKind::Unary: return apply(e->unop, eval(e->args[0]));
     case LExprKind::Binary: return apply(e->op, eval(e->args[0]), eval(e->args[1]));
     case LExprKind::Select: return value(e->lhs) < value(e->rhs) ? eval(e->args[0]) : eval(e->args[1]);
@@ -98,14 +100,14 @@ private:
       switch (s.kind) {
       case LStmt::Loop:
         for (int64_t i = value(s.start), end = value(s.end), step = value(s.step); i < end; i += step) {
-          env[s.var.id] = i;
+          env[s.var.id()] = i;
           exec(s.body);
         }
-        env.erase(s.var.id);
+        env.erase(s.var.id());
         break;
       case LStmt::Decl:
-      case LStmt::Assign: scalars[s.scalar.id] = eval(s.value); break;
-      case LStmt::Accumulate: scalars[s.scalar.id] = apply(s.op, scalars.at(s.scalar.id), eval(s.value)); break;
+      case LStmt::Assign: scalars[s.scalar.id()] = eval(s.value); break;
+      case LStmt::Accumulate: scalars[s.scalar.id()] = apply(s.op, scalars.at(s.scalar.id()), eval(s.value)); break;
       case LStmt::Store: {
         int64_t at = value(s.offset);
         REQUIRE(at >= 0);
@@ -145,15 +147,16 @@ std::vector<double> iotaData(int64_t n) {
 // ---- lifting of the coalescing layout: K ⟨N, r⟩ stored ⟨⌈N/B⌉, r, B⟩ --------------------------------
 
 TEST_CASE("lifted layout offsets agree with the runtime's pack, N divisible or not, N < B, N = 1", "[lower][lifting]") {
-  Symbol n = SymbolTable::intern("n"), r = SymbolTable::intern("r");
+  SymbolTable symbols;
+  Symbol n = symbols.intern("n"), r = symbols.intern("r");
   Buffer K{Buffer::Input, "K", ElemType::F32, {SymExpr::symbol(n), SymExpr::symbol(r)}, Layout{Layout::Lifted, 32},
-           "", std::nullopt, Symbol()};
-  Symbol x = SymbolTable::intern("x"), y = SymbolTable::intern("y");
+           Buffer::Array, 0, std::nullopt, Symbol()};
+  Symbol x = symbols.intern("x"), y = symbols.intern("y");
   SymExpr offset = K.offset({SymExpr::symbol(x), SymExpr::symbol(y)});
   for (auto [N, R] : {std::pair<int64_t, int64_t>{64, 3}, {70, 3}, {5, 4}, {1, 2}, {33, 1}}) {
     INFO("N = " << N << ", row length " << R);
-    std::map<uint32_t, int64_t> env{{n.id, N}, {r.id, R}};
-    auto at = [&](const SymExpr &e) { return e.evaluate([&](Symbol s) { return env.at(s.id); }); };
+    std::map<uint32_t, int64_t> env{{n.id(), N}, {r.id(), R}};
+    auto at = [&](const SymExpr &e) { return e.evaluate([&](Symbol s) { return env.at(s.id()); }); };
     int64_t storage = at(K.storageElements());
     CHECK(storage == moart_lifted_count(N, R, 32));
     CHECK(storage == (N + 31) / 32 * 32 * R); // ⌈N/B⌉ groups, the last padded
@@ -164,8 +167,8 @@ TEST_CASE("lifted layout offsets agree with the runtime's pack, N divisible or n
     std::set<int64_t> seen;
     for (int64_t i = 0; i < N; ++i)
       for (int64_t j = 0; j < R; ++j) {
-        env[x.id] = i;
-        env[y.id] = j;
+        env[x.id()] = i;
+        env[y.id()] = j;
         int64_t o = at(offset);
         CHECK(o == moart_lifted_offset(i, j, R, 32));
         REQUIRE(o >= 0);
@@ -214,7 +217,7 @@ TEST_CASE("the lowered decode computes the interpreter's result with K lifted, f
     moart_pack_lifted_f64(K.data(), ev.buffer("K").data(), N, dk, 32);
     ev.buffer("V") = V;
     ev.run();
-    DimValues dims{{SymbolTable::intern("n"), N}, {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
+    DimValues dims{{l.ctx->symbols.intern("n"), N}, {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
     std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}},
                                           InterpretOptions{true});
     std::vector<double> &o = ev.buffer("o");
@@ -240,9 +243,9 @@ TEST_CASE("GQA on OpenACC: K lifted on axis 2 (one slab per batch and KV head), 
   CHECK(K.layout.axis == 2);
   CHECK(bufferNamed(l.kernel, "V").layout.kind == Layout::RowMajor); // its lanes already read along rows
   for (const Coalescing &c : l.kernel.coalescing)
-    if (c.access.find("K[") != std::string::npos) {
-      INFO(c.stage << ": " << c.access);
-      CHECK(c.difference == "1");
+    if (l.kernel.buffers[c.buffer].name == "K") {
+      INFO(regionName(l.kernel, l.kernel.stages[c.region]) << ": " << describeAccess(l.kernel, c));
+      CHECK(c.difference == std::optional<SymExpr>(SymExpr(1)));
     }
   for (auto [Bn, hq, hkv, N] : {std::array<int64_t, 4>{1, 4, 2, 5}, {2, 4, 1, 33}, {2, 2, 2, 64}}) {
     INFO("B = " << Bn << ", hq = " << hq << ", hkv = " << hkv << ", n = " << N);
@@ -261,8 +264,8 @@ TEST_CASE("GQA on OpenACC: K lifted on axis 2 (one slab per batch and KV head), 
     moart_pack_lifted_batch_f64(Kd.data(), ev.buffer("K").data(), slabs, N, dk, 32);
     ev.buffer("V") = V;
     ev.run();
-    DimValues dims{{SymbolTable::intern("B"), Bn}, {SymbolTable::intern("hq"), hq}, {SymbolTable::intern("hkv"), hkv},
-                   {SymbolTable::intern("n"), N},  {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
+    DimValues dims{{l.ctx->symbols.intern("B"), Bn}, {l.ctx->symbols.intern("hq"), hq}, {l.ctx->symbols.intern("hkv"), hkv},
+                   {l.ctx->symbols.intern("n"), N},  {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
     std::vector<NDArray> want = interpret(*l.typed, dims,
                                           {NDArray{{Bn, hq, dk}, Q}, NDArray{{Bn, hkv, N, dk}, Kd},
                                            NDArray{{Bn, hkv, N, dv}, V}}, InterpretOptions{true});
@@ -367,7 +370,7 @@ TEST_CASE("γ lowering: structural operators become offsets into the input, with
     DimValues dims;
     std::vector<NDArray> inputs;
     for (size_t b : l.kernel.inputs()) {
-      std::vector<double> &mem = ev.buffer(l.kernel.buffers[b].name);
+      std::vector<double> &mem = ev.buffer(l.kernel.buffers[b].label());
       mem = iotaData(int64_t(mem.size()));
       std::vector<int64_t> shape;
       for (const SymExpr &e : l.kernel.buffers[b].shape)
@@ -375,7 +378,7 @@ TEST_CASE("γ lowering: structural operators become offsets into the input, with
       inputs.push_back(NDArray{shape, mem});
     }
     for (const auto &[name, v] : c.dims)
-      dims[SymbolTable::intern(name)] = v;
+      dims[l.ctx->symbols.intern(name)] = v;
     ev.run();
     std::vector<NDArray> want = interpret(*l.typed, dims, inputs, InterpretOptions{true});
     CHECK(ev.buffer("r") == want[0].data);
@@ -390,15 +393,16 @@ TEST_CASE("γ lowering: structural operators become offsets into the input, with
 // ---- coalescing analysis ----------------------------------------------------------------------------
 
 TEST_CASE("gammaDifference: the change of an offset between adjacent lanes", "[lower][coalescing]") {
-  Symbol i = SymbolTable::intern("i"), l = SymbolTable::intern("l"), dk = SymbolTable::intern("dk");
+  SymbolTable symbols;
+  Symbol i = symbols.intern("i"), l = symbols.intern("l"), dk = symbols.intern("dk");
   SymExpr I = SymExpr::symbol(i), L = SymExpr::symbol(l), DK = SymExpr::symbol(dk);
-  CHECK(gammaDifference(DK * I + L, i, 32) == std::optional<SymExpr>(DK)); // one lane per row: stride dk
-  CHECK(gammaDifference(DK * L + I, i, 32) == std::optional<SymExpr>(SymExpr(1)));
-  CHECK(gammaDifference(L, i, 32) == std::optional<SymExpr>(SymExpr(0))); // broadcast
+  CHECK(gammaDifference(symbols, DK * I + L, i, 32) == std::optional<SymExpr>(DK)); // one lane per row: stride dk
+  CHECK(gammaDifference(symbols, DK * L + I, i, 32) == std::optional<SymExpr>(SymExpr(1)));
+  CHECK(gammaDifference(symbols, L, i, 32) == std::optional<SymExpr>(SymExpr(0))); // broadcast
   // the lifted layout: 32·dk·(i div 32) + 32·l + i mod 32 steps by 1 inside a group of 32 lanes
   SymExpr lifted = SymExpr(32) * DK * SymExpr::floorDiv(I, SymExpr(32)) + SymExpr(32) * L + SymExpr::mod(I, SymExpr(32));
-  CHECK(gammaDifference(lifted, i, 32) == std::optional<SymExpr>(SymExpr(1)));
-  CHECK_FALSE(gammaDifference(I * I, i, 32)); // not affine in the lane
+  CHECK(gammaDifference(symbols, lifted, i, 32) == std::optional<SymExpr>(SymExpr(1)));
+  CHECK_FALSE(gammaDifference(symbols, I * I, i, 32)); // not affine in the lane
 }
 
 TEST_CASE("decode on OpenACC: every vector-lane access is coalesced or a broadcast; row-major K would not be", "[lower][coalescing]") {
@@ -409,16 +413,19 @@ TEST_CASE("decode on OpenACC: every vector-lane access is coalesced or a broadca
   REQUIRE(!l.kernel.coalescing.empty());
   bool sawK = false;
   for (const Coalescing &c : l.kernel.coalescing) {
-    INFO(c.stage << ": " << c.access << " Δ" << c.lane << " = " << c.difference);
-    CHECK((c.difference == "1" || c.difference == "0"));
-    sawK |= c.access.find("K[") != std::string::npos;
+    INFO(regionName(l.kernel, l.kernel.stages[c.region]) << ": " << describeAccess(l.kernel, c) << " Δ"
+                                                          << c.lane.name() << " = " << describeDifference(c));
+    REQUIRE(c.difference);
+    CHECK((*c.difference == SymExpr(1) || *c.difference == SymExpr(0)));
+    sawK |= l.kernel.buffers[c.buffer].name == "K";
   }
   CHECK(sawK);
   Schedule rowMajor;
   rowMajor.layouts = Schedule::Layouts::RowMajor;
   bool strided = false;
-  for (const Coalescing &c : lowerText(decode, Target::OpenACC, rowMajor).kernel.coalescing)
-    strided |= c.access.find("K[") != std::string::npos && c.difference == "dk";
+  Lowered r = lowerText(decode, Target::OpenACC, rowMajor);
+  for (const Coalescing &c : r.kernel.coalescing)
+    strided |= r.kernel.buffers[c.buffer].name == "K" && describeDifference(c) == "dk";
   CHECK(strided);
 }
 
@@ -459,7 +466,7 @@ TEST_CASE("the KV-cache append stores exactly row t of K and V, O(dk + dv), and 
       std::map<std::string, std::vector<int64_t>> written;
       for (const auto &[buffer, offset] : ev.stores)
         if (l.kernel.buffers[buffer].inout)
-          written[l.kernel.buffers[buffer].name].push_back(offset);
+          written[l.kernel.buffers[buffer].label()].push_back(offset);
       for (auto &[name, offsets] : written)
         std::sort(offsets.begin(), offsets.end());
       std::vector<int64_t> rowK, rowV;
@@ -470,8 +477,8 @@ TEST_CASE("the KV-cache append stores exactly row t of K and V, O(dk + dv), and 
       CHECK(written["K"] == rowK);
       CHECK(written["V"] == rowV);
       // o, and the whole storage of K and V after the step, as the interpreter has them
-      DimValues dims{{SymbolTable::intern("t"), t == 0 ? 1 : t}, {SymbolTable::intern("cap"), cap},
-                     {SymbolTable::intern("dk"), dk}, {SymbolTable::intern("dv"), dv}};
+      DimValues dims{{l.ctx->symbols.intern("t"), t == 0 ? 1 : t}, {l.ctx->symbols.intern("cap"), cap},
+                     {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
       if (t == 0)
         continue; // the interpreter binds positive dims only; the stores above are the check
       std::vector<NDArray> want = interpret(*l.typed, dims,

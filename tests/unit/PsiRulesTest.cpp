@@ -18,7 +18,7 @@ using namespace moac;
 
 namespace {
 
-Symbol sym(const std::string &name) { return SymbolTable::intern(name); }
+Symbol sym(const std::string &name) { return test::testSymbols().intern(name); }
 SymExpr var(const std::string &name) { return SymExpr::symbol(sym(name)); }
 
 // Sums and products print in the order their symbols were interned (SymbolicTest.cpp), so every name
@@ -29,7 +29,7 @@ SymExpr var(const std::string &name) { return SymExpr::symbol(sym(name)); }
 [[maybe_unused]] const bool interned = [] {
   for (const char *name : {"n", "m", "dk", "dv", "B", "p", "w", "a", "b", "c", "hq", "hkv", "g", "x", "i", "j",
                            "k", "l"})
-    SymbolTable::intern(name);
+    test::testSymbols().intern(name);
   return true;
 }();
 
@@ -109,6 +109,7 @@ void checkRule(const SymVec &resultShape, const SymVec &operandShape, Values dim
 // ---- whole programs --------------------------------------------------------------------------------
 
 struct Reduced {
+  std::shared_ptr<CompilationContext> ctx; // first: outlives the programs
   std::optional<TypedProgram> typed;
   DnfProgram dnf;
   std::string diags;
@@ -116,10 +117,10 @@ struct Reduced {
 
 Reduced reduceText(const std::string &text) {
   test::Checked checked = test::checkText(text);
-  Reduced out{std::move(checked.program), {}, std::move(checked.diags)};
+  Reduced out{checked.ctx, std::move(checked.program), {}, std::move(checked.diags)};
   INFO(out.diags);
   REQUIRE(out.typed);
-  out.dnf = psiReduce(*out.typed);
+  out.dnf = psiReduce(*out.ctx, *out.typed);
   return out;
 }
 
@@ -135,10 +136,11 @@ std::set<std::string> rulesOf(const DnfProgram &dnf) {
   return out;
 }
 
-DimValues dimValues(const Values &values) {
+// Dims by name, as symbols of the program's own compilation.
+DimValues dimValues(const Reduced &r, const Values &values) {
   DimValues out;
   for (const auto &[name, v] : values)
-    out[sym(name)] = v;
+    out[r.ctx->symbols.intern(name)] = v;
   return out;
 }
 
@@ -161,7 +163,7 @@ std::vector<NDArray> inputsFor(const TypedProgram &typed, const DimValues &dims)
 // the DNF evaluator may sum in another order only where the program has no reduction to reorder).
 std::vector<NDArray> evaluateBoth(const std::string &text, const Values &values) {
   Reduced r = reduceText(text);
-  DimValues dims = dimValues(values);
+  DimValues dims = dimValues(r, values);
   std::vector<NDArray> inputs = inputsFor(*r.typed, dims);
   std::vector<NDArray> expected = interpret(*r.typed, dims, inputs, InterpretOptions{true});
   std::vector<NDArray> got = evaluateDnf(r.dnf, dims, inputs);
@@ -513,7 +515,7 @@ TEST_CASE("cat in a program: a case split on the leading index", "[psi]") {
   CHECK(rulesOf(r.dnf).count("cat"));
   // the boundary: row a₀ − 1 is A's last row, row a₀ is B's first (k itself for E)
   const int64_t rows = 3, cols = 2;
-  DimValues dims = dimValues({{"n", rows}, {"m", cols}});
+  DimValues dims = dimValues(r, {{"n", rows}, {"m", cols}});
   std::vector<NDArray> inputs = inputsFor(*r.typed, dims);
   std::vector<NDArray> out = evaluateDnf(r.dnf, dims, inputs);
   const NDArray &A = inputs[0], &B = inputs[1], &kk = inputs[2];

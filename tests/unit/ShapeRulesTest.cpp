@@ -10,7 +10,7 @@ using namespace moac;
 
 namespace {
 
-SymExpr dim(const std::string &name) { return SymExpr::symbol(SymbolTable::intern(name)); }
+SymExpr dim(const std::string &name) { return SymExpr::symbol(test::testSymbols().intern(name)); }
 
 const SymExpr n = dim("n"), m = dim("m"), dk = dim("dk"), dv = dim("dv"), B = dim("B");
 

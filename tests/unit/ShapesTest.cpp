@@ -75,8 +75,12 @@ size_t count(const std::string &haystack, const std::string &needle) {
 }
 
 // A program that must check; fails the test with its diagnostics otherwise.
+// The program's context is kept to the end of the test run: the program alone is handed back, and its
+// symbols point into it.
 TypedProgram good(const std::string &text) {
+  static std::vector<std::shared_ptr<CompilationContext>> kept;
   auto checked = checkText(text);
+  kept.push_back(checked.ctx);
   INFO(checked.diags);
   REQUIRE(checked.program);
   CHECK(checked.diags.empty());
@@ -129,8 +133,8 @@ TEST_CASE("Shapes of grouped-query attention", "[shapes]") {
   const TExpr &o = *binding(p, "O").value;
   REQUIRE(o.kind == TKind::Comprehension);
   REQUIRE(o.indices.size() == 2);
-  CHECK(o.indices[0].extent == SymExpr::symbol(SymbolTable::intern("B")));
-  CHECK(o.indices[1].extent == SymExpr::symbol(SymbolTable::intern("hq")));
+  CHECK(o.indices[0].extent.str() == "B");
+  CHECK(o.indices[1].extent.str() == "hq");
   SECTION("indexing the KV heads with g itself needs hq <= hkv") {
     std::string text = gqaSource;
     std::string from = "<b, g * hkv div hq> psi K", to = "<b, g> psi K";

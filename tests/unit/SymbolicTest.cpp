@@ -12,7 +12,7 @@ using namespace moac;
 
 namespace {
 
-SymExpr sym(const std::string &name) { return SymExpr::symbol(SymbolTable::intern(name)); }
+SymExpr sym(const std::string &name) { return SymExpr::symbol(test::testSymbols().intern(name)); }
 
 std::function<int64_t(Symbol)> env(std::map<std::string, int64_t> values) {
   return [values](Symbol s) -> int64_t {
@@ -26,17 +26,17 @@ std::function<int64_t(Symbol)> env(std::map<std::string, int64_t> values) {
 } // namespace
 
 TEST_CASE("Symbol interning", "[symbolic]") {
-  Symbol a = SymbolTable::intern("symA");
-  CHECK(SymbolTable::intern("symA") == a);
+  Symbol a = test::testSymbols().intern("symA");
+  CHECK(test::testSymbols().intern("symA") == a);
   CHECK(a.name() == "symA");
-  CHECK(SymbolTable::intern("symB") != a);
+  CHECK(test::testSymbols().intern("symB") != a);
 
-  Symbol f1 = SymbolTable::fresh("symA");
-  Symbol f2 = SymbolTable::fresh("symA");
+  Symbol f1 = test::testSymbols().fresh("symA");
+  Symbol f2 = test::testSymbols().fresh("symA");
   CHECK(f1 != a);
   CHECK(f2 != f1);
   CHECK(f1.name() != f2.name());
-  CHECK(SymbolTable::intern("symA") == a); // fresh names never capture the interned one
+  CHECK(test::testSymbols().intern("symA") == a); // fresh names never capture the interned one
 }
 
 TEST_CASE("Symbolic canonical form", "[symbolic]") {
@@ -47,7 +47,7 @@ TEST_CASE("Symbolic canonical form", "[symbolic]") {
     CHECK(SymExpr(0) + n == n);
     CHECK(n * 1 == n);
     CHECK(n - 0 == n);
-    CHECK((n + 0).asSymbol() == SymbolTable::intern("n"));
+    CHECK((n + 0).asSymbol() == test::testSymbols().intern("n"));
   }
   SECTION("products commute") {
     CHECK(n * dk == dk * n);
@@ -167,7 +167,7 @@ TEST_CASE("Symbolic div and mod simplification", "[symbolic]") {
 }
 
 TEST_CASE("Symbolic substitute", "[symbolic]") {
-  Symbol ns = SymbolTable::intern("n"), dks = SymbolTable::intern("dk");
+  Symbol ns = test::testSymbols().intern("n"), dks = test::testSymbols().intern("dk");
   SymExpr n = SymExpr::symbol(ns), dk = SymExpr::symbol(dks);
   SymExpr e = n * dk + n;
   CHECK(e.substitute({{ns, SymExpr(3)}}) == 3 * dk + 3);
@@ -199,7 +199,7 @@ TEST_CASE("Symbolic evaluate", "[symbolic]") {
 }
 
 TEST_CASE("Symbolic linearCoefficient", "[symbolic]") {
-  Symbol ns = SymbolTable::intern("n"), dks = SymbolTable::intern("dk"), ms = SymbolTable::intern("m");
+  Symbol ns = test::testSymbols().intern("n"), dks = test::testSymbols().intern("dk"), ms = test::testSymbols().intern("m");
   SymExpr n = SymExpr::symbol(ns), dk = SymExpr::symbol(dks), m = SymExpr::symbol(ms);
   SymExpr e = 3 * n + n * dk + 5;
   REQUIRE(e.linearCoefficient(ns));
@@ -218,7 +218,7 @@ TEST_CASE("Symbolic linearCoefficient", "[symbolic]") {
 }
 
 TEST_CASE("Symbolic symbols and dependsOn", "[symbolic]") {
-  Symbol a = SymbolTable::intern("depA"), b = SymbolTable::intern("depB"), c = SymbolTable::intern("depC");
+  Symbol a = test::testSymbols().intern("depA"), b = test::testSymbols().intern("depB"), c = test::testSymbols().intern("depC");
   SymExpr e = SymExpr::symbol(b) * SymExpr::symbol(a) + SymExpr::floorDiv(SymExpr::symbol(c), SymExpr::symbol(a));
   CHECK(e.symbols() == std::vector<Symbol>{a, b, c});
   CHECK(e.dependsOn(c));
