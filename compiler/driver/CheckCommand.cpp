@@ -64,22 +64,33 @@ std::string readFile(const fs::path &path) {
 }
 
 // The longest chain of reductions one output element goes through: the number of terms a rounding error
-// can accumulate over (n for a sum of n terms, n + dk for decode's scores then weights).
+// can accumulate over (n for a sum of n terms, n + dk for decode's scores then weights). A fused group
+// (psi/Fuse.h) counts as the reductions it replaced: its range once per member, and the reductions of
+// its score and weights, so that the bound is the same fused or not.
 double reductionDepth(const DnfProgram &dnf, const DimValues &dims) {
   auto value = [&](const SymExpr &e) { return double(e.evaluate([&](Symbol s) { return dims.at(s); })); };
   double total = 0;
-  for (const DnfArray &a : dnf.arrays) {
-    if (!a.body)
-      continue;
-    std::vector<const DExpr *> stack{a.body.get()};
-    while (!stack.empty()) {
-      const DExpr *e = stack.back();
-      stack.pop_back();
-      if (e->kind == DKind::Reduce)
-        total += value(e->extent);
-      for (const auto &x : e->args)
-        stack.push_back(x.get());
+  std::vector<bool> groupCounted(dnf.groups.size(), false);
+  std::vector<const DExpr *> stack;
+  for (size_t id : dnf.order)
+    if (dnf.arrays[id].body)
+      stack.push_back(dnf.arrays[id].body.get());
+  while (!stack.empty()) {
+    const DExpr *e = stack.back();
+    stack.pop_back();
+    if (e->kind == DKind::Reduce)
+      total += value(e->extent);
+    if (e->kind == DKind::Fused && !groupCounted[e->group]) {
+      groupCounted[e->group] = true;
+      const FusedGroup &g = dnf.groups[e->group];
+      total += double(g.members.size()) * value(g.extent);
+      stack.push_back(g.score.get());
+      for (const FusedMember &m : g.members)
+        if (m.weight)
+          stack.push_back(m.weight.get());
     }
+    for (const auto &x : e->args)
+      stack.push_back(x.get());
   }
   return total;
 }
