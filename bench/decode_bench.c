@@ -1,13 +1,15 @@
 /* Times moa_decode (dsl-examples/decode.moa) for n in the given list: the median of `reps` calls after
  * one warm-up call (on a GPU the first launch JIT-compiles the PTX). With OpenACC every array lives on
  * the device for the whole run, as a serving loop would keep its KV cache there.
- * Usage: decode_bench REPS N... */
+ * Usage: decode_bench REPS N...   (dk = dv = 64, or $MOAC_BENCH_D) */
 #include "bench.h"
 #include "moa_decode.h"
 #include "moart/layout.h"
 
+static int64_t bench_d = 64; /* dk = dv */
+
 static void run(int64_t n, int reps) {
-  const int64_t dk = 64, dv = 64;
+  const int64_t dk = bench_d, dv = bench_d;
   const int64_t kCount = moa_decode_K_LIFTED_BLOCK ? moart_lifted_count(n, dk, moa_decode_K_LIFTED_BLOCK) : n * dk;
   float *q = bench_alloc(sizeof(float) * (size_t)dk), *Krow = bench_alloc(sizeof(float) * (size_t)(n * dk));
   float *K = bench_alloc(sizeof(float) * (size_t)kCount), *V = bench_alloc(sizeof(float) * (size_t)(n * dv));
@@ -38,7 +40,7 @@ static void run(int64_t n, int reps) {
     exit(1);
   }
   char what[64];
-  snprintf(what, sizeof what, "decode n=%lld dk=dv=64", (long long)n);
+  snprintf(what, sizeof what, "decode n=%lld dk=dv=%lld", (long long)n, (long long)dk);
   bench_report(what, bench_median(times, reps), 4.0 * (double)(n * dk + n * dv + dk + dv));
   free(q), free(Krow), free(K), free(V), free(o), free(ws), free(times);
 }
@@ -49,6 +51,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   int reps = atoi(argv[1]);
+  if (getenv("MOAC_BENCH_D"))
+    bench_d = strtoll(getenv("MOAC_BENCH_D"), NULL, 10);
   for (int i = 2; i < argc; ++i)
     run(strtoll(argv[i], NULL, 10), reps > 0 ? reps : 1);
   return 0;

@@ -21,16 +21,10 @@
  *   in q : f32⟨dk⟩
  *   in K : f32⟨n dk⟩
  *   in V : f32⟨n dv⟩
- *   temp s : f32⟨n⟩   # named binding with a reduction
- *     ⟨i⟩ψ s = (Σ_{j<dk} ⟨j⟩ψ q × ⟨i j⟩ψ K) ÷ √dk
- *   temp m : f32⟨⟩   # softmax's 'm', a reduction
- *     m = max_{i<n} ⟨i⟩ψ s
- *   temp sum_e : f32⟨⟩   # a reduction invariant in an enclosing index, computed once
- *     sum_e = Σ_{i<n} exp(⟨i⟩ψ s − m)
- *   temp p : f32⟨n⟩   # exp/log/sqrt of data invariant in an enclosing index, computed once
- *     ⟨i⟩ψ p = exp(⟨i⟩ψ s − m) ÷ sum_e
- *   out o : f32⟨dv⟩
- *     ⟨i⟩ψ o = Σ_{j<n} ⟨j⟩ψ p × ⟨j i⟩ψ V
+ *   fused online : f32⟨⟩, i < n   # online softmax of m, sum_e, o: one pass over i, each score
+ * computed once and never stored e_i = (Σ_{k<dk} ⟨k⟩ψ q × ⟨i k⟩ψ K) ÷ √dk m = max_{i<n} e_i sum_e =
+ * Σ_{i<n} exp(e_i − m) ⟨j⟩ψ o = Σ_{i<n} exp(e_i − m) × ⟨i j⟩ψ V out o : f32⟨dv⟩ ⟨i⟩ψ o = ⟨i⟩ψ
+ * online.o ÷ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): (n*dk + n*dv + dk + dv) × 4 B
@@ -38,11 +32,7 @@
  *     read  K : n*dk × 4 B
  *     read  V : n*dv × 4 B
  *     write o : dv × 4 B
- *   materialised intermediates (written once, read back): (2*n + 2) × 4 B
- *     s : n × 4 B
- *     m : 1 × 4 B
- *     sum_e : 1 × 4 B
- *     p : n × 4 B
+ *   materialised intermediates: none
  *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk +
  * 4*n*dv + 40*n + 4*dk + 4*dv + 24 B ⍉K : n*dk × 4 B, written and read q +.× ⍉K : n × 4 B, written
  * and read √dk : 1 × 4 B, written and read (q +.× ⍉K) ÷ √dk : n × 4 B, written and read max/ x : 1
@@ -58,43 +48,24 @@
 #include "moart/kernel.h"
 #include "decode.openacc.h"
 
-static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[14]) {
+static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[7]) {
   size_t total = 0;
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_m = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_o = moart_chunks(dv, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   offsets[4] = total;
-  total += moart_align64(sizeof(float) * (size_t)n);
+  total += moart_align64(sizeof(float) * (size_t)P_online);
   offsets[5] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
+  total += moart_align64(sizeof(float) * (size_t)P_online);
   offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
-  offsets[7] = total;
-  total += moart_align64(sizeof(float) * (size_t)n);
-  offsets[8] = total;
-  total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)P_m) : 0);
-  offsets[9] = total;
-  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)Q_m) : 0);
-  offsets[10] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
-  offsets[11] = total;
-  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)Q_sum_e) : 0);
-  offsets[12] = total;
-  total += (P_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * P_o) : 0);
-  offsets[13] = total;
-  total += (Q_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * Q_o) : 0);
+  total += moart_align64(sizeof(float) * (size_t)dv * P_online);
   (void)offsets;
   return total;
 }
 
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[14];
+  size_t offsets[7];
   return moa_decode_workspace_layout(n, dk, dv, offsets);
 }
 
@@ -103,162 +74,74 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_m = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_o = moart_chunks(dv, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
-  size_t offsets[14];
+  const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
+  size_t offsets[7];
   (void)moa_decode_workspace_layout(n, dk, dv, offsets);
-  float *s = (float *)((char *)workspace + offsets[4]);
-  float *m = (float *)((char *)workspace + offsets[5]);
-  float *sum_e = (float *)((char *)workspace + offsets[6]);
-  float *p = (float *)((char *)workspace + offsets[7]);
-  float *m_part = P_m > 1 ? (float *)((char *)workspace + offsets[8]) : m;
-  float *m_group = Q_m > 1 ? (float *)((char *)workspace + offsets[9]) : m;
-  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[10]) : sum_e;
-  float *sum_e_group = Q_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
-  float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[12]) : o;
-  float *o_group = Q_o > 1 ? (float *)((char *)workspace + offsets[13]) : o;
+  float *online_m_part = (float *)((char *)workspace + offsets[4]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
+  float *online_o_part = (float *)((char *)workspace + offsets[6]);
 
-/* s */
+/* online (splits) */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(q [0:dk], K [0:32 * dk * moart_floordiv((n + 31), 32)], s [0:n])
-  for (int64_t i = 0; i < n; ++i) {
-    float acc = 0.0f; /* decode.moa:13 */
+    present(q [0:dk], K [0:n * dk], V [0:n * dv], online_m_part [0:P_online],                      \
+            online_sum_e_part [0:P_online], online_o_part [0:dv * P_online])
+  for (int64_t c = 0; c < P_online; ++c) {
+    float m = -INFINITY; /* decode.moa:8 */
+    float acc = 0.0f;    /* decode.moa:8 */
 #pragma acc loop seq
-    for (int64_t l = 0; l < dk; ++l) {
-      acc = acc + (q[l] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                             moart_floormod(i, 32))]); /* decode.moa:13 */
+    for (int64_t i = 0; i < dv; ++i) {
+      online_o_part[(dv * c + i)] = 0.0f; /* decode.moa:8 */
     }
-    s[i] = (acc / sqrtf((float)(dk))); /* decode.moa:13 */
-  }
-
-/* m (partials) */
-#pragma acc parallel loop gang vector vector_length(128) present(s [0:n], m_part [0:P_m])
-  for (int64_t c = 0; c < P_m; ++c) {
-    float acc2 = -INFINITY; /* decode.moa:8 */
 #pragma acc loop seq
-    for (int64_t l2 = c; l2 < n; l2 += P_m) {
-      acc2 = moart_maxf(acc2, s[l2]); /* decode.moa:8 */
-    }
-    m_part[c] = acc2; /* decode.moa:8 */
-  }
-
-  /* m (combine) */
-  if (P_m > 1) {
-#pragma acc parallel loop gang vector vector_length(128) present(m_part [0:P_m], m_group [0:Q_m])
-    for (int64_t g = 0; g < Q_m; ++g) {
-      float acc3 = -INFINITY; /* decode.moa:8 */
+    for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
+         l < (c * moart_floordiv((n + P_online - 1), P_online) +
+              moart_floordiv((n + P_online - 1), P_online));
+         ++l) {
+      if (l < n) {
+        float acc2 = 0.0f; /* decode.moa:13 */
 #pragma acc loop seq
-      for (int64_t c2 = g; c2 < P_m; c2 += Q_m) {
-        acc3 = moart_maxf(acc3, m_part[c2]); /* decode.moa:8 */
-      }
-      m_group[g] = acc3; /* decode.moa:8 */
-    }
-  }
-
-  /* m (combine groups) */
-  if (Q_m > 1) {
-#pragma acc serial present(m [0:1], m_group [0:Q_m])
-    {
-      float acc4 = -INFINITY; /* decode.moa:8 */
-#pragma acc loop seq
-      for (int64_t c3 = 0; c3 < Q_m; ++c3) {
-        acc4 = moart_maxf(acc4, m_group[c3]); /* decode.moa:8 */
-      }
-      m[0] = acc4; /* decode.moa:8 */
-    }
-  }
-
-/* sum_e (partials) */
-#pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(s [0:n], m [0:1], sum_e_part [0:P_sum_e])
-  for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
-    float acc5 = 0.0f; /* decode.moa:10 */
-#pragma acc loop seq
-    for (int64_t l3 = c4; l3 < n; l3 += P_sum_e) {
-      acc5 = acc5 + expf((s[l3] - m[0])); /* decode.moa:10 */
-    }
-    sum_e_part[c4] = acc5; /* decode.moa:10 */
-  }
-
-  /* sum_e (combine) */
-  if (P_sum_e > 1) {
-#pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(sum_e_part [0:P_sum_e], sum_e_group [0:Q_sum_e])
-    for (int64_t g2 = 0; g2 < Q_sum_e; ++g2) {
-      float acc6 = 0.0f; /* decode.moa:10 */
-#pragma acc loop seq
-      for (int64_t c5 = g2; c5 < P_sum_e; c5 += Q_sum_e) {
-        acc6 = acc6 + sum_e_part[c5]; /* decode.moa:10 */
-      }
-      sum_e_group[g2] = acc6; /* decode.moa:10 */
-    }
-  }
-
-  /* sum_e (combine groups) */
-  if (Q_sum_e > 1) {
-#pragma acc serial present(sum_e [0:1], sum_e_group [0:Q_sum_e])
-    {
-      float acc7 = 0.0f; /* decode.moa:10 */
-#pragma acc loop seq
-      for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
-        acc7 = acc7 + sum_e_group[c6]; /* decode.moa:10 */
-      }
-      sum_e[0] = acc7; /* decode.moa:10 */
-    }
-  }
-
-/* p */
-#pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(s [0:n], m [0:1], sum_e [0:1], p [0:n])
-  for (int64_t i2 = 0; i2 < n; ++i2) {
-    p[i2] = (expf((s[i2] - m[0])) / sum_e[0]); /* decode.moa:10 */
-  }
-
-/* o (partials) */
-#pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
-    present(V [0:n * dv], p [0:n], o_part [0:dv * P_o])
-  for (int64_t c7 = 0; c7 < P_o; ++c7) {
-    for (int64_t i3 = 0; i3 < dv; ++i3) {
-      float acc8 = 0.0f; /* decode.moa:14 */
-#pragma acc loop seq
-      for (int64_t l4 = c7; l4 < n; l4 += P_o) {
-        acc8 = acc8 + (p[l4] * V[(dv * l4 + i3)]); /* decode.moa:14 */
-      }
-      o_part[(dv * c7 + i3)] = acc8; /* decode.moa:14 */
-    }
-  }
-
-  /* o (combine) */
-  if (P_o > 1) {
-#pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
-    present(o_part [0:dv * P_o], o_group [0:dv * Q_o])
-    for (int64_t g3 = 0; g3 < Q_o; ++g3) {
-      for (int64_t i3 = 0; i3 < dv; ++i3) {
-        float acc9 = 0.0f; /* decode.moa:14 */
-#pragma acc loop seq
-        for (int64_t c8 = g3; c8 < P_o; c8 += Q_o) {
-          acc9 = acc9 + o_part[(dv * c8 + i3)]; /* decode.moa:14 */
+        for (int64_t l2 = 0; l2 < dk; ++l2) {
+          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
         }
-        o_group[(dv * g3 + i3)] = acc9; /* decode.moa:14 */
+        float e = (acc2 / sqrtf((float)(dk))); /* decode.moa:8 */
+        float next = moart_maxf(m, e);         /* decode.moa:8 */
+        float scale = moart_rescalef(m, next); /* decode.moa:8 */
+        float w = moart_rescalef(e, next);     /* decode.moa:8 */
+        acc = ((acc * scale) + w);             /* decode.moa:8 */
+#pragma acc loop seq
+        for (int64_t i = 0; i < dv; ++i) {
+          online_o_part[(dv * c + i)] =
+              ((online_o_part[(dv * c + i)] * scale) + (w * V[(dv * l + i)])); /* decode.moa:8 */
+        }
+        m = next; /* decode.moa:8 */
       }
     }
+    online_m_part[c] = m;       /* decode.moa:8 */
+    online_sum_e_part[c] = acc; /* decode.moa:8 */
   }
 
-  /* o (combine groups) */
-  if (Q_o > 1) {
-#pragma acc parallel loop gang vector vector_length(128) present(o [0:dv], o_group [0:dv * Q_o])
-    for (int64_t i3 = 0; i3 < dv; ++i3) {
-      float acc10 = 0.0f; /* decode.moa:14 */
+/* o */
+#pragma acc parallel loop gang vector vector_length(128)                                           \
+    present(o [0:dv], online_m_part [0:P_online], online_sum_e_part [0:P_online],                  \
+            online_o_part [0:dv * P_online])
+  for (int64_t i2 = 0; i2 < dv; ++i2) {
+    float M = -INFINITY; /* decode.moa:14 */
 #pragma acc loop seq
-      for (int64_t c9 = 0; c9 < Q_o; ++c9) {
-        acc10 = acc10 + o_group[(dv * c9 + i3)]; /* decode.moa:14 */
-      }
-      o[i3] = acc10; /* decode.moa:14 */
+    for (int64_t c2 = 0; c2 < P_online; ++c2) {
+      M = moart_maxf(M, online_m_part[c2]); /* decode.moa:14 */
     }
+    float S = 0.0f; /* decode.moa:14 */
+#pragma acc loop seq
+    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+      S = S + (online_o_part[(dv * c3 + i2)] *
+               moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
+    }
+    float S2 = 0.0f; /* decode.moa:10 */
+#pragma acc loop seq
+    for (int64_t c4 = 0; c4 < P_online; ++c4) {
+      S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
+    }
+    o[i2] = (S / S2); /* decode.moa:14 */
   }
   return 0;
 }

@@ -21,26 +21,17 @@
  *   in Q : f32⟨B hq dk⟩
  *   in K : f32⟨B hkv n dk⟩
  *   in V : f32⟨B hkv n dv⟩
- *   temp x : f32⟨B hq n⟩   # softmax's 'x', a reduction
- *     ⟨i j k⟩ψ x = (Σ_{l<dk} ⟨i j l⟩ψ Q × ⟨i, (hkv*j) div hq, k, l⟩ψ K) ÷ √dk
- *   temp m : f32⟨B hq⟩   # softmax's 'm', a reduction
- *     ⟨i j⟩ψ m = max_{k<n} ⟨i j k⟩ψ x
- *   temp sum_e : f32⟨B hq⟩   # a reduction invariant in an enclosing index, computed once
- *     ⟨i j⟩ψ sum_e = Σ_{k<n} exp(⟨i j k⟩ψ x − ⟨i j⟩ψ m)
- *   temp p : f32⟨B hq n⟩   # exp/log/sqrt of data invariant in an enclosing index, computed once
- *     ⟨i j k⟩ψ p = exp(⟨i j k⟩ψ x − ⟨i j⟩ψ m) ÷ ⟨i j⟩ψ sum_e
- *   out O : f32⟨B hq dv⟩
- *     ⟨i j k⟩ψ O = Σ_{l<n} ⟨i j l⟩ψ p × ⟨i, (hkv*j) div hq, l, k⟩ψ V
+ *   fused online : f32⟨B hq⟩, k < n   # online softmax of m, sum_e, O: one pass over k, each score
+ * computed once and never stored ⟨i j⟩ψ e_k = (Σ_{q<dk} ⟨i j q⟩ψ Q × ⟨i, (hkv*j) div hq, k, q⟩ψ K)
+ * ÷ √dk ⟨i j⟩ψ m = max_{k<n} e_k ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m) ⟨i j l⟩ψ O = Σ_{k<n} exp(e_k −
+ * m) × ⟨i, (hkv*j) div hq, k, l⟩ψ V out O : f32⟨B hq dv⟩ ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O ÷ ⟨i j⟩ψ
+ * online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk +
  * B*hq*dv) × 4 B read  Q : B*hq*dk × 4 B read  K : B*hkv*n*dk × 4 B read  V : B*hkv*n*dv × 4 B
  *     write O : B*hq*dv × 4 B
- *   materialised intermediates (written once, read back): (2*B*hq*n + 2*B*hq) × 4 B
- *     x : B*hq*n × 4 B
- *     m : B*hq × 4 B
- *     sum_e : B*hq × 4 B
- *     p : B*hq*n × 4 B
+ *   materialised intermediates: none
  *   standard traffic (every intermediate of the program as written stored and read back):
  * 16*B*hq*n*dk + 8*B*hq*n*dv + 4*B*hkv*n*dk + 4*B*hkv*n*dv + 40*B*hq*n + 12*B*hq*dk + 12*B*hq*dv +
  * 88*B*hq B ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read g × hkv : B*hq × 8 B, written and read (g ×
@@ -67,7 +58,7 @@
 #include "gqa.openacc.h"
 
 static size_t moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                       int64_t dv, size_t offsets[14]) {
+                                       int64_t dv, size_t offsets[7]) {
   size_t total = 0;
   (void)B;
   (void)hq;
@@ -75,39 +66,20 @@ static size_t moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_m = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_m = moart_chunks(B * hq, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_sum_e = moart_chunks(B * hq, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_O = moart_chunks(B * hq * dv, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_O = moart_chunks(B * hq * dv, P_O, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
   offsets[4] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * hq * n);
+  total += moart_align64(sizeof(float) * (size_t)B * hq * P_online);
   offsets[5] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * hq);
+  total += moart_align64(sizeof(float) * (size_t)B * hq * P_online);
   offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * hq);
-  offsets[7] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * hq * n);
-  offsets[8] = total;
-  total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * P_m) : 0);
-  offsets[9] = total;
-  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * Q_m) : 0);
-  offsets[10] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * P_sum_e) : 0);
-  offsets[11] = total;
-  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * Q_sum_e) : 0);
-  offsets[12] = total;
-  total += (P_O > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * dv * P_O) : 0);
-  offsets[13] = total;
-  total += (Q_O > 1 ? moart_align64(sizeof(float) * (size_t)B * hq * dv * Q_O) : 0);
+  total += moart_align64(sizeof(float) * (size_t)B * hq * dv * P_online);
   (void)offsets;
   return total;
 }
 
 size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                int64_t dv) {
-  size_t offsets[14];
+  size_t offsets[7];
   return moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets);
 }
 
@@ -120,213 +92,91 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_m = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_m = moart_chunks(B * hq, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(B * hq, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_sum_e = moart_chunks(B * hq, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_O = moart_chunks(B * hq * dv, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_O = moart_chunks(B * hq * dv, P_O, INT64_C(65536), INT64_C(256));
-  size_t offsets[14];
+  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
+  size_t offsets[7];
   (void)moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets);
-  float *x = (float *)((char *)workspace + offsets[4]);
-  float *m = (float *)((char *)workspace + offsets[5]);
-  float *sum_e = (float *)((char *)workspace + offsets[6]);
-  float *p = (float *)((char *)workspace + offsets[7]);
-  float *m_part = P_m > 1 ? (float *)((char *)workspace + offsets[8]) : m;
-  float *m_group = Q_m > 1 ? (float *)((char *)workspace + offsets[9]) : m;
-  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[10]) : sum_e;
-  float *sum_e_group = Q_sum_e > 1 ? (float *)((char *)workspace + offsets[11]) : sum_e;
-  float *O_part = P_O > 1 ? (float *)((char *)workspace + offsets[12]) : O;
-  float *O_group = Q_O > 1 ? (float *)((char *)workspace + offsets[13]) : O;
+  float *online_m_part = (float *)((char *)workspace + offsets[4]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
+  float *online_O_part = (float *)((char *)workspace + offsets[6]);
 
-/* x */
-#pragma acc parallel loop gang vector collapse(3) vector_length(128) present(                      \
-    Q [0:B * hq * dk], K [0:32 * B * hkv * dk * moart_floordiv((n + 31), 32)], x [0:B * hq * n])
-  for (int64_t b = 0; b < B; ++b) {
-    for (int64_t g = 0; g < hq; ++g) {
-      for (int64_t i = 0; i < n; ++i) {
-        float acc = 0.0f; /* gqa.moa:14 */
-#pragma acc loop seq
-        for (int64_t l = 0; l < dk; ++l) {
-          acc = acc + (Q[(hq * dk * b + dk * g + l)] *
-                       K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                          32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                          32 * dk * moart_floordiv(i, 32) + 32 * l +
-                          moart_floormod(i, 32))]); /* gqa.moa:14 */
-        }
-        x[(hq * n * b + n * g + i)] = (acc / sqrtf((float)(dk))); /* gqa.moa:8 */
-      }
-    }
-  }
-
-/* m (partials) */
+/* online (splits) */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(x [0:B * hq * n], m_part [0:B * hq * P_m])
-  for (int64_t c = 0; c < P_m; ++c) {
-    for (int64_t b = 0; b < B; ++b) {
-      for (int64_t g = 0; g < hq; ++g) {
-        float acc2 = -INFINITY; /* gqa.moa:9 */
+    present(Q [0:B * hq * dk], K [0:B * hkv * n * dk], V [0:B * hkv * n * dv],                     \
+            online_m_part [0:B * hq * P_online], online_sum_e_part [0:B * hq * P_online],          \
+            online_O_part [0:B * hq * dv * P_online])
+  for (int64_t i = 0; i < B; ++i) {
+    for (int64_t j = 0; j < hq; ++j) {
+      for (int64_t c = 0; c < P_online; ++c) {
+        float m = -INFINITY; /* gqa.moa:9 */
+        float acc = 0.0f;    /* gqa.moa:9 */
 #pragma acc loop seq
-        for (int64_t l2 = c; l2 < n; l2 += P_m) {
-          acc2 = moart_maxf(acc2, x[(hq * n * b + n * g + l2)]); /* gqa.moa:9 */
+        for (int64_t k = 0; k < dv; ++k) {
+          online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+              0.0f; /* gqa.moa:9 */
         }
-        m_part[(B * hq * c + hq * b + g)] = acc2; /* gqa.moa:9 */
-      }
-    }
-  }
-
-  /* m (combine) */
-  if (P_m > 1) {
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(m_part [0:B * hq * P_m], m_group [0:B * hq * Q_m])
-    for (int64_t g2 = 0; g2 < Q_m; ++g2) {
-      for (int64_t b = 0; b < B; ++b) {
-        for (int64_t g = 0; g < hq; ++g) {
-          float acc3 = -INFINITY; /* gqa.moa:9 */
 #pragma acc loop seq
-          for (int64_t c2 = g2; c2 < P_m; c2 += Q_m) {
-            acc3 = moart_maxf(acc3, m_part[(B * hq * c2 + hq * b + g)]); /* gqa.moa:9 */
-          }
-          m_group[(B * hq * g2 + hq * b + g)] = acc3; /* gqa.moa:9 */
-        }
-      }
-    }
-  }
-
-  /* m (combine groups) */
-  if (Q_m > 1) {
-#pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
-    present(m [0:B * hq], m_group [0:B * hq * Q_m])
-    for (int64_t b = 0; b < B; ++b) {
-      for (int64_t g = 0; g < hq; ++g) {
-        float acc4 = -INFINITY; /* gqa.moa:9 */
+        for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
+             l < (c * moart_floordiv((n + P_online - 1), P_online) +
+                  moart_floordiv((n + P_online - 1), P_online));
+             ++l) {
+          if (l < n) {
+            float acc2 = 0.0f; /* gqa.moa:14 */
 #pragma acc loop seq
-        for (int64_t c3 = 0; c3 < Q_m; ++c3) {
-          acc4 = moart_maxf(acc4, m_group[(B * hq * c3 + hq * b + g)]); /* gqa.moa:9 */
-        }
-        m[(hq * b + g)] = acc4; /* gqa.moa:9 */
-      }
-    }
-  }
-
-/* sum_e (partials) */
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(x [0:B * hq * n], m [0:B * hq], sum_e_part [0:B * hq * P_sum_e])
-  for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
-    for (int64_t i2 = 0; i2 < B; ++i2) {
-      for (int64_t j = 0; j < hq; ++j) {
-        float acc5 = 0.0f; /* gqa.moa:11 */
-#pragma acc loop seq
-        for (int64_t l3 = c4; l3 < n; l3 += P_sum_e) {
-          acc5 = acc5 + expf((x[(hq * n * i2 + n * j + l3)] - m[(hq * i2 + j)])); /* gqa.moa:11 */
-        }
-        sum_e_part[(B * hq * c4 + hq * i2 + j)] = acc5; /* gqa.moa:11 */
-      }
-    }
-  }
-
-  /* sum_e (combine) */
-  if (P_sum_e > 1) {
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(sum_e_part [0:B * hq * P_sum_e], sum_e_group [0:B * hq * Q_sum_e])
-    for (int64_t g3 = 0; g3 < Q_sum_e; ++g3) {
-      for (int64_t i2 = 0; i2 < B; ++i2) {
-        for (int64_t j = 0; j < hq; ++j) {
-          float acc6 = 0.0f; /* gqa.moa:11 */
-#pragma acc loop seq
-          for (int64_t c5 = g3; c5 < P_sum_e; c5 += Q_sum_e) {
-            acc6 = acc6 + sum_e_part[(B * hq * c5 + hq * i2 + j)]; /* gqa.moa:11 */
-          }
-          sum_e_group[(B * hq * g3 + hq * i2 + j)] = acc6; /* gqa.moa:11 */
-        }
-      }
-    }
-  }
-
-  /* sum_e (combine groups) */
-  if (Q_sum_e > 1) {
-#pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
-    present(sum_e [0:B * hq], sum_e_group [0:B * hq * Q_sum_e])
-    for (int64_t i2 = 0; i2 < B; ++i2) {
-      for (int64_t j = 0; j < hq; ++j) {
-        float acc7 = 0.0f; /* gqa.moa:11 */
-#pragma acc loop seq
-        for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
-          acc7 = acc7 + sum_e_group[(B * hq * c6 + hq * i2 + j)]; /* gqa.moa:11 */
-        }
-        sum_e[(hq * i2 + j)] = acc7; /* gqa.moa:11 */
-      }
-    }
-  }
-
-/* p */
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(x [0:B * hq * n], m [0:B * hq], sum_e [0:B * hq], p [0:B * hq * n])
-  for (int64_t i3 = 0; i3 < B; ++i3) {
-    for (int64_t j2 = 0; j2 < hq; ++j2) {
-      for (int64_t k = 0; k < n; ++k) {
-        p[(hq * n * i3 + n * j2 + k)] = (expf((x[(hq * n * i3 + n * j2 + k)] - m[(hq * i3 + j2)])) /
-                                         sum_e[(hq * i3 + j2)]); /* gqa.moa:11 */
-      }
-    }
-  }
-
-/* O (partials) */
-#pragma acc parallel loop gang vector collapse(4) vector_length(128)                               \
-    present(V [0:B * hkv * n * dv], p [0:B * hq * n], O_part [0:B * hq * dv * P_O])
-  for (int64_t c7 = 0; c7 < P_O; ++c7) {
-    for (int64_t i4 = 0; i4 < B; ++i4) {
-      for (int64_t j3 = 0; j3 < hq; ++j3) {
-        for (int64_t k2 = 0; k2 < dv; ++k2) {
-          float acc8 = 0.0f; /* gqa.moa:14 */
-#pragma acc loop seq
-          for (int64_t l4 = c7; l4 < n; l4 += P_O) {
-            acc8 = acc8 + (p[(hq * n * i4 + n * j3 + l4)] *
-                           V[(hkv * n * dv * i4 + n * dv * moart_floordiv(hkv * j3, hq) + dv * l4 +
-                              k2)]); /* gqa.moa:14 */
-          }
-          O_part[(B * hq * dv * c7 + hq * dv * i4 + dv * j3 + k2)] = acc8; /* gqa.moa:16 */
-        }
-      }
-    }
-  }
-
-  /* O (combine) */
-  if (P_O > 1) {
-#pragma acc parallel loop gang vector collapse(4) vector_length(128)                               \
-    present(O_part [0:B * hq * dv * P_O], O_group [0:B * hq * dv * Q_O])
-    for (int64_t g4 = 0; g4 < Q_O; ++g4) {
-      for (int64_t i4 = 0; i4 < B; ++i4) {
-        for (int64_t j3 = 0; j3 < hq; ++j3) {
-          for (int64_t k2 = 0; k2 < dv; ++k2) {
-            float acc9 = 0.0f; /* gqa.moa:14 */
-#pragma acc loop seq
-            for (int64_t c8 = g4; c8 < P_O; c8 += Q_O) {
-              acc9 =
-                  acc9 + O_part[(B * hq * dv * c8 + hq * dv * i4 + dv * j3 + k2)]; /* gqa.moa:14 */
+            for (int64_t l2 = 0; l2 < dk; ++l2) {
+              acc2 = acc2 + (Q[(hq * dk * i + dk * j + l2)] *
+                             K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) + dk * l +
+                                l2)]); /* gqa.moa:14 */
             }
-            O_group[(B * hq * dv * g4 + hq * dv * i4 + dv * j3 + k2)] = acc9; /* gqa.moa:16 */
+            float e = (acc2 / sqrtf((float)(dk))); /* gqa.moa:9 */
+            float next = moart_maxf(m, e);         /* gqa.moa:9 */
+            float scale = moart_rescalef(m, next); /* gqa.moa:9 */
+            float w = moart_rescalef(e, next);     /* gqa.moa:9 */
+            acc = ((acc * scale) + w);             /* gqa.moa:9 */
+#pragma acc loop seq
+            for (int64_t k = 0; k < dv; ++k) {
+              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                  ((online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                    scale) +
+                   (w * V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l +
+                           k)])); /* gqa.moa:9 */
+            }
+            m = next; /* gqa.moa:9 */
           }
         }
+        online_m_part[(hq * i * P_online + j * P_online + c)] = m;       /* gqa.moa:9 */
+        online_sum_e_part[(hq * i * P_online + j * P_online + c)] = acc; /* gqa.moa:9 */
       }
     }
   }
 
-  /* O (combine groups) */
-  if (Q_O > 1) {
+/* O */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(O [0:B * hq * dv], O_group [0:B * hq * dv * Q_O])
-    for (int64_t i4 = 0; i4 < B; ++i4) {
-      for (int64_t j3 = 0; j3 < hq; ++j3) {
-        for (int64_t k2 = 0; k2 < dv; ++k2) {
-          float acc10 = 0.0f; /* gqa.moa:14 */
+    present(O [0:B * hq * dv], online_m_part [0:B * hq * P_online],                                \
+            online_sum_e_part [0:B * hq * P_online], online_O_part [0:B * hq * dv * P_online])
+  for (int64_t i2 = 0; i2 < B; ++i2) {
+    for (int64_t j2 = 0; j2 < hq; ++j2) {
+      for (int64_t k2 = 0; k2 < dv; ++k2) {
+        float M = -INFINITY; /* gqa.moa:14 */
 #pragma acc loop seq
-          for (int64_t c9 = 0; c9 < Q_O; ++c9) {
-            acc10 =
-                acc10 + O_group[(B * hq * dv * c9 + hq * dv * i4 + dv * j3 + k2)]; /* gqa.moa:14 */
-          }
-          O[(hq * dv * i4 + dv * j3 + k2)] = acc10; /* gqa.moa:16 */
+        for (int64_t c2 = 0; c2 < P_online; ++c2) {
+          M = moart_maxf(M,
+                         online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]); /* gqa.moa:14 */
         }
+        float S = 0.0f; /* gqa.moa:14 */
+#pragma acc loop seq
+        for (int64_t c3 = 0; c3 < P_online; ++c3) {
+          S = S + (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+                   moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
+                                  M)); /* gqa.moa:14 */
+        }
+        float S2 = 0.0f; /* gqa.moa:11 */
+#pragma acc loop seq
+        for (int64_t c4 = 0; c4 < P_online; ++c4) {
+          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
+                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
+                                    M)); /* gqa.moa:11 */
+        }
+        O[(hq * dv * i2 + dv * j2 + k2)] = (S / S2); /* gqa.moa:16 */
       }
     }
   }

@@ -30,16 +30,12 @@
  *     ⟨i j⟩ψ K' = i < t ? ⟨i j⟩ψ K : ⟨j⟩ψ k
  *   update V' : f32⟨t + 1, dv⟩   # the update of inout V, written in place
  *     ⟨i j⟩ψ V' = i < t ? ⟨i j⟩ψ V : ⟨j⟩ψ v
- *   temp s : f32⟨t + 1⟩   # named binding with a reduction
- *     ⟨i⟩ψ s = (Σ_{j<dk} ⟨j⟩ψ q × ⟨i j⟩ψ K') ÷ √dk
- *   temp m : f32⟨⟩   # softmax's 'm', a reduction
- *     m = max_{i<t + 1} ⟨i⟩ψ s
- *   temp sum_e : f32⟨⟩   # a reduction invariant in an enclosing index, computed once
- *     sum_e = Σ_{i<t + 1} exp(⟨i⟩ψ s − m)
- *   temp p : f32⟨t + 1⟩   # exp/log/sqrt of data invariant in an enclosing index, computed once
- *     ⟨i⟩ψ p = exp(⟨i⟩ψ s − m) ÷ sum_e
+ *   fused online : f32⟨⟩, i < t + 1   # online softmax of m, sum_e, o: one pass over i, each score
+ * computed once and never stored e_i = (Σ_{l<dk} ⟨l⟩ψ q × ⟨i l⟩ψ K') ÷ √dk m = max_{i<t + 1} e_i
+ *     sum_e = Σ_{i<t + 1} exp(e_i − m)
+ *     ⟨j⟩ψ o = Σ_{i<t + 1} exp(e_i − m) × ⟨i j⟩ψ V'
  *   out o : f32⟨dv⟩
- *     ⟨i⟩ψ o = Σ_{j<t + 1} ⟨j⟩ψ p × ⟨j i⟩ψ V'
+ *     ⟨i⟩ψ o = ⟨i⟩ψ online.o ÷ online.sum_e
  *   guard t <= cap (take count within the leading extent, line 9)
  *   guard t + 1 <= cap (update within the inout's storage, line 9)
  *
@@ -53,11 +49,7 @@
  *     write o : dv × 4 B
  *     write update K in place, rows [t, t + 1) : dk × 4 B
  *     write update V in place, rows [t, t + 1) : dv × 4 B
- *   materialised intermediates (written once, read back): (2*t + 4) × 4 B
- *     s : (t + 1) × 4 B
- *     m : 1 × 4 B
- *     sum_e : 1 × 4 B
- *     p : (t + 1) × 4 B
+ *   materialised intermediates: none
  *   standard traffic (every intermediate of the program as written stored and read back): 20*t*dk +
  * 12*t*dv + 40*t + 24*dk + 16*dv + 64 B t↑K : t*dk × 4 B, written and read t↑V : t*dv × 4 B,
  * written and read ⍉K : (t*dk + dk) × 4 B, written and read q +.× ⍉K : (t + 1) × 4 B, written and
@@ -76,44 +68,25 @@
 #include "kvcache.openmp.h"
 
 static size_t moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
-                                           size_t offsets[16]) {
+                                           size_t offsets[9]) {
   size_t total = 0;
   (void)t;
   (void)cap;
   (void)dk;
   (void)dv;
-  const int64_t P_m = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
-  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
-  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_o = moart_chunks(dv, (t + 1), INT64_C(65536), INT64_C(256));
-  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
   offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)(t + 1));
+  total += moart_align64(sizeof(float) * (size_t)P_online);
   offsets[7] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
+  total += moart_align64(sizeof(float) * (size_t)P_online);
   offsets[8] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
-  offsets[9] = total;
-  total += moart_align64(sizeof(float) * (size_t)(t + 1));
-  offsets[10] = total;
-  total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)P_m) : 0);
-  offsets[11] = total;
-  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)Q_m) : 0);
-  offsets[12] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
-  offsets[13] = total;
-  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)Q_sum_e) : 0);
-  offsets[14] = total;
-  total += (P_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * P_o) : 0);
-  offsets[15] = total;
-  total += (Q_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * Q_o) : 0);
+  total += moart_align64(sizeof(float) * (size_t)dv * P_online);
   (void)offsets;
   return total;
 }
 
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv) {
-  size_t offsets[16];
+  size_t offsets[9];
   return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
 }
 
@@ -128,24 +101,12 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     return MOART_ERR_SHAPE;
   if (!((t + 1) <= cap)) /* update within the inout's storage: t + 1 <= cap */
     return MOART_ERR_SHAPE;
-  const int64_t P_m = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
-  const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
-  const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_o = moart_chunks(dv, (t + 1), INT64_C(65536), INT64_C(256));
-  const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
-  size_t offsets[16];
+  const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
+  size_t offsets[9];
   (void)moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
-  float *s = (float *)((char *)workspace + offsets[6]);
-  float *m = (float *)((char *)workspace + offsets[7]);
-  float *sum_e = (float *)((char *)workspace + offsets[8]);
-  float *p = (float *)((char *)workspace + offsets[9]);
-  float *m_part = P_m > 1 ? (float *)((char *)workspace + offsets[10]) : m;
-  float *m_group = Q_m > 1 ? (float *)((char *)workspace + offsets[11]) : m;
-  float *sum_e_part = P_sum_e > 1 ? (float *)((char *)workspace + offsets[12]) : sum_e;
-  float *sum_e_group = Q_sum_e > 1 ? (float *)((char *)workspace + offsets[13]) : sum_e;
-  float *o_part = P_o > 1 ? (float *)((char *)workspace + offsets[14]) : o;
-  float *o_group = Q_o > 1 ? (float *)((char *)workspace + offsets[15]) : o;
+  float *online_m_part = (float *)((char *)workspace + offsets[6]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
+  float *online_o_part = (float *)((char *)workspace + offsets[8]);
 
 /* update K */
 #pragma omp parallel for collapse(2) schedule(static)
@@ -163,124 +124,56 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     }
   }
 
-/* s */
+/* online (splits) */
 #pragma omp parallel for schedule(static)
-  for (int64_t i3 = 0; i3 < (t + 1); ++i3) {
-    float acc = 0.0f; /* kvcache.moa:18 */
-    for (int64_t l = 0; l < dk; ++l) {
-      acc = acc + (q[l] * K[(dk * i3 + l)]); /* kvcache.moa:18 */
+  for (int64_t c = 0; c < P_online; ++c) {
+    float m = -INFINITY; /* kvcache.moa:13 */
+    float acc = 0.0f;    /* kvcache.moa:13 */
+    for (int64_t i3 = 0; i3 < dv; ++i3) {
+      online_o_part[(dv * c + i3)] = 0.0f; /* kvcache.moa:13 */
     }
-    s[i3] = (acc / sqrtf((float)(dk))); /* kvcache.moa:18 */
-  }
-
-/* m (partials) */
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < P_m; ++c) {
-    float acc2 = -INFINITY; /* kvcache.moa:13 */
-    for (int64_t l2 = c; l2 < (t + 1); l2 += P_m) {
-      acc2 = moart_maxf(acc2, s[l2]); /* kvcache.moa:13 */
-    }
-    m_part[c] = acc2; /* kvcache.moa:13 */
-  }
-
-  /* m (combine) */
-  if (P_m > 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t g = 0; g < Q_m; ++g) {
-      float acc3 = -INFINITY; /* kvcache.moa:13 */
-      for (int64_t c2 = g; c2 < P_m; c2 += Q_m) {
-        acc3 = moart_maxf(acc3, m_part[c2]); /* kvcache.moa:13 */
-      }
-      m_group[g] = acc3; /* kvcache.moa:13 */
-    }
-  }
-
-  /* m (combine groups) */
-  if (Q_m > 1) {
-    {
-      float acc4 = -INFINITY; /* kvcache.moa:13 */
-      for (int64_t c3 = 0; c3 < Q_m; ++c3) {
-        acc4 = moart_maxf(acc4, m_group[c3]); /* kvcache.moa:13 */
-      }
-      m[0] = acc4; /* kvcache.moa:13 */
-    }
-  }
-
-/* sum_e (partials) */
-#pragma omp parallel for schedule(static)
-  for (int64_t c4 = 0; c4 < P_sum_e; ++c4) {
-    float acc5 = 0.0f; /* kvcache.moa:15 */
-    for (int64_t l3 = c4; l3 < (t + 1); l3 += P_sum_e) {
-      acc5 = acc5 + expf((s[l3] - m[0])); /* kvcache.moa:15 */
-    }
-    sum_e_part[c4] = acc5; /* kvcache.moa:15 */
-  }
-
-  /* sum_e (combine) */
-  if (P_sum_e > 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t g2 = 0; g2 < Q_sum_e; ++g2) {
-      float acc6 = 0.0f; /* kvcache.moa:15 */
-      for (int64_t c5 = g2; c5 < P_sum_e; c5 += Q_sum_e) {
-        acc6 = acc6 + sum_e_part[c5]; /* kvcache.moa:15 */
-      }
-      sum_e_group[g2] = acc6; /* kvcache.moa:15 */
-    }
-  }
-
-  /* sum_e (combine groups) */
-  if (Q_sum_e > 1) {
-    {
-      float acc7 = 0.0f; /* kvcache.moa:15 */
-      for (int64_t c6 = 0; c6 < Q_sum_e; ++c6) {
-        acc7 = acc7 + sum_e_group[c6]; /* kvcache.moa:15 */
-      }
-      sum_e[0] = acc7; /* kvcache.moa:15 */
-    }
-  }
-
-/* p */
-#pragma omp parallel for schedule(static)
-  for (int64_t i4 = 0; i4 < (t + 1); ++i4) {
-    p[i4] = (expf((s[i4] - m[0])) / sum_e[0]); /* kvcache.moa:15 */
-  }
-
-/* o (partials) */
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t c7 = 0; c7 < P_o; ++c7) {
-    for (int64_t i5 = 0; i5 < dv; ++i5) {
-      float acc8 = 0.0f; /* kvcache.moa:19 */
-      for (int64_t l4 = c7; l4 < (t + 1); l4 += P_o) {
-        acc8 = acc8 + (p[l4] * V[(dv * l4 + i5)]); /* kvcache.moa:19 */
-      }
-      o_part[(dv * c7 + i5)] = acc8; /* kvcache.moa:19 */
-    }
-  }
-
-  /* o (combine) */
-  if (P_o > 1) {
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t g3 = 0; g3 < Q_o; ++g3) {
-      for (int64_t i5 = 0; i5 < dv; ++i5) {
-        float acc9 = 0.0f; /* kvcache.moa:19 */
-        for (int64_t c8 = g3; c8 < P_o; c8 += Q_o) {
-          acc9 = acc9 + o_part[(dv * c8 + i5)]; /* kvcache.moa:19 */
+    for (int64_t l = c * moart_floordiv((t + P_online), P_online);
+         l <
+         (c * moart_floordiv((t + P_online), P_online) + moart_floordiv((t + P_online), P_online));
+         ++l) {
+      if (l < (t + 1)) {
+        float acc2 = 0.0f; /* kvcache.moa:18 */
+        for (int64_t l2 = 0; l2 < dk; ++l2) {
+          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
         }
-        o_group[(dv * g3 + i5)] = acc9; /* kvcache.moa:19 */
+        float e = (acc2 / sqrtf((float)(dk))); /* kvcache.moa:13 */
+        float next = moart_maxf(m, e);         /* kvcache.moa:13 */
+        float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
+        float w = moart_rescalef(e, next);     /* kvcache.moa:13 */
+        acc = ((acc * scale) + w);             /* kvcache.moa:13 */
+        for (int64_t i3 = 0; i3 < dv; ++i3) {
+          online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
+                                          (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
+        }
+        m = next; /* kvcache.moa:13 */
       }
     }
+    online_m_part[c] = m;       /* kvcache.moa:13 */
+    online_sum_e_part[c] = acc; /* kvcache.moa:13 */
   }
 
-  /* o (combine groups) */
-  if (Q_o > 1) {
+/* o */
 #pragma omp parallel for schedule(static)
-    for (int64_t i5 = 0; i5 < dv; ++i5) {
-      float acc10 = 0.0f; /* kvcache.moa:19 */
-      for (int64_t c9 = 0; c9 < Q_o; ++c9) {
-        acc10 = acc10 + o_group[(dv * c9 + i5)]; /* kvcache.moa:19 */
-      }
-      o[i5] = acc10; /* kvcache.moa:19 */
+  for (int64_t i4 = 0; i4 < dv; ++i4) {
+    float M = -INFINITY; /* kvcache.moa:19 */
+    for (int64_t c2 = 0; c2 < P_online; ++c2) {
+      M = moart_maxf(M, online_m_part[c2]); /* kvcache.moa:19 */
     }
+    float S = 0.0f; /* kvcache.moa:19 */
+    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+      S = S + (online_o_part[(dv * c3 + i4)] *
+               moart_rescalef(online_m_part[c3], M)); /* kvcache.moa:19 */
+    }
+    float S2 = 0.0f; /* kvcache.moa:15 */
+    for (int64_t c4 = 0; c4 < P_online; ++c4) {
+      S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* kvcache.moa:15 */
+    }
+    o[i4] = (S / S2); /* kvcache.moa:19 */
   }
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "DnfEval.h"
 
+#include "Fuse.h"
+
 #include <algorithm>
 
 #include <cmath>
@@ -28,6 +30,7 @@ private:
     return e.evaluate([this](Symbol s) { return value(s); });
   }
   double eval(const DExpr &e);
+  double evalFused(const DExpr &e);
 
   const DnfProgram &p;
   DimValues dims;
@@ -70,8 +73,44 @@ double DnfEvaluator::eval(const DExpr &e) {
     return acc;
   }
   case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
+  case DKind::Fused: return evalFused(e);
   }
   return 0;
+}
+
+// A member of a fused group at one index, by the group's own rule rather than the sums it replaced: the
+// terms cut into three contiguous splits (one of them empty when there are fewer than three terms), each
+// folded online against its running maximum, then the splits combined with the monoid. So the property
+// tests check the rewrite, its rescaling and its combine against the interpreter.
+double DnfEvaluator::evalFused(const DExpr &e) {
+  const FusedGroup &g = p.groups[e.group];
+  const FusedMember &member = g.members[e.member];
+  std::vector<int64_t> at;
+  for (const SymExpr &i : e.index)
+    at.push_back(integer(i));
+  std::vector<Symbol> bound = g.frame;
+  bound.insert(bound.end(), member.extra.begin(), member.extra.end());
+  for (size_t k = 0; k < bound.size(); ++k)
+    env[bound[k].id()] = at[k];
+  const int64_t n = integer(g.extent), splits = 3, length = (n + splits - 1) / splits;
+  double m = -INFINITY, sum = 0;
+  for (int64_t c = 0; c < splits; ++c) {
+    double mc = -INFINITY, sc = 0;
+    for (int64_t l = c * length; l < std::min(n, c * length + length); ++l) {
+      env[g.var.id()] = l;
+      double score = eval(*g.score), next = apply(BinOp::Max, mc, score);
+      double weight = member.weight ? eval(*member.weight) : 0;
+      sc = sc * onlineRescale(mc, next) + onlineRescale(score, next) * weight;
+      mc = next;
+    }
+    double top = apply(BinOp::Max, m, mc);
+    sum = sum * onlineRescale(m, top) + sc * onlineRescale(mc, top);
+    m = top;
+  }
+  env.erase(g.var.id());
+  for (Symbol s : bound)
+    env.erase(s.id());
+  return e.member == 0 ? m : sum;
 }
 
 std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {

@@ -2,6 +2,7 @@
 
 #include "CFormat.h"
 #include "Emit.h"
+#include "Fuse.h"
 #include "Lower.h"
 #include "Parser.h"
 #include "Psi.h"
@@ -81,7 +82,12 @@ Compilation runPipeline(CompilationContext &ctx, uint32_t file, DiagnosticEngine
     if (!reportUpdateConflicts(*c.dnf, diags))
       return c;
   }
-  if (stopAfter(Stage::Shapes) || stopAfter(Stage::Dnf))
+  if (stopAfter(Stage::Shapes))
+    return c;
+  // The online-softmax rewrite (psi/Fuse.h) is part of the DNF the later stages and dumps see.
+  if (options.schedule.fuse)
+    fuseReductions(ctx, *c.dnf);
+  if (stopAfter(Stage::Dnf))
     return c;
   c.kernel = lower(ctx, *c.dnf, options.schedule, options.target);
   if (stopAfter(Stage::Onf))

@@ -60,7 +60,7 @@ struct Compilation {
   std::vector<Token> tokens;
   std::optional<Program> ast;
   std::optional<TypedProgram> typed;
-  std::optional<DnfProgram> dnf; // ψ-reduced and checked for update conflicts
+  std::optional<DnfProgram> dnf; // ψ-reduced, checked for update conflicts, fused unless fuse=off
   std::optional<Kernel> kernel;  // lowered for CompileOptions::target
   std::optional<GeneratedCode> code;
   bool ok() const { return reached == requested; }

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 namespace moac {
@@ -62,6 +64,8 @@ private:
   Val unary(UnOp op, Val a) const;
   Val binary(BinOp op, Val a, Val b) const;
   Val reduce(const DExpr &e);
+  Val accumulate(BinOp op, bool isInt, int64_t n, const std::function<Val(int64_t)> &term, bool rescaled = false);
+  Val fused(const DExpr &e);
 
   const DnfProgram &p;
   DimValues dims;
@@ -69,6 +73,7 @@ private:
   std::vector<std::vector<int64_t>> shapes;
   std::vector<const NDArray *> inputData;
   std::vector<std::vector<Val>> stored;
+  std::map<std::vector<int64_t>, Val> fusedCache; // (group, member, index…) → its value and bound
   std::vector<double> units; // per array: u of its arithmetic (the coarsest float it reads or is)
   double u = 0, tiny = 0;    // of the array being evaluated
 };
@@ -151,15 +156,26 @@ Val BoundEvaluator::binary(BinOp op, Val a, Val b) const {
 // size of the partial sums of any summation order, whether they cancel or not — or, when smaller, the
 // worst case (n−1)·u/(1−(n−1)·u)·Σ|x|.
 Val BoundEvaluator::reduce(const DExpr &e) {
-  int64_t n = integer(e.extent);
-  Val r{identity(e.op, e.isInt), 0, 0, 0, 0};
-  double absSum = 0, squares = 0, errSquares = 0, worstRel = 0, magSquares = 0;
-  for (int64_t i = 0; i < n; ++i) {
+  return accumulate(e.op, e.isInt, integer(e.extent), [&](int64_t i) {
     env[e.var.id()] = i;
     Val x = eval(*e.args[0]);
+    env.erase(e.var.id());
+    return x;
+  });
+}
+
+// The reduction of n terms term(0 … n−1) with op (reduce() above). `rescaled`: every partial sum is also
+// multiplied by a rounded rescaling factor as it goes (the online softmax's e^{m−M}), which adds as much
+// rounding again as the summation's own.
+Val BoundEvaluator::accumulate(BinOp op, bool isInt, int64_t n, const std::function<Val(int64_t)> &term,
+                               bool rescaled) {
+  Val r{identity(op, isInt), 0, 0, 0, 0};
+  double absSum = 0, squares = 0, errSquares = 0, worstRel = 0, magSquares = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    Val x = term(i);
     r.R = std::max(r.R, x.R);
     r.L = std::max(r.L, x.L);
-    if (e.op == BinOp::Add) {
+    if (op == BinOp::Add) {
       r.v += x.v;
       absSum += std::fabs(x.v);
       squares += x.v * x.v;
@@ -168,19 +184,65 @@ Val BoundEvaluator::reduce(const DExpr &e) {
       if (x.v != 0) // a zero term's error is in √Σe² alone
         worstRel = std::max(worstRel, x.e / std::fabs(x.v));
     } else {
-      r = binary(e.op, r, x); // max/min: exact; a product: one rounding per factor
+      r = binary(op, r, x); // max/min: exact; a product: one rounding per factor
     }
   }
-  env.erase(e.var.id());
-  if (e.op == BinOp::Add && n > 0) {
+  if (op == BinOp::Add && n > 0) {
     double k = double(n - 1), gamma = k * u < 1 ? k * u / (1 - k * u) : kInf;
     double model = kLambda * u * std::sqrt(double(n)) * (std::fabs(r.v) + std::sqrt(squares));
     r.m = std::fabs(r.v) + std::sqrt(magSquares);
-    r.e = std::sqrt(errSquares) + worstRel * std::fabs(r.v) + std::min(gamma * absSum, model) + double(n) * tiny;
+    r.e = std::sqrt(errSquares) + worstRel * std::fabs(r.v) + (rescaled ? 2 : 1) * std::min(gamma * absSum, model) +
+          double(n) * tiny;
   }
-  if (e.op == BinOp::Add || e.op == BinOp::Mul)
+  if (op == BinOp::Add || op == BinOp::Mul)
     r.R += double(n); // max/ and min/ round nothing
   return finish(r);
+}
+
+// A member of a fused online-softmax group (psi/Fuse.h) at the read's frame and extra indices, bounded as
+// the reductions it replaced — M = max_l e_l, S = Σ_l exp(e_l − M)·w_l — plus the rescaling's roundings;
+// each (member, index) is evaluated once.
+Val BoundEvaluator::fused(const DExpr &e) {
+  const FusedGroup &g = p.groups[e.group];
+  std::vector<int64_t> key{int64_t(e.group), int64_t(e.member)};
+  for (const SymExpr &i : e.index)
+    key.push_back(integer(i));
+  if (auto it = fusedCache.find(key); it != fusedCache.end())
+    return it->second;
+  for (size_t k = 0; k < g.frame.size(); ++k)
+    env[g.frame[k].id()] = key[2 + k];
+  const FusedMember &m = g.members[e.member];
+  for (size_t k = 0; k < m.extra.size(); ++k)
+    env[m.extra[k].id()] = key[2 + g.frame.size() + k];
+  auto score = [&](int64_t l) {
+    env[g.var.id()] = l;
+    Val x = eval(*g.score);
+    env.erase(g.var.id());
+    return x;
+  };
+  int64_t n = integer(g.extent);
+  Val r;
+  if (!m.weight) {
+    r = accumulate(BinOp::Max, false, n, score);
+  } else {
+    DExpr maxRead = e;
+    maxRead.member = 0;
+    maxRead.index.resize(g.frame.size());
+    Val top = fused(maxRead);
+    r = accumulate(BinOp::Add, false, n, [&](int64_t l) {
+      Val t = unary(UnOp::Exp, binary(BinOp::Sub, score(l), top));
+      env[g.var.id()] = l;
+      Val w = eval(*m.weight);
+      env.erase(g.var.id());
+      return binary(BinOp::Mul, t, w);
+    }, true);
+    r.L += 2; // the rescaling factor and its product
+  }
+  for (Symbol s : g.frame)
+    env.erase(s.id());
+  for (Symbol s : m.extra)
+    env.erase(s.id());
+  return fusedCache[key] = r;
 }
 
 Val BoundEvaluator::eval(const DExpr &e) {
@@ -209,6 +271,7 @@ Val BoundEvaluator::eval(const DExpr &e) {
     return binary(e.op, a, b);
   }
   case DKind::Reduce: return reduce(e);
+  case DKind::Fused: return fused(e);
   case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
   }
   return Val{};
@@ -236,11 +299,20 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
     u = units[id];
     // An f64 result computed from f32 data carries f32 rounding, also through an f64 temporary that
     // holds it (p.order is topological: the unit of what it reads is already known).
+    std::function<void(const DExpr &)> coarsest = [&](const DExpr &n) {
+      if (n.kind == DKind::Read)
+        u = std::max(u, units[n.array]);
+      if (n.kind == DKind::Fused) { // the group's arithmetic, and what its score and weights read
+        const FusedGroup &g = p.groups[n.group];
+        u = std::max(u, unitRoundoff(g.elem));
+        forEachNode(g.score, coarsest);
+        for (const FusedMember &m : g.members)
+          if (m.weight)
+            forEachNode(m.weight, coarsest);
+      }
+    };
     if (a.body)
-      forEachNode(a.body, [&](const DExpr &n) {
-        if (n.kind == DKind::Read)
-          u = std::max(u, units[n.array]);
-      });
+      forEachNode(a.body, coarsest);
     units[id] = u;
     tiny = tinyOf(u);
     size_t elements = 1;

@@ -178,10 +178,16 @@ int runExplain(const Options &opts, ColorMode color) {
   CompileOptions options;
   options.stopAfter = opts.html ? Stage::Code : Stage::Onf; // the page shows the C too
   options.target = opts.explainTarget;
+  if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
+    std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
+    return exitUsage;
+  }
   // The page's C is what `moac compile FILE --target=T` prints, byte for byte, run in FILE's folder: the
   // page names no folder.
   options.command = fmt::format("moac compile {} --target={}", opts.input.substr(opts.input.find_last_of('/') + 1),
                                 targetName(opts.explainTarget));
+  if (!opts.schedule.empty())
+    options.command += " --schedule=" + opts.schedule;
   Compilation result = runPipeline(ctx, *file, diags, options);
   if (!result.ok())
     return exitUserError;
@@ -233,8 +239,8 @@ int run(int argc, char **argv) {
   compile->add_option("--target", opts.target, "c (sequential C99), openmp, openacc")->transform(targetNames());
   compile->add_option("--header", opts.header, "also write the kernel's header (signature, workspace size) here");
   compile->add_option("--schedule", opts.schedule,
-                      "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted "
-                      "(docs/schedule.md)");
+                      "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted,"
+                      "fuse=on|off,splits=N (docs/schedule.md)");
   compile->add_option("--depfile", opts.depfile,
                       "also write a make-style dependency file: the outputs depend on the .moa source");
   compile->add_flag("--verify-output", opts.verifyOutput,
@@ -252,6 +258,9 @@ int run(int argc, char **argv) {
   explainApp->add_flag("--html", opts.html,
                        "write the derivation as one self-contained HTML page (needs -o FILE): source, ψ-rules, DNF, "
                        "ONF, traffic and C, linked through the source locations");
+  explainApp->add_option("--schedule", opts.schedule,
+                         "the schedule to explain, as for compile; fuse=off explains the unfused DNF "
+                         "(docs/schedule.md)");
 
   CheckOptions checkOpts;
   CLI::App *checkApp = addCheckCommand(app, checkOpts);

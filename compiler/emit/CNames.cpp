@@ -176,9 +176,17 @@ CNames::CNames(const Kernel &k) : buffers(k.buffers.size()) {
       *c = fresh(renamed(*moa), true);
   // names derived from the program's: a split reduction's partials and group results, chunk counts,
   // the harness's locals
-  for (size_t b = 0; b < k.buffers.size(); ++b)
-    if (k.buffers[b].origin != Buffer::Array)
-      buffers[b] = derived(buffers.at(*k.buffers[b].aliasOf), k.buffers[b].origin == Buffer::Partials ? "_part" : "_group");
+  // A fused group's partials are named after the group and the member (online_o_part); the member's
+  // array may have no buffer of its own (m and sum_e are no longer stored).
+  for (size_t b = 0; b < k.buffers.size(); ++b) {
+    const Buffer &buf = k.buffers[b];
+    if (buf.origin == Buffer::FusedPartials) {
+      std::string base = buf.group + "_" + buf.name;
+      buffers[b] = derived(fits(base) ? base : renamed(base), "_part");
+    } else if (buf.origin != Buffer::Array) {
+      buffers[b] = derived(buffers.at(*buf.aliasOf), buf.origin == Buffer::Partials ? "_part" : "_group");
+    }
+  }
   for (const ChunkCount &c : k.chunkCounts)
     symbol(c.sym);
   for (size_t b : k.inputs()) {

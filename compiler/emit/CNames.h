@@ -24,7 +24,8 @@ class CNames {
 public:
   explicit CNames(const Kernel &kernel);
 
-  // The C name of buffers[b]: a program array, or the partials of a split reduction (`m_part`).
+  // The C name of buffers[b]: a program array, the partials of a split reduction (`m_part`), or a
+  // member's partials of a fused group (`online_o_part`).
   const std::string &buffer(size_t b) const { return buffers.at(b); }
   // A dim or chunk count (minted up front), or a loop index or scalar, minted on first use: its hint
   // without the numeric suffix that made it unique among symbols, plus a counter when this kernel

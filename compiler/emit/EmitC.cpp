@@ -162,6 +162,8 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   case LExprKind::Select:
     return fmt::format("({} < {} ? {} : {})", integer(e->lhs), integer(e->rhs), asType(e->args[0], t),
                        asType(e->args[1], t));
+  case LExprKind::Rescale:
+    return fmt::format("moart_rescale{}({}, {})", f32 ? "f" : "", asType(e->args[0], t), asType(e->args[1], t));
   }
   return "0";
 }
@@ -212,9 +214,11 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
     line(fmt::format("if ({} < {}) {{", integer(s.lhs), integer(s.rhs)));
     for (const LStmt &x : s.body)
       stmt(x, t);
-    line("} else {");
-    for (const LStmt &x : s.orElse)
-      stmt(x, t);
+    if (!s.orElse.empty()) {
+      line("} else {");
+      for (const LStmt &x : s.orElse)
+        stmt(x, t);
+    }
     line("}");
     break;
   }

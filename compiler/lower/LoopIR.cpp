@@ -7,7 +7,13 @@
 namespace moac {
 
 std::string Buffer::label() const {
-  return origin == Partials ? name + "_part" : origin == Groups ? name + "_group" : name;
+  switch (origin) {
+  case Array: return name;
+  case Partials: return name + "_part";
+  case Groups: return name + "_group";
+  case FusedPartials: return group + "_" + name + "_part";
+  }
+  return name;
 }
 
 SymExpr Buffer::storageElements() const {
@@ -61,6 +67,7 @@ struct Printer {
     case LExprKind::Binary: return fmt::format("({} {} {})", expr(e->args[0]), spell(e->op), expr(e->args[1]));
     case LExprKind::Select:
       return fmt::format("({} < {} ? {} : {})", e->lhs.str(), e->rhs.str(), expr(e->args[0]), expr(e->args[1]));
+    case LExprKind::Rescale: return fmt::format("rescale({}, {})", expr(e->args[0]), expr(e->args[1]));
     }
     return "?";
   }
@@ -95,8 +102,10 @@ struct Printer {
     case LStmt::If:
       out += fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
       stmts(s.body, depth + 1);
-      out += pad + "else\n";
-      stmts(s.orElse, depth + 1);
+      if (!s.orElse.empty()) {
+        out += pad + "else\n";
+        stmts(s.orElse, depth + 1);
+      }
       break;
     }
   }
@@ -143,8 +152,8 @@ static std::string computes(const Kernel &k, size_t buffer) {
 }
 
 std::string regionName(const Kernel &k, const Region &r) {
-  static const char *const parts[] = {"", " (partials)", " (combine)", " (combine groups)"};
-  return computes(k, r.buffer) + parts[r.part];
+  static const char *const parts[] = {"", " (partials)", " (combine)", " (combine groups)", " (splits)"};
+  return (r.part == Region::Splits ? k.buffers[r.buffer].group : computes(k, r.buffer)) + parts[r.part];
 }
 
 std::string describeAccess(const Kernel &k, const Coalescing &c) {
@@ -168,6 +177,7 @@ static std::string bufferReason(const Kernel &k, const Buffer &b, const DnfProgr
   case Buffer::Partials: return fmt::format("partial results of {}, one per chunk", computes(k, *b.aliasOf));
   case Buffer::Groups:
     return fmt::format("partials of {} combined in groups, one per group", computes(k, *b.aliasOf));
+  case Buffer::FusedPartials: return fmt::format("partial {} of the fused {}, one per split", b.name, b.group);
   }
   return "";
 }
@@ -198,6 +208,19 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     return fmt::format("{}: the terms are read along rows with {} innermost: the term loop runs outside {}'s and "
                        "each term is added into the partials (the same order of additions as with {} on the lanes)",
                        regionName(k, k.stages[d.region]), inner, inner, inner);
+  }
+  case Decision::FusedSplits: {
+    const std::string &group = k.buffers[d.buffer].group;
+    std::string members, splits;
+    for (const Buffer &b : k.buffers)
+      if (b.origin == Buffer::FusedPartials && b.group == group)
+        members += (members.empty() ? "" : ", ") + b.name;
+    for (const ChunkCount &c : k.chunkCounts)
+      if (c.level == ChunkCount::Splits && c.of == d.buffer)
+        splits = c.sym.name();
+    return fmt::format("{}: the fused reduction of {} runs as {} splits of contiguous terms, each computing every "
+                       "score once; its readers combine the splits' partials",
+                       group, members, splits);
   }
   }
   return "";
@@ -231,9 +254,12 @@ std::string dumpLoopIR(const Kernel &k, const DnfProgram &dnf) {
                        layoutText(b), why.empty() ? "" : "  # " + why);
   }
   for (const ChunkCount &c : k.chunkCounts)
-    out += fmt::format("chunks {} = clamp(⌈threads / ({})⌉, 1, ⌈({}) / chunk⌉)  # split reduction of {}{}\n",
-                       c.sym.name(), c.items.str(), c.terms.str(), k.buffers[c.of].name,
-                       c.level == ChunkCount::Groups ? "'s partials" : "");
+    out += fmt::format("chunks {} = clamp(⌈threads / ({})⌉, 1, ⌈({}) / chunk⌉)  # {}\n", c.sym.name(), c.items.str(),
+                       c.terms.str(),
+                       c.level == ChunkCount::Splits
+                           ? "splits of the fused " + k.buffers[c.of].group
+                           : "split reduction of " + k.buffers[c.of].name +
+                                 (c.level == ChunkCount::Groups ? "'s partials" : ""));
   for (const Guard &g : k.guards)
     out += fmt::format("guard {}  # {}\n", g.str(), g.reason);
   for (const Region &st : k.stages) {

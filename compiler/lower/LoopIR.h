@@ -35,8 +35,9 @@ struct Buffer {
   SymVec shape; // logical shape
   Layout layout;
   // Why it exists: an array of the DNF (an argument, or a stored temp: `array`, whose DnfArray::why
-  // says why the DNF stores it), or a split reduction's partials or group results (of buffers[aliasOf]).
-  enum Origin { Array, Partials, Groups } origin = Array;
+  // says why the DNF stores it), a split reduction's partials or group results (of buffers[aliasOf]),
+  // or one member's partial results of a fused group's splits (lower/LowerFused.h).
+  enum Origin { Array, Partials, Groups, FusedPartials } origin = Array;
   size_t array = 0; // Array: the DNF array it holds (DnfProgram::arrays)
   // Partials of a split reduction: with a single chunk they are the result itself, so this buffer is
   // `chunks > 1 ? workspace : buffers[aliasOf]`.
@@ -44,13 +45,17 @@ struct Buffer {
   Symbol aliasChunks;
   bool inout = false;         // an `inout` input: the kernel may write it (an update stores into it)
   // `name`: the .moa name of the array it holds, or, for partials and group results, of the split
-  // reduction's array (buffers[*aliasOf]); the C name is derived from it by emit/CNames.
-  std::string label() const; // for dumps: m, m_part, m_group
+  // reduction's array (buffers[*aliasOf]), or for fused partials the member's (m, sum_e, o: the array
+  // it replaced); the C name is derived from it by emit/CNames.
+  std::string group{}; // FusedPartials: the fused group's name (FusedGroup::name, `online`)
+  std::string label() const; // for dumps: m, m_part, m_group, online_o_part
   SymExpr storageElements() const; // π(p)·⌈x/B⌉·B·π(tail) when lifted
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
 };
 
-enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select };
+// Rescale: args[0] == −∞ ? 0 : exp(args[0] − args[1]), the guarded factor of the online-softmax monoid
+// (psi/Fuse.h), printed as moart_rescalef / moart_rescale.
+enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select, Rescale };
 
 struct LExpr;
 using LExprPtr = std::shared_ptr<const LExpr>;
@@ -116,7 +121,8 @@ struct Region {
   // What it computes: buffers[buffer] (an update when that is an input), whole or one pass of its split
   // reduction (regionName prints "s", "m (partials)", "update K (combine)").
   size_t buffer = 0;
-  enum Part { Whole, Partials, Combine, CombineGroups } part = Whole;
+  // Splits: the split pass of the fused group whose maxima buffers[buffer] holds.
+  enum Part { Whole, Partials, Combine, CombineGroups, Splits } part = Whole;
   SourceLoc loc;
   int parallelDepth = 0;
   std::vector<LStmt> body;
@@ -129,8 +135,9 @@ struct ChunkCount {
   Symbol sym;
   SymExpr items; // the reduction's own index space, π of the array's shape
   SymExpr terms; // the reduction's extent
-  size_t of = 0; // the buffer whose split reduction it counts
-  enum Level { Chunks, Groups } level = Chunks; // P over the terms, or Q over the P partials
+  size_t of = 0; // the buffer whose split reduction it counts (Splits: the fused group's maxima)
+  // P over the terms, Q over the P partials, or the splits of a fused group
+  enum Level { Chunks, Groups, Splits } level = Chunks;
   int64_t threads = 0, chunk = 0; // the schedule's constants
 };
 
@@ -142,6 +149,7 @@ struct Decision {
     UpdateUnchanged, // the update of buffers[buffer] changes no element: no stage
     UpdateRows,      // the update of buffers[buffer] writes only rows [start, end), the others stay in place
     TermsAlongRows,  // stages[region] (partials) runs its term loop outside `inner`'s loop (CPU targets)
+    FusedSplits,     // stages[region] runs the fused group of buffers[buffer] (its maxima) split-K
   } kind;
   size_t buffer = 0;
   size_t region = 0;

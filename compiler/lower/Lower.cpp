@@ -1,6 +1,8 @@
 #include "Lower.h"
 
+#include "Build.h"
 #include "Gamma.h"
+#include "LowerFused.h"
 
 #include <algorithm>
 #include <cctype>
@@ -59,68 +61,8 @@ private:
   Target target;
   Kernel k;
   std::vector<size_t> bufferOf; // DNF array -> buffer
+  std::map<size_t, FusedPartials> fused; // lowered fused groups (LowerFused.h)
 };
-
-LExprPtr makeL(LExpr e) { return std::make_shared<const LExpr>(std::move(e)); }
-
-LStmt loop(Symbol var, SymExpr start, SymExpr end, SymExpr step, LoopKind kind, SourceLoc loc) {
-  LStmt s{};
-  s.kind = LStmt::Loop;
-  s.var = var;
-  s.start = std::move(start);
-  s.end = std::move(end);
-  s.step = std::move(step);
-  s.loopKind = kind;
-  s.loc = loc;
-  return s;
-}
-
-LStmt scalarStmt(LStmt::Kind kind, Symbol scalar, ElemType type, LExprPtr value, SourceLoc loc,
-                 BinOp op = BinOp::Add) {
-  LStmt s{};
-  s.kind = kind;
-  s.scalar = scalar;
-  s.type = type;
-  s.value = std::move(value);
-  s.op = op;
-  s.loc = loc;
-  return s;
-}
-
-LStmt store(size_t buffer, SymExpr offset, LExprPtr value, SourceLoc loc) {
-  LStmt s{};
-  s.kind = LStmt::Store;
-  s.buffer = buffer;
-  s.offset = std::move(offset);
-  s.value = std::move(value);
-  s.loc = loc;
-  return s;
-}
-
-LExprPtr floatConst(double v) {
-  LExpr e{};
-  e.kind = LExprKind::Float;
-  e.floatValue = v;
-  return makeL(e);
-}
-
-LExprPtr var(Symbol s, bool isInt) {
-  LExpr e{};
-  e.kind = LExprKind::Var;
-  e.var = s;
-  e.isInt = isInt;
-  return makeL(e);
-}
-
-// buffer[offset]
-LExprPtr loadAt(size_t buffer, SymExpr offset, bool isInt) {
-  LExpr e{};
-  e.kind = LExprKind::Load;
-  e.buffer = buffer;
-  e.offset = std::move(offset);
-  e.isInt = isInt;
-  return makeL(e);
-}
 
 LExprPtr Lowerer::load(size_t array, const SymVec &index) {
   const Buffer &b = k.buffers[bufferOf[array]];
@@ -140,6 +82,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
     return makeL(x);
   }
   case DKind::Read: return load(e->array, e->index);
+  case DKind::Fused: return lowerFusedRead(symbols, dnf.groups[e->group], fused.at(e->group), *e, prefix, type);
   case DKind::Unary: {
     LExpr x{};
     x.kind = LExprKind::Unary;
@@ -299,6 +242,15 @@ void Lowerer::lowerArray(size_t id) {
   // compiles to a trap.
   if (std::any_of(a.shape.begin(), a.shape.end(), [](const SymExpr &e) { return e.constant() == int64_t(0); }))
     return;
+  // a fused group's split pass runs before its first reader, whose nest combines the splits
+  for (size_t g : groupsRead(a.body)) {
+    if (!fused.count(g))
+      fused[g] = lowerFusedGroup(symbols, k, dnf.groups[g], sched, target,
+                                 [this](const DExprPtr &e, std::vector<LStmt> &prefix, ElemType t) {
+                                   return lowerExpr(e, prefix, t);
+                                 });
+    fused[g].maxima.clear();
+  }
   size_t target = bufferOf[id];
   ElemType type = a.elem == ElemType::Int ? ElemType::Int : a.elem;
   SymVec index;

@@ -27,6 +27,12 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
         return fmt::format("layout must be auto, rowmajor or lifted, not '{}'", value);
       continue;
     }
+    if (key == "fuse") {
+      if (value != "on" && value != "off")
+        return fmt::format("fuse must be on or off, not '{}'", value);
+      schedule.fuse = value == "on";
+      continue;
+    }
     int64_t number = 0;
     try {
       size_t used = 0;
@@ -44,8 +50,10 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
       schedule.chunk = number;
     else if (key == "block")
       schedule.block = number;
+    else if (key == "splits")
+      schedule.splits = number;
     else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout)", key);
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, splits)", key);
   }
   return std::nullopt;
 }

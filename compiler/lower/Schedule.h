@@ -22,6 +22,14 @@ struct Schedule {
   // Layout of inputs read along a row by one lane each: auto (lifted on OpenACC, row-major on CPUs),
   // rowmajor (never lift), lifted (always lift).
   enum class Layouts { Auto, RowMajor, Lifted } layouts = Layouts::Auto;
+  // The online-softmax rewrite (psi/Fuse.h): on by default; off keeps the unfused DNF (fuse=off).
+  bool fuse = true;
+  // Work items (frame × splits) the split pass of a fused reduction aims for; each split streams its
+  // contiguous rows once. The same on every target, so that C, OpenMP and OpenACC add in the same order
+  // (bit-equal); a GPU wants more (splits=N), to be decided by measurement there.
+  int64_t splits = 64;
+
+  int64_t fusedSplits(Target) const { return splits; }
 
   bool liftInputs(Target t) const {
     return layouts == Layouts::Lifted || (layouts == Layouts::Auto && t == Target::OpenACC);

@@ -1,5 +1,7 @@
 #include "Dnf.h"
 
+#include "Fuse.h"
+
 #include <algorithm>
 #include <set>
 
@@ -87,17 +89,27 @@ DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, So
   return e;
 }
 
+DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc) {
+  auto e = make(DKind::Fused, loc);
+  e->group = group;
+  e->member = member;
+  e->index = std::move(index);
+  return e;
+}
+
 // ---- traversal ----------------------------------------------------------------------------------
 
 DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings) {
   switch (e->kind) {
   case DKind::Float: return e;
   case DKind::Int: return dInt(e->intValue.substitute(bindings), e->loc);
+  case DKind::Fused:
   case DKind::Read: {
     SymVec idx;
     for (const auto &i : e->index)
       idx.push_back(i.substitute(bindings));
-    return dRead(e->array, std::move(idx), e->loc);
+    return e->kind == DKind::Read ? dRead(e->array, std::move(idx), e->loc)
+                                  : dFused(e->group, e->member, std::move(idx), e->loc);
   }
   case DKind::Unary: return dUnary(e->unop, substitute(e->args[0], bindings), e->loc);
   case DKind::Binary:
@@ -141,8 +153,9 @@ DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const D
   return copy;
 }
 
+// A fused group's member is a reduction too: reading it combines the group's partial results.
 bool containsReduce(const DExprPtr &e) {
-  if (e->kind == DKind::Reduce)
+  if (e->kind == DKind::Reduce || e->kind == DKind::Fused)
     return true;
   return std::any_of(e->args.begin(), e->args.end(), containsReduce);
 }
@@ -156,6 +169,7 @@ static void collectFree(const DExprPtr &e, std::set<Symbol> &out, std::set<Symbo
   switch (e->kind) {
   case DKind::Int: add(e->intValue); break;
   case DKind::Read:
+  case DKind::Fused:
     for (const auto &i : e->index)
       add(i);
     break;
@@ -181,6 +195,15 @@ std::vector<Symbol> freeSymbols(const DExprPtr &e) {
   std::set<Symbol> out, bound;
   collectFree(e, out, bound);
   return {out.begin(), out.end()};
+}
+
+std::vector<size_t> groupsRead(const DExprPtr &e) {
+  std::set<size_t> groups;
+  forEachNode(e, [&](const DExpr &x) {
+    if (x.kind == DKind::Fused)
+      groups.insert(x.group);
+  });
+  return {groups.begin(), groups.end()};
 }
 
 // ---- printing -----------------------------------------------------------------------------------
@@ -268,6 +291,11 @@ std::string DnfPrinter::expr(const DExprPtr &e) const {
   }
   case DKind::Select:
     return fmt::format("{} < {} ? {} : {}", sym(e->lhs), sym(e->rhs), expr(e->args[0]), expr(e->args[1]));
+  case DKind::Fused: {
+    const FusedGroup &g = program.groups[e->group];
+    std::string name = g.name + "." + g.members[e->member].name;
+    return e->index.empty() ? name : index(e->index) + (ascii ? " psi " : "ψ ") + name;
+  }
   }
   return "?";
 }
@@ -283,7 +311,8 @@ std::string DnfPrinter::definition(size_t array) const {
 
 // Readable per-definition names: the array's own indices i, j, k, …, then each reduction binder the
 // next free letter, skipping names that dims and arrays already use.
-static std::map<Symbol, std::string> displayNames(const DnfProgram &p, const DnfArray &a) {
+std::map<Symbol, std::string> displayNames(const DnfProgram &p, const std::vector<Symbol> &own,
+                                           const std::vector<DExprPtr> &bodies) {
   std::set<std::string> taken;
   for (const TDim &d : p.dims)
     taken.insert(d.name);
@@ -304,12 +333,14 @@ static std::map<Symbol, std::string> displayNames(const DnfProgram &p, const Dnf
     }
   };
   std::map<Symbol, std::string> names;
-  for (Symbol s : a.index)
+  for (Symbol s : own)
     names[s] = fresh();
-  forEachNode(a.body, [&](const DExpr &e) {
-    if (e.kind == DKind::Reduce && !names.count(e.var))
-      names[e.var] = fresh();
-  });
+  for (const DExprPtr &body : bodies)
+    if (body)
+      forEachNode(body, [&](const DExpr &e) {
+        if (e.kind == DKind::Reduce && !names.count(e.var))
+          names[e.var] = fresh();
+      });
   return names;
 }
 
@@ -357,8 +388,16 @@ std::string dumpDnf(const DnfProgram &p, bool ascii) {
     if (p.arrays[k].storage == Storage::Input)
       shown.push_back(k);
   shown.insert(shown.end(), p.order.begin(), p.order.end());
+  std::vector<bool> groupShown(p.groups.size(), false);
   for (size_t k : shown) {
     const DnfArray &a = p.arrays[k];
+    // a fused group just before its first reader
+    if (a.body)
+      for (size_t g : groupsRead(a.body))
+        if (!groupShown[g]) {
+          groupShown[g] = true;
+          out += dumpGroup(p, g, ascii);
+        }
     const char *kind = a.storage == Storage::Input    ? (a.inout ? "inout" : "in")
                        : a.storage == Storage::Temp   ? "temp"
                        : a.storage == Storage::Update ? "update"
@@ -369,7 +408,7 @@ std::string dumpDnf(const DnfProgram &p, bool ascii) {
       out += fmt::format("   # {}", a.why);
     out += "\n";
     if (a.body) {
-      DnfPrinter printer{p, ascii, displayNames(p, a)};
+      DnfPrinter printer{p, ascii, displayNames(p, a.index, {a.body})};
       out += "  " + printer.definition(k) + "\n";
     }
   }

@@ -29,6 +29,7 @@ enum class DKind {
   Binary, // a op b
   Reduce, // op_{var < extent} body
   Select, // lhs < rhs ? then : else   (from cat's case split on the leading index)
+  Fused,  // ⟨frame extra⟩ψ G.member: a result of the fused reduction group G (FusedGroup below)
 };
 
 struct DExpr;
@@ -49,6 +50,7 @@ struct DExpr {
   std::vector<DExprPtr> args;
   bool isInt = false;  // the value is an integer (Int, and arithmetic over Ints)
   std::string label;   // Reduce: a name for it if it is hoisted into a temp
+  size_t group = 0, member = 0; // Fused: DnfProgram::groups[group].members[member], read at `index`
 };
 
 DExprPtr dFloat(double v, SourceLoc loc);
@@ -58,6 +60,7 @@ DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc);
 DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc);
 DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label = {});
 DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
+DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc);
 
 // Replaces free symbols (index variables) by expressions; reduction binders are never captured since
 // every binder is a fresh symbol.
@@ -92,6 +95,9 @@ struct DnfPrinter {
   std::string definition(size_t array) const; // ⟨i⟩ψ s = …
 };
 std::string dumpDnf(const DnfProgram &program, bool ascii = false);
+// Readable names for one definition: its own indices i, j, k, …, then the reduction binders of its bodies.
+std::map<Symbol, std::string> displayNames(const struct DnfProgram &p, const std::vector<Symbol> &own,
+                                           const std::vector<DExprPtr> &bodies);
 // The derivation's notation for a selection: `⟨i j⟩ψ K`, the operand parenthesised unless it is one word.
 std::string psiText(const SymVec &idx, const std::string &operand);
 
@@ -137,6 +143,33 @@ struct TraceBlock {
   std::string result; // the definition it ends in, in MoA notation
 };
 
+// A fused online-softmax reduction (the rule `online softmax`, psi/Fuse.cpp, docs/dnf.md): over each
+// element f of the frame and the terms l < extent, with the scores e_l = score (over frame and var),
+//   member 0:  M = max_l e_l
+//   member j:  S_j⟨x⟩ = Σ_l exp(e_l − M) · weight_j   (weight over frame, var and the member's extra indices x)
+// all computed in one pass over l with the associative monoid
+//   (m, S) ⊕ (m′, S′) = (max(m, m′), S·e^{m−M} + S′·e^{m′−M}),
+// so that every e_l is computed once and never stored. Arrays read its members with DKind::Fused.
+struct FusedMember {
+  std::string name;            // the array it replaced (m, sum_e, o)
+  std::vector<Symbol> extra;   // the member's own indices after the frame (o's feature index)
+  SymVec extraShape;
+  DExprPtr weight;             // null for the max (member 0); dFloat(1) for a normaliser
+};
+struct FusedGroup {
+  std::string name;
+  std::vector<Symbol> frame;   // the indices every member shares (GQA's batch and head)
+  SymVec frameShape;
+  Symbol var;                  // the term index l
+  SymExpr extent;
+  DExprPtr score;              // e_l
+  std::vector<FusedMember> members;
+  ElemType elem = ElemType::F32;
+  SourceLoc loc;
+};
+// Whether an expression reads a member of a fused group, and which groups it reads.
+std::vector<size_t> groupsRead(const DExprPtr &e);
+
 // The part of an update that changes its inout. The update's value is stored in the inout's own
 // buffer, so elements whose value is the inout's element at the same index need no store:
 //   1. the whole body is that identity read: nothing is written (body null);
@@ -163,6 +196,7 @@ struct DnfProgram {
   std::vector<size_t> order;   // temps, updates and outputs in the order they are computed
   std::vector<size_t> updates; // Update arrays in program order
   std::vector<UpdateConflict> conflicts; // reported by reportUpdateConflicts; the program is invalid
+  std::vector<FusedGroup> groups; // fused reductions (psi/Fuse.h), each computed before its first reader
 };
 
 } // namespace moac

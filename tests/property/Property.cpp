@@ -1,6 +1,7 @@
 #include "Property.h"
 
 #include "DnfEval.h"
+#include "Fuse.h"
 #include "Interpreter.h"
 #include "Pipeline.h"
 #include "Psi.h"
@@ -58,7 +59,7 @@ Check checkProgram(const std::string &fileName, const std::string &text, const t
     check.failure = "a guard does not hold for these dims: " + *g;
     return check;
   }
-  std::vector<NDArray> inputs, expected, actual;
+  std::vector<NDArray> inputs, expected, actual, fused;
   if (auto e = attempt("making the inputs", [&] { inputs = testgen::makeInputs(*program, dims, inputSeed); })) {
     check.failure = *e;
     return check;
@@ -73,6 +74,15 @@ Check checkProgram(const std::string &fileName, const std::string &text, const t
     check.failure = *e;
     return check;
   }
+  // and the DNF after the online-softmax rewrite (psi/Fuse.h), whose groups DnfEval folds split by split
+  if (auto e = attempt("psiReduce + fuseReductions + evaluateDnf", [&] {
+        DnfProgram dnf = psiReduce(ctx, *program);
+        fuseReductions(ctx, dnf);
+        fused = evaluateDnf(dnf, dims, inputs);
+      })) {
+    check.failure = *e;
+    return check;
+  }
   std::vector<std::string> outputs;
   for (const auto &b : program->bindings)
     if (b->isOutput)
@@ -81,18 +91,19 @@ Check checkProgram(const std::string &fileName, const std::string &text, const t
   for (const auto &b : program->bindings)
     if (b->updates)
       outputs.push_back("inout " + program->inputs[*b->updates].name);
-  if (expected.size() != actual.size() || expected.size() != outputs.size()) {
+  if (expected.size() != actual.size() || expected.size() != outputs.size() || fused.size() != actual.size()) {
     check.failure = fmt::format("{} outputs from the interpreter, {} from the DNF evaluator, {} declared",
                                 expected.size(), actual.size(), outputs.size());
     return check;
   }
   std::string report;
   int shown = 0;
-  for (size_t k = 0; k < expected.size(); ++k) {
-    const NDArray &a = expected[k], &b = actual[k];
+  for (size_t k = 0; k < 2 * expected.size(); ++k) {
+    const char *who = k < expected.size() ? "DNF" : "fused DNF";
+    const NDArray &a = expected[k % expected.size()], &b = k < expected.size() ? actual[k] : fused[k - expected.size()];
     if (a.shape != b.shape || a.data.size() != b.data.size()) {
-      report += fmt::format("output {}: shape {} from the interpreter, {} from the DNF evaluator\n", outputs[k],
-                            shapeText(a.shape), shapeText(b.shape));
+      report += fmt::format("output {}: shape {} from the interpreter, {} from the {} evaluator\n",
+                            outputs[k % outputs.size()], shapeText(a.shape), shapeText(b.shape), who);
       continue;
     }
     for (size_t i = 0; i < a.data.size(); ++i) {
@@ -102,8 +113,8 @@ Check checkProgram(const std::string &fileName, const std::string &text, const t
                    std::fabs(x - y) <= tolerance * std::max({1.0, std::fabs(x), std::fabs(y)});
       bool finite = std::isfinite(x) && std::isfinite(y);
       if ((!agree || (requireFinite && !finite)) && shown++ < 8)
-        report += fmt::format("output {} element {} (of {}, shape {}): interpreter {:.17g}, DNF {:.17g}{}\n",
-                              outputs[k], i, a.data.size(), shapeText(a.shape), x, y,
+        report += fmt::format("output {} element {} (of {}, shape {}): interpreter {:.17g}, {} {:.17g}{}\n",
+                              outputs[k % outputs.size()], i, a.data.size(), shapeText(a.shape), x, who, y,
                               agree ? " (not finite)" : "");
     }
   }

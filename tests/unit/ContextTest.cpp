@@ -23,8 +23,8 @@ std::string readText(const std::filesystem::path &path) {
 }
 
 // Everything moac prints for one program, each output from a compilation of its own in this process:
-// the dumps of --emit, the explanation, and the kernel and header for every target.
-std::vector<std::string> everyOutput(const std::string &name, const std::string &text) {
+// the dumps of --emit, the explanation, and the kernel and header for every target, under `schedule`.
+std::vector<std::string> everyOutput(const std::string &name, const std::string &text, const Schedule &schedule = {}) {
   std::vector<std::string> out;
   auto compile = [&](auto &&stage) {
     CompilationContext ctx;
@@ -40,6 +40,7 @@ std::vector<std::string> everyOutput(const std::string &name, const std::string 
     compile([&](CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
       CompileOptions options;
       options.stopAfter = stage;
+      options.schedule = schedule;
       Compilation c = runPipeline(ctx, file, diags, options);
       out.push_back(c.ok() ? dumpStage(c, false) : "(failed)");
     });
@@ -47,6 +48,7 @@ std::vector<std::string> everyOutput(const std::string &name, const std::string 
     compile([&](CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
       CompileOptions options;
       options.target = target;
+      options.schedule = schedule;
       options.headerName = "k.h";
       Compilation c = runPipeline(ctx, file, diags, options);
       out.push_back(c.ok() ? c.code->source + c.code->header : "(failed)");
@@ -55,6 +57,7 @@ std::vector<std::string> everyOutput(const std::string &name, const std::string 
     CompileOptions options;
     options.stopAfter = Stage::Onf;
     options.target = Target::OpenACC;
+    options.schedule = schedule;
     Compilation c = runPipeline(ctx, file, diags, options);
     out.push_back(c.ok() ? explain(ctx.sources.file(file), *c.typed, *c.dnf, *c.kernel, Target::OpenACC) : "(failed)");
   });
@@ -85,7 +88,10 @@ TEST_CASE("every output of a program is the same after another program compiled 
 }
 
 TEST_CASE("decode's explanation and ONF use the paper's index names", "[context]") {
-  std::vector<std::string> out = everyOutput("decode.moa", readText(MOAC_EXAMPLES_DIR "/decode.moa"));
+  // unfused (--schedule fuse=off): the stages of s, m, sum_e, p and o, each naming its indices afresh
+  Schedule unfused;
+  unfused.fuse = false;
+  std::vector<std::string> out = everyOutput("decode.moa", readText(MOAC_EXAMPLES_DIR "/decode.moa"), unfused);
   const std::string &onf = out[4], &explanation = out.back();
   CHECK_THAT(explanation, Catch::Contains("⇒ ⟨i⟩ψ s = (Σ_{l<dk} ⟨l⟩ψ q × ⟨i l⟩ψ K) ÷ √dk"));
   CHECK_THAT(explanation, Catch::Contains("⇒ m = max_{l<n} ⟨l⟩ψ s"));
@@ -95,6 +101,14 @@ TEST_CASE("decode's explanation and ONF use the paper's index names", "[context]
   // The only digit in a name: o's two sums over n, one inside the other (Σ_l … Σ_l2).
   for (const std::string *text : {&onf, &explanation})
     for (const char *numbered : {"i2", "i3", "i4", "i5", "l3", "l4", "c2", "g6", "acc2"})
+      CHECK_THAT(*text, !Catch::Contains(std::string(numbered) + " ") && !Catch::Contains(std::string(numbered) + "]"));
+  // fused (the default): the group is a definition of its own, its split pass a stage of its own
+  std::vector<std::string> fused = everyOutput("decode.moa", readText(MOAC_EXAMPLES_DIR "/decode.moa"));
+  CHECK_THAT(fused[4], Catch::Contains("for c in [0, P_online) step 1 parallel"));
+  CHECK_THAT(fused[4], Catch::Contains("for l in [c*((n + P_online - 1) div P_online)"));
+  CHECK_THAT(fused[4], Catch::Contains("for l2 in [0, dk) step 1 serial")); // s's Σ_l inside the group's l
+  for (const std::string *text : {&fused[4], &fused.back()})
+    for (const char *numbered : {"i2", "i3", "l3", "l4", "P_online2"})
       CHECK_THAT(*text, !Catch::Contains(std::string(numbered) + " ") && !Catch::Contains(std::string(numbered) + "]"));
 }
 

@@ -91,6 +91,7 @@ private:
     case LExprKind::Unary: return apply(e->unop, eval(e->args[0]));
     case LExprKind::Binary: return apply(e->op, eval(e->args[0]), eval(e->args[1]));
     case LExprKind::Select: return value(e->lhs) < value(e->rhs) ? eval(e->args[0]) : eval(e->args[1]);
+    case LExprKind::Rescale: return moart_rescale(eval(e->args[0]), eval(e->args[1]));
     }
     return 0;
   }

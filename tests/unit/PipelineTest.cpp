@@ -25,8 +25,16 @@ struct Run {
   Compilation c;
 };
 
+// The schedule without the online-softmax rewrite, for the tests of the split reductions it replaces.
+Schedule unfused() {
+  Schedule s;
+  s.fuse = false;
+  return s;
+}
+
 // Runs the pipeline on `text` up to `stage` (for `target`), diagnostics captured.
-std::unique_ptr<Run> runText(const std::string &text, Stage stage, Target target = Target::C) {
+std::unique_ptr<Run> runText(const std::string &text, Stage stage, Target target = Target::C,
+                             const Schedule &schedule = {}) {
   auto run = std::make_unique<Run>();
   run->file = run->sources.add(test::fileName, text);
   DiagnosticEngine engine(run->sources);
@@ -35,6 +43,7 @@ std::unique_ptr<Run> runText(const std::string &text, Stage stage, Target target
   CompileOptions options;
   options.stopAfter = stage;
   options.target = target;
+  options.schedule = schedule;
   run->c = runPipeline(run->ctx, run->file, engine, options);
   return run;
 }
@@ -135,7 +144,7 @@ TEST_CASE("runPipeline stops at the first stage that reports an error", "[pipeli
 
 TEST_CASE("the loop IR's typed records print as before: layouts, partials, γ-differences (OpenACC)",
           "[pipeline][loopir]") {
-  auto run = runText(decode, Stage::Onf, Target::OpenACC);
+  auto run = runText(decode, Stage::Onf, Target::OpenACC, unfused());
   REQUIRE(run->c.ok());
   const Kernel &k = *run->c.kernel;
   // the layout decision is data: the buffer, its layout, the reason
@@ -191,8 +200,8 @@ TEST_CASE("updates: the rows an update writes are a decision over the inout's bu
 }
 
 TEST_CASE("explain --target=openmp shows the OpenMP schedule: row-by-row partials, no lifting", "[pipeline][explain]") {
-  auto acc = runText(decode, Stage::Onf, Target::OpenACC);
-  auto omp = runText(decode, Stage::Onf, Target::OpenMP);
+  auto acc = runText(decode, Stage::Onf, Target::OpenACC, unfused());
+  auto omp = runText(decode, Stage::Onf, Target::OpenMP, unfused());
   REQUIRE((acc->c.ok() && omp->c.ok()));
   std::string accText = explain(acc->sources.file(acc->file), *acc->c.typed, *acc->c.dnf, *acc->c.kernel,
                                 Target::OpenACC);
@@ -205,4 +214,50 @@ TEST_CASE("explain --target=openmp shows the OpenMP schedule: row-by-row partial
   auto ompLines = lines(ompText, "");
   CHECK(has(ompLines, "o (partials): the terms are read along rows with ", " on the lanes)"));
   CHECK(has(ompLines, "  s: load K[dk*", ": dk")); // row-major K: lanes a row apart
+}
+
+TEST_CASE("a fused group's split pass is typed records too: its partials, splits, region and decision",
+          "[pipeline][loopir][fuse]") {
+  auto run = runText(decode, Stage::Code, Target::OpenMP);
+  REQUIRE(run->c.ok());
+  const Kernel &k = *run->c.kernel;
+  REQUIRE(k.decisions.size() == 1);
+  const Decision &d = k.decisions[0];
+  CHECK(d.kind == Decision::FusedSplits);
+  const Buffer &maxima = k.buffers[d.buffer];
+  CHECK(maxima.origin == Buffer::FusedPartials);
+  CHECK(maxima.group == "online");
+  CHECK(maxima.label() == "online_m_part");
+  CHECK(regionName(k, k.stages[d.region]) == "online (splits)");
+  CHECK(k.stages[d.region].part == Region::Splits);
+  std::vector<std::string> partials;
+  for (const Buffer &b : k.buffers)
+    if (b.origin == Buffer::FusedPartials)
+      partials.push_back(b.label());
+  CHECK(partials == std::vector<std::string>{"online_m_part", "online_sum_e_part", "online_o_part"});
+  REQUIRE(k.chunkCounts.size() == 1);
+  CHECK(k.chunkCounts[0].level == ChunkCount::Splits);
+  CHECK(k.chunkCounts[0].of == d.buffer);
+  CHECK(describeDecision(k, d) == "online: the fused reduction of m, sum_e, o runs as P_online splits of contiguous "
+                                  "terms, each computing every score once; its readers combine the splits' partials");
+  // two parallel regions: the splits, then o combining them; no stored scores
+  std::vector<std::string> names;
+  for (const Region &r : k.stages)
+    names.push_back(regionName(k, r));
+  CHECK(names == std::vector<std::string>{"online (splits)", "o"});
+  std::string onf = dumpStage(runText(decode, Stage::Onf, Target::OpenMP)->c, false);
+  CHECK(has(lines(onf, "chunks "), "chunks P_online = ", "  # splits of the fused online"));
+  // the C names come from CNames: derived from the group and the member
+  const std::string &code = run->c.code->source;
+  CHECK(code.find("float *online_o_part = ") != std::string::npos);
+  CHECK(code.find("moart_rescalef(") != std::string::npos);
+}
+
+TEST_CASE("a fused member named like a C keyword gets a partials name C can have", "[pipeline][fuse]") {
+  auto run = runText("dim n, d\nin a : f32[n]\nin W : f32[n, d]\nint = max/ a\nw = exp(a - int)\n"
+                     "z = +/ w\nout r = (w / z) +.* W\n",
+                     Stage::Code);
+  REQUIRE(run->c.ok());
+  const std::string &code = run->c.code->source;
+  CHECK(code.find("online_int_part") != std::string::npos);
 }

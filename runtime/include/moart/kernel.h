@@ -86,6 +86,12 @@ static inline int64_t moart_maxi(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t moart_mini(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t moart_absi(int64_t a) { return a < 0 ? -a : a; }
 
+/* The online-softmax monoid's rescaling factor exp(a - m) of a partial result whose running maximum is a,
+ * to the maximum m >= a; 0 when a is -inf (an empty split, or only -inf terms so far), so that such a
+ * partial is the identity and never turns -inf - -inf into NaN. */
+static inline float moart_rescalef(float a, float m) { return a == -INFINITY ? 0.0f : expf(a - m); }
+static inline double moart_rescale(double a, double m) { return a == -INFINITY ? 0.0 : exp(a - m); }
+
 /* Chunks of a split reduction over `terms` terms for each of `items` results: enough chunks that about
  * `threads` work items run, but no chunk shorter than `chunk` terms; at least 1. */
 static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads, int64_t chunk) {

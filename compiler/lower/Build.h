@@ -1,0 +1,21 @@
+// Constructors of loop-IR nodes, shared by the lowering's files (Lower.cpp, LowerFused.cpp).
+#pragma once
+
+#include "LoopIR.h"
+
+namespace moac {
+
+LExprPtr makeL(LExpr e);
+LStmt loop(Symbol var, SymExpr start, SymExpr end, SymExpr step, LoopKind kind, SourceLoc loc);
+LStmt scalarStmt(LStmt::Kind kind, Symbol scalar, ElemType type, LExprPtr value, SourceLoc loc,
+                 BinOp op = BinOp::Add);
+LStmt store(size_t buffer, SymExpr offset, LExprPtr value, SourceLoc loc);
+LExprPtr floatConst(double v);
+LExprPtr var(Symbol s, bool isInt);
+// buffer[offset]
+LExprPtr loadAt(size_t buffer, SymExpr offset, bool isInt);
+// a op b, and the guarded rescaling factor a == −∞ ? 0 : exp(a − m) (LExprKind::Rescale)
+LExprPtr binary(BinOp op, LExprPtr a, LExprPtr b);
+LExprPtr rescale(LExprPtr a, LExprPtr m);
+
+} // namespace moac
