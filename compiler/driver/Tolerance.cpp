@@ -209,9 +209,16 @@ Val BoundEvaluator::fused(const DExpr &e) {
     key.push_back(integer(i));
   if (auto it = fusedCache.find(key); it != fusedCache.end())
     return it->second;
+  const FusedMember &m = g.members[e.member];
+  Val top; // the member's maximum M, first: its evaluation binds and then unbinds the frame
+  if (m.weight) {
+    DExpr maxRead = e;
+    maxRead.member = 0;
+    maxRead.index.resize(g.frame.size());
+    top = fused(maxRead);
+  }
   for (size_t k = 0; k < g.frame.size(); ++k)
     env[g.frame[k].id()] = key[2 + k];
-  const FusedMember &m = g.members[e.member];
   for (size_t k = 0; k < m.extra.size(); ++k)
     env[m.extra[k].id()] = key[2 + g.frame.size() + k];
   auto score = [&](int64_t l) {
@@ -225,10 +232,6 @@ Val BoundEvaluator::fused(const DExpr &e) {
   if (!m.weight) {
     r = accumulate(BinOp::Max, false, n, score);
   } else {
-    DExpr maxRead = e;
-    maxRead.member = 0;
-    maxRead.index.resize(g.frame.size());
-    Val top = fused(maxRead);
     r = accumulate(BinOp::Add, false, n, [&](int64_t l) {
       Val t = unary(UnOp::Exp, binary(BinOp::Sub, score(l), top));
       env[g.var.id()] = l;

@@ -18,7 +18,8 @@ import re
 import subprocess
 import sys
 
-ACCUMULATE = re.compile(r"(\w+(?:\[[^\]]*\])?) =\s*(\(?)\s*\1 \+ ", re.S)
+# `X = X + E;`, `X = (X + E);`, and the online softmax's rescaled `X = ((X * scale) + E);`
+ACCUMULATE = re.compile(r"(\w+(?:\[[^\]]*\])?) =\s*(\(*)\s*\1(?: \* \w+\))? \+ ", re.S)
 FOR_VAR = re.compile(r"for \(int64_t (\w+) = ")
 
 
@@ -28,16 +29,29 @@ def fail(message):
 
 
 def statements(text):
-    """Accumulations `X = X + E;` / `X = (X + E);`: (start, end of statement, target, term text)."""
+    """Accumulations `X = X + E;` / `X = (X + E);` / `X = ((X * s) + E);`: (start, end of statement,
+    target, term text)."""
     for m in ACCUMULATE.finditer(text):
         end = text.index(";", m.end())
         yield m.start(), end, m.group(1), text[m.end():end]
 
 
+def block_end(text, brace):
+    """The index of the '}' that closes the '{' at `brace`."""
+    depth = 0
+    for k in range(brace, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            return k
+    return len(text)
+
+
 def enclosing_var(text, start, avoid):
-    """The nearest loop variable before `start` that does not index `avoid` (the reduction's loop)."""
-    for var in reversed(FOR_VAR.findall(text[:start])):
-        if not re.search(r"\b%s\b" % var, avoid):
+    """The nearest loop variable whose loop body holds `start` and that does not index `avoid` (the
+    reduction's loop); loops that closed before `start` do not count."""
+    for m in reversed(list(FOR_VAR.finditer(text[:start]))):
+        var = m.group(1)
+        if block_end(text, text.index("{", m.end())) > start and not re.search(r"\b%s\b" % var, avoid):
             return var
     return None
 
