@@ -14,8 +14,8 @@
  *     e / (+/ e)                    # the last expression is the value
  *   }
  *
- *   s = (q +.* tran K) / sqrt(dk)   # inner product +.* contracts last axis of left with first of
- * right out o = softmax(s) +.* V        # kernel outputs: `out NAME = expr`
+ *   s = (q +.* tran K) / sqrt(dk)   # inner product +.* contracts last axis of left with first of right
+ *   out o = softmax(s) +.* V        # kernel outputs: `out NAME = expr`
  *
  * DNF:
  *   in q : f32⟨dk⟩
@@ -43,10 +43,14 @@
  *     m : 1 × 4 B
  *     sum_e : 1 × 4 B
  *     p : n × 4 B
- *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk +
- * 4*n*dv + 40*n + 4*dk + 4*dv + 24 B ⍉K : n*dk × 4 B, written and read q +.× ⍉K : n × 4 B, written
- * and read √dk : 1 × 4 B, written and read (q +.× ⍉K) ÷ √dk : n × 4 B, written and read max/ x : 1
- * × 4 B, written and read x − m : n × 4 B, written and read exp(x − m) : n × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk + 4*n*dv + 40*n + 4*dk + 4*dv + 24 B
+ *     ⍉K : n*dk × 4 B, written and read
+ *     q +.× ⍉K : n × 4 B, written and read
+ *     √dk : 1 × 4 B, written and read
+ *     (q +.× ⍉K) ÷ √dk : n × 4 B, written and read
+ *     max/ x : 1 × 4 B, written and read
+ *     x − m : n × 4 B, written and read
+ *     exp(x − m) : n × 4 B, written and read
  *     +/ e : 1 × 4 B, written and read
  *     e ÷ +/ e : n × 4 B, written and read
  *

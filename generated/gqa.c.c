@@ -2,9 +2,12 @@
  * moac compile dsl-examples/gqa.moa --target=c
  *
  * Source:
- *   # grouped-query decode attention (paper §6): query head g reads KV head g*hkv div hq by
- * ψ-selection, # so each KV head is read once per group and no repeat_interleave copy exists dim B,
- * hq, hkv, n, dk, dv in  Q : f32[B, hq, dk] in  K : f32[B, hkv, n, dk] in  V : f32[B, hkv, n, dv]
+ *   # grouped-query decode attention (paper §6): query head g reads KV head g*hkv div hq by ψ-selection,
+ *   # so each KV head is read once per group and no repeat_interleave copy exists
+ *   dim B, hq, hkv, n, dk, dv
+ *   in  Q : f32[B, hq, dk]
+ *   in  K : f32[B, hkv, n, dk]
+ *   in  V : f32[B, hkv, n, dv]
  *
  *   fn softmax(x) {
  *     m = max/ x
@@ -14,8 +17,7 @@
  *
  *   fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V
  *
- *   out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, <b, g * hkv div hq> psi
- * V)
+ *   out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, <b, g * hkv div hq> psi V)
  *
  * DNF:
  *   in Q : f32⟨B hq dk⟩
@@ -33,19 +35,23 @@
  *     ⟨i j k⟩ψ O = Σ_{l<n} ⟨i j l⟩ψ p × ⟨i, (hkv*j) div hq, l, k⟩ψ V
  *
  * Traffic model:
- *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk +
- * B*hq*dv) × 4 B read  Q : B*hq*dk × 4 B read  K : B*hkv*n*dk × 4 B read  V : B*hkv*n*dv × 4 B
+ *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk + B*hq*dv) × 4 B
+ *     read  Q : B*hq*dk × 4 B
+ *     read  K : B*hkv*n*dk × 4 B
+ *     read  V : B*hkv*n*dv × 4 B
  *     write O : B*hq*dv × 4 B
  *   materialised intermediates (written once, read back): (2*B*hq*n + 2*B*hq) × 4 B
  *     x : B*hq*n × 4 B
  *     m : B*hq × 4 B
  *     sum_e : B*hq × 4 B
  *     p : B*hq*n × 4 B
- *   standard traffic (every intermediate of the program as written stored and read back):
- * 16*B*hq*n*dk + 8*B*hq*n*dv + 4*B*hkv*n*dk + 4*B*hkv*n*dv + 40*B*hq*n + 12*B*hq*dk + 12*B*hq*dv +
- * 88*B*hq B ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read g × hkv : B*hq × 8 B, written and read (g ×
- * hkv) div hq : B*hq × 8 B, written and read ⟨b, (g × hkv) div hq⟩ψ K : B*hq*n*dk × 4 B, written
- * and read g × hkv : B*hq × 8 B, written and read (g × hkv) div hq : B*hq × 8 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 16*B*hq*n*dk + 8*B*hq*n*dv + 4*B*hkv*n*dk + 4*B*hkv*n*dv + 40*B*hq*n + 12*B*hq*dk + 12*B*hq*dv + 88*B*hq B
+ *     ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read
+ *     g × hkv : B*hq × 8 B, written and read
+ *     (g × hkv) div hq : B*hq × 8 B, written and read
+ *     ⟨b, (g × hkv) div hq⟩ψ K : B*hq*n*dk × 4 B, written and read
+ *     g × hkv : B*hq × 8 B, written and read
+ *     (g × hkv) div hq : B*hq × 8 B, written and read
  *     ⟨b, (g × hkv) div hq⟩ψ V : B*hq*n*dv × 4 B, written and read
  *     ⍉K : B*hq*n*dk × 4 B, written and read
  *     q +.× ⍉K : B*hq*n × 4 B, written and read

@@ -2,11 +2,13 @@
  * moac compile dsl-examples/kvcache.moa --target=openmp
  *
  * Source:
- *   # one decode step with a KV cache (paper §5): append the new key and value, then attend over
- * the cache dim t, cap, dk, dv              # t: rows already in the cache; cap: its capacity in  q
- * : f32[dk] in  k : f32[dk]                 # this step's key and value in  v : f32[dv] inout K :
- * f32[cap, dk]          # the caches: the kernel writes row t of each, in place inout V : f32[cap,
- * dv]
+ *   # one decode step with a KV cache (paper §5): append the new key and value, then attend over the cache
+ *   dim t, cap, dk, dv              # t: rows already in the cache; cap: its capacity
+ *   in  q : f32[dk]
+ *   in  k : f32[dk]                 # this step's key and value
+ *   in  v : f32[dv]
+ *   inout K : f32[cap, dk]          # the caches: the kernel writes row t of each, in place
+ *   inout V : f32[cap, dv]
  *
  *   K = (t take K) cat k            # an update of an inout: from here on K has t + 1 rows
  *   V = (t take V) cat v
@@ -58,12 +60,16 @@
  *     m : 1 × 4 B
  *     sum_e : 1 × 4 B
  *     p : (t + 1) × 4 B
- *   standard traffic (every intermediate of the program as written stored and read back): 20*t*dk +
- * 12*t*dv + 40*t + 24*dk + 16*dv + 64 B t↑K : t*dk × 4 B, written and read t↑V : t*dv × 4 B,
- * written and read ⍉K : (t*dk + dk) × 4 B, written and read q +.× ⍉K : (t + 1) × 4 B, written and
- * read √dk : 1 × 4 B, written and read (q +.× ⍉K) ÷ √dk : (t + 1) × 4 B, written and read max/ x :
- * 1 × 4 B, written and read x − m : (t + 1) × 4 B, written and read exp(x − m) : (t + 1) × 4 B,
- * written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 20*t*dk + 12*t*dv + 40*t + 24*dk + 16*dv + 64 B
+ *     t↑K : t*dk × 4 B, written and read
+ *     t↑V : t*dv × 4 B, written and read
+ *     ⍉K : (t*dk + dk) × 4 B, written and read
+ *     q +.× ⍉K : (t + 1) × 4 B, written and read
+ *     √dk : 1 × 4 B, written and read
+ *     (q +.× ⍉K) ÷ √dk : (t + 1) × 4 B, written and read
+ *     max/ x : 1 × 4 B, written and read
+ *     x − m : (t + 1) × 4 B, written and read
+ *     exp(x − m) : (t + 1) × 4 B, written and read
  *     +/ e : 1 × 4 B, written and read
  *     e ÷ +/ e : (t + 1) × 4 B, written and read
  *

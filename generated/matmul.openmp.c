@@ -33,8 +33,7 @@
  *     write y : m × 4 B
  *     write D : m*p × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 4*m*k +
- * 8*m*p + 4*k*p + 4*m + 4*p B
+ *   standard traffic (every intermediate of the program as written stored and read back): 4*m*k + 8*m*p + 4*k*p + 4*m + 4*p B
  *
  */
 #include <math.h>

@@ -2,10 +2,12 @@
  * moac compile dsl-examples/mha.moa --target=openmp
  *
  * Source:
- *   # multi-head decode attention over a batch (paper §2, rank 3-4 K and V): each (batch, head)
- * pair # attends independently, so the comprehension's frame <b g> selects one query, one K slab
- * and one V slab dim B, h, n, dk, dv in  Q : f32[B, h, dk] in  K : f32[B, h, n, dk] in  V : f32[B,
- * h, n, dv]
+ *   # multi-head decode attention over a batch (paper §2, rank 3-4 K and V): each (batch, head) pair
+ *   # attends independently, so the comprehension's frame <b g> selects one query, one K slab and one V slab
+ *   dim B, h, n, dk, dv
+ *   in  Q : f32[B, h, dk]
+ *   in  K : f32[B, h, n, dk]
+ *   in  V : f32[B, h, n, dv]
  *
  *   fn softmax(x) {
  *     m = max/ x
@@ -33,16 +35,27 @@
  *     ⟨i j k⟩ψ O = Σ_{l<n} ⟨i j l⟩ψ p × ⟨i j l k⟩ψ V
  *
  * Traffic model:
- *   minimum traffic (inputs read once, outputs written once): (B*h*n*dk + B*h*n*dv + B*h*dk +
- * B*h*dv) × 4 B read  Q : B*h*dk × 4 B read  K : B*h*n*dk × 4 B read  V : B*h*n*dv × 4 B write O :
- * B*h*dv × 4 B materialised intermediates (written once, read back): (2*B*h*n + 2*B*h) × 4 B x :
- * B*h*n × 4 B m : B*h × 4 B sum_e : B*h × 4 B p : B*h*n × 4 B standard traffic (every intermediate
- * of the program as written stored and read back): 20*B*h*n*dk + 12*B*h*n*dv + 40*B*h*n + 12*B*h*dk
- * + 12*B*h*dv + 24*B*h B ⟨b, g⟩ψ Q : B*h*dk × 4 B, written and read ⟨b, g⟩ψ K : B*h*n*dk × 4 B,
- * written and read ⟨b, g⟩ψ V : B*h*n*dv × 4 B, written and read ⍉K : B*h*n*dk × 4 B, written and
- * read q +.× ⍉K : B*h*n × 4 B, written and read √dk : B*h × 4 B, written and read (q +.× ⍉K) ÷ √dk
- * : B*h*n × 4 B, written and read max/ x : B*h × 4 B, written and read x − m : B*h*n × 4 B, written
- * and read exp(x − m) : B*h*n × 4 B, written and read
+ *   minimum traffic (inputs read once, outputs written once): (B*h*n*dk + B*h*n*dv + B*h*dk + B*h*dv) × 4 B
+ *     read  Q : B*h*dk × 4 B
+ *     read  K : B*h*n*dk × 4 B
+ *     read  V : B*h*n*dv × 4 B
+ *     write O : B*h*dv × 4 B
+ *   materialised intermediates (written once, read back): (2*B*h*n + 2*B*h) × 4 B
+ *     x : B*h*n × 4 B
+ *     m : B*h × 4 B
+ *     sum_e : B*h × 4 B
+ *     p : B*h*n × 4 B
+ *   standard traffic (every intermediate of the program as written stored and read back): 20*B*h*n*dk + 12*B*h*n*dv + 40*B*h*n + 12*B*h*dk + 12*B*h*dv + 24*B*h B
+ *     ⟨b, g⟩ψ Q : B*h*dk × 4 B, written and read
+ *     ⟨b, g⟩ψ K : B*h*n*dk × 4 B, written and read
+ *     ⟨b, g⟩ψ V : B*h*n*dv × 4 B, written and read
+ *     ⍉K : B*h*n*dk × 4 B, written and read
+ *     q +.× ⍉K : B*h*n × 4 B, written and read
+ *     √dk : B*h × 4 B, written and read
+ *     (q +.× ⍉K) ÷ √dk : B*h*n × 4 B, written and read
+ *     max/ x : B*h × 4 B, written and read
+ *     x − m : B*h*n × 4 B, written and read
+ *     exp(x − m) : B*h*n × 4 B, written and read
  *     +/ e : B*h × 4 B, written and read
  *     e ÷ +/ e : B*h*n × 4 B, written and read
  *     (e ÷ +/ e) +.× V : B*h*dv × 4 B, written and read

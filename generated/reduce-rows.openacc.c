@@ -2,9 +2,10 @@
  * moac compile dsl-examples/reduce-rows.moa --target=openacc
  *
  * Source:
- *   # reductions along the leading axis (+/ max/ min/ * /), and per-row reductions through a
- * comprehension: # [i < n] +/ <i> psi A reduces each row <i> psi A of A on its own dim n, m in A :
- * f32[n, m]
+ *   # reductions along the leading axis (+/ max/ min/ * /), and per-row reductions through a comprehension:
+ *   # [i < n] +/ <i> psi A reduces each row <i> psi A of A on its own
+ *   dim n, m
+ *   in A : f32[n, m]
  *
  *   out colSum = +/ A               # over rows: ρ = <m>
  *   out rowSum = [i < n] +/ <i> psi A
@@ -42,8 +43,8 @@
  *     write total : 1 × 4 B
  *     write mean : 1 × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 36*n*m +
- * 48*n + 12*m + 24 B ⟨i⟩ψ A : n*m × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 36*n*m + 48*n + 12*m + 24 B
+ *     ⟨i⟩ψ A : n*m × 4 B, written and read
  *     +/ ⟨i⟩ψ A : n × 4 B, written and read
  *     ⟨i2⟩ψ A : n*m × 4 B, written and read
  *     max/ ⟨i2⟩ψ A : n × 4 B, written and read

@@ -2,9 +2,12 @@
  * moac compile dsl-examples/reshape.moa --target=c
  *
  * Source:
- *   # reshape, rav, iota, rho and the outer product o.*: reshape keeps the element count, rav
- * flattens # to a vector, iota n is <0 1 … n-1>, rho A is A's shape as a vector dim n = 4, m = 6 in
- * A : f32[n, m] in x : f32[n] in y : f32[m]
+ *   # reshape, rav, iota, rho and the outer product o.*: reshape keeps the element count, rav flattens
+ *   # to a vector, iota n is <0 1 … n-1>, rho A is A's shape as a vector
+ *   dim n = 4, m = 6
+ *   in A : f32[n, m]
+ *   in x : f32[n]
+ *   in y : f32[m]
  *
  *   flat = rav A                    # ρ = <24>
  *   out B = <2 3 4> reshape flat    # ρ = <2 3 4>

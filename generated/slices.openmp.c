@@ -2,9 +2,12 @@
  * moac compile dsl-examples/slices.moa --target=openmp
  *
  * Source:
- *   # take and drop along the leading axis, with positive counts (from the front) and negative
- * counts # (from the back), and catenation: appending one row k to the KV cache K is K cat k (paper
- * §5) dim n, dk in K : f32[n, dk] in k : f32[dk] in v : f32[8]
+ *   # take and drop along the leading axis, with positive counts (from the front) and negative counts
+ *   # (from the back), and catenation: appending one row k to the KV cache K is K cat k (paper §5)
+ *   dim n, dk
+ *   in K : f32[n, dk]
+ *   in k : f32[dk]
+ *   in v : f32[8]
  *
  *   out K1 = K cat k                # append a row: ρ = <n+1 dk>
  *   first = 2 take v                # ρ = <2>
@@ -38,10 +41,13 @@
  *     write W : n*dk × 4 B
  *     write H : dk × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk +
- * 12*dk + 376 B 2↑v : 2 × 4 B, written and read -3↑v : 3 × 4 B, written and read 2↓v : 6 × 4 B,
- * written and read -1↓v : 7 × 4 B, written and read first # last : 5 × 4 B, written and read first
- * # last # rest : 11 × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk + 12*dk + 376 B
+ *     2↑v : 2 × 4 B, written and read
+ *     -3↑v : 3 × 4 B, written and read
+ *     2↓v : 6 × 4 B, written and read
+ *     -1↓v : 7 × 4 B, written and read
+ *     first # last : 5 × 4 B, written and read
+ *     first # last # rest : 11 × 4 B, written and read
  *
  */
 #include <math.h>

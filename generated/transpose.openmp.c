@@ -2,9 +2,11 @@
  * moac compile dsl-examples/transpose.moa --target=openmp
  *
  * Source:
- *   # transposition: tran reverses the axes, <p> tran permutes them (result axis p_k takes A's axis
- * k), # so neither needs a copy: ψ-reduction turns both into index arithmetic dim a, b, c in A :
- * f32[a, b, c] in M : f32[a, b]
+ *   # transposition: tran reverses the axes, <p> tran permutes them (result axis p_k takes A's axis k),
+ *   # so neither needs a copy: ψ-reduction turns both into index arithmetic
+ *   dim a, b, c
+ *   in A : f32[a, b, c]
+ *   in M : f32[a, b]
  *
  *   R = tran A                      # ρ = <c b a>
  *   P = <2 0 1> tran A              # axis 0 -> 2, 1 -> 0, 2 -> 1: ρ = <b c a>
@@ -34,9 +36,10 @@
  *     write S : a*b*c × 4 B
  *     write U : a*b*c × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 36*a*b*c
- * + 12*a*b B ⍉A : a*b*c × 4 B, written and read ⟨2, 0, 1⟩⍉A : a*b*c × 4 B, written and read ⟨2, 1,
- * 0⟩⍉A : a*b*c × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 36*a*b*c + 12*a*b B
+ *     ⍉A : a*b*c × 4 B, written and read
+ *     ⟨2, 0, 1⟩⍉A : a*b*c × 4 B, written and read
+ *     ⟨2, 1, 0⟩⍉A : a*b*c × 4 B, written and read
  *
  */
 #include <math.h>
