@@ -61,45 +61,67 @@
 
 #include "moart/kernel.h"
 #include "decode.c.h"
-
-static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[14]) {
-  size_t total = 0;
+static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[15]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)n;
   (void)dk;
   (void)dv;
+  if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
+    return 0;
   const int64_t P_m = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_o = moart_chunks(dv, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
-  offsets[4] = total;
-  total += moart_align64(sizeof(float) * (size_t)n);
-  offsets[5] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
-  offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
-  offsets[7] = total;
-  total += moart_align64(sizeof(float) * (size_t)n);
-  offsets[8] = total;
-  total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)P_m) : 0);
-  offsets[9] = total;
-  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)Q_m) : 0);
-  offsets[10] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
-  offsets[11] = total;
-  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)Q_sum_e) : 0);
-  offsets[12] = total;
-  total += (P_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * P_o) : 0);
-  offsets[13] = total;
-  total += (Q_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * Q_o) : 0);
-  (void)offsets;
-  return total;
+  (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
+                                              moart_extent_checked(dk, &overflow), &overflow),
+                            sizeof(float), &overflow); /* K */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
+                                              moart_extent_checked(dv, &overflow), &overflow),
+                            sizeof(float), &overflow);                                      /* V */
+  (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* o */
+  offsets[4] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(n, sizeof(float), &overflow), &overflow);
+  offsets[5] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(1, sizeof(float), &overflow), &overflow);
+  offsets[6] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(1, sizeof(float), &overflow), &overflow);
+  offsets[7] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(n, sizeof(float), &overflow), &overflow);
+  offsets[8] = (size_t)total;
+  total = moart_add_checked(
+      total, (P_m > 1 ? moart_bytes_checked(P_m, sizeof(float), &overflow) : 0), &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total, (Q_m > 1 ? moart_bytes_checked(Q_m, sizeof(float), &overflow) : 0), &overflow);
+  offsets[10] = (size_t)total;
+  total = moart_add_checked(
+      total, (P_sum_e > 1 ? moart_bytes_checked(P_sum_e, sizeof(float), &overflow) : 0), &overflow);
+  offsets[11] = (size_t)total;
+  total = moart_add_checked(
+      total, (Q_sum_e > 1 ? moart_bytes_checked(Q_sum_e, sizeof(float), &overflow) : 0), &overflow);
+  offsets[12] = (size_t)total;
+  total = moart_add_checked(total,
+                            (P_o > 1 ? moart_bytes_checked(moart_mul_checked(dv, P_o, &overflow),
+                                                           sizeof(float), &overflow)
+                                     : 0),
+                            &overflow);
+  offsets[13] = (size_t)total;
+  total = moart_add_checked(total,
+                            (Q_o > 1 ? moart_bytes_checked(moart_mul_checked(dv, Q_o, &overflow),
+                                                           sizeof(float), &overflow)
+                                     : 0),
+                            &overflow);
+  offsets[14] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[14];
-  return moa_decode_workspace_layout(n, dk, dv, offsets);
+  size_t offsets[15];
+  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[14] : SIZE_MAX;
 }
 
 int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
@@ -107,14 +129,18 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)n;
   (void)dk;
   (void)dv;
+  size_t offsets[15];
+  if (!moa_decode_workspace_layout(n, dk, dv, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[14] > 0 && !workspace) || !q || !K || !V ||
+      !o) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_m = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(1, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_o = moart_chunks(dv, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
-  size_t offsets[14];
-  (void)moa_decode_workspace_layout(n, dk, dv, offsets);
   float *s = (float *)((char *)workspace + offsets[4]);
   float *m = (float *)((char *)workspace + offsets[5]);
   float *sum_e = (float *)((char *)workspace + offsets[6]);

@@ -80,47 +80,85 @@
 
 #include "moart/kernel.h"
 #include "kvcache.c.h"
-
-static size_t moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
-                                           size_t offsets[16]) {
-  size_t total = 0;
+static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
+                                        size_t offsets[17]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)t;
   (void)cap;
   (void)dk;
   (void)dv;
-  const int64_t P_m = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  if (t < 0 || cap < 1 || dk < 1 ||
+      dv < 1) /* dims are at least 1; t, which no array's extent depends on, at least 0 */
+    return 0;
+  const int64_t P_m =
+      moart_chunks(1, moart_add_checked(t, 1, &overflow), INT64_C(65536), INT64_C(256));
   const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t P_sum_e =
+      moart_chunks(1, moart_add_checked(t, 1, &overflow), INT64_C(65536), INT64_C(256));
   const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_o = moart_chunks(dv, (t + 1), INT64_C(65536), INT64_C(256));
+  const int64_t P_o =
+      moart_chunks(dv, moart_add_checked(t, 1, &overflow), INT64_C(65536), INT64_C(256));
   const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
-  offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)(t + 1));
-  offsets[7] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
-  offsets[8] = total;
-  total += moart_align64(sizeof(float) * (size_t)1);
-  offsets[9] = total;
-  total += moart_align64(sizeof(float) * (size_t)(t + 1));
-  offsets[10] = total;
-  total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)P_m) : 0);
-  offsets[11] = total;
-  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)Q_m) : 0);
-  offsets[12] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)P_sum_e) : 0);
-  offsets[13] = total;
-  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)Q_sum_e) : 0);
-  offsets[14] = total;
-  total += (P_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * P_o) : 0);
-  offsets[15] = total;
-  total += (Q_o > 1 ? moart_align64(sizeof(float) * (size_t)dv * Q_o) : 0);
-  (void)offsets;
-  return total;
+  (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
+  (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* k */
+  (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* v */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(cap, &overflow),
+                                              moart_extent_checked(dk, &overflow), &overflow),
+                            sizeof(float), &overflow); /* K */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(cap, &overflow),
+                                              moart_extent_checked(dv, &overflow), &overflow),
+                            sizeof(float), &overflow);                                      /* V */
+  (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* o */
+  offsets[6] = (size_t)total;
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_add_checked(t, 1, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[7] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(1, sizeof(float), &overflow), &overflow);
+  offsets[8] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(1, sizeof(float), &overflow), &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_add_checked(t, 1, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[10] = (size_t)total;
+  total = moart_add_checked(
+      total, (P_m > 1 ? moart_bytes_checked(P_m, sizeof(float), &overflow) : 0), &overflow);
+  offsets[11] = (size_t)total;
+  total = moart_add_checked(
+      total, (Q_m > 1 ? moart_bytes_checked(Q_m, sizeof(float), &overflow) : 0), &overflow);
+  offsets[12] = (size_t)total;
+  total = moart_add_checked(
+      total, (P_sum_e > 1 ? moart_bytes_checked(P_sum_e, sizeof(float), &overflow) : 0), &overflow);
+  offsets[13] = (size_t)total;
+  total = moart_add_checked(
+      total, (Q_sum_e > 1 ? moart_bytes_checked(Q_sum_e, sizeof(float), &overflow) : 0), &overflow);
+  offsets[14] = (size_t)total;
+  total = moart_add_checked(total,
+                            (P_o > 1 ? moart_bytes_checked(moart_mul_checked(dv, P_o, &overflow),
+                                                           sizeof(float), &overflow)
+                                     : 0),
+                            &overflow);
+  offsets[15] = (size_t)total;
+  total = moart_add_checked(total,
+                            (Q_o > 1 ? moart_bytes_checked(moart_mul_checked(dv, Q_o, &overflow),
+                                                           sizeof(float), &overflow)
+                                     : 0),
+                            &overflow);
+  (void)moart_add_checked(t, 1, &overflow);
+  if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
+    return 0;
+  if (!(moart_add_checked(t, 1, &overflow) <= cap) ||
+      overflow) /* update within the inout's storage: t + 1 <= cap */
+    return 0;
+  offsets[16] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv) {
-  size_t offsets[16];
-  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
+  size_t offsets[17];
+  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[16] : SIZE_MAX;
 }
 
 int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
@@ -130,18 +168,18 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   (void)cap;
   (void)dk;
   (void)dv;
-  if (!(t <= cap)) /* take count within the leading extent: t <= cap */
+  size_t offsets[17];
+  if (!moa_kvcache_workspace_layout(t, cap, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if (!((t + 1) <= cap)) /* update within the inout's storage: t + 1 <= cap */
-    return MOART_ERR_SHAPE;
+  if ((offsets[16] > 0 && !workspace) || !q || !k || !v || !K || !V ||
+      !o) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_m = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
   const int64_t Q_m = moart_chunks(1, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(1, (t + 1), INT64_C(65536), INT64_C(256));
   const int64_t Q_sum_e = moart_chunks(1, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_o = moart_chunks(dv, (t + 1), INT64_C(65536), INT64_C(256));
   const int64_t Q_o = moart_chunks(dv, P_o, INT64_C(65536), INT64_C(256));
-  size_t offsets[16];
-  (void)moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
   float *s = (float *)((char *)workspace + offsets[6]);
   float *m = (float *)((char *)workspace + offsets[7]);
   float *sum_e = (float *)((char *)workspace + offsets[8]);

@@ -67,48 +67,134 @@
 
 #include "moart/kernel.h"
 #include "mha.c.h"
-
-static size_t moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
-                                       size_t offsets[14]) {
-  size_t total = 0;
+static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
+                                    size_t offsets[15]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)B;
   (void)h;
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_m = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_m = moart_chunks(B * h, P_m, INT64_C(65536), INT64_C(256));
-  const int64_t P_sum_e = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_sum_e = moart_chunks(B * h, P_sum_e, INT64_C(65536), INT64_C(256));
-  const int64_t P_O = moart_chunks(B * h * dv, n, INT64_C(65536), INT64_C(256));
-  const int64_t Q_O = moart_chunks(B * h * dv, P_O, INT64_C(65536), INT64_C(256));
-  offsets[4] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * h * n);
-  offsets[5] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * h);
-  offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * h);
-  offsets[7] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * h * n);
-  offsets[8] = total;
-  total += (P_m > 1 ? moart_align64(sizeof(float) * (size_t)B * h * P_m) : 0);
-  offsets[9] = total;
-  total += (Q_m > 1 ? moart_align64(sizeof(float) * (size_t)B * h * Q_m) : 0);
-  offsets[10] = total;
-  total += (P_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * h * P_sum_e) : 0);
-  offsets[11] = total;
-  total += (Q_sum_e > 1 ? moart_align64(sizeof(float) * (size_t)B * h * Q_sum_e) : 0);
-  offsets[12] = total;
-  total += (P_O > 1 ? moart_align64(sizeof(float) * (size_t)B * h * dv * P_O) : 0);
-  offsets[13] = total;
-  total += (Q_O > 1 ? moart_align64(sizeof(float) * (size_t)B * h * dv * Q_O) : 0);
-  (void)offsets;
-  return total;
+  if (B < 1 || h < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
+    return 0;
+  const int64_t P_m =
+      moart_chunks(moart_mul_checked(B, h, &overflow), n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_m =
+      moart_chunks(moart_mul_checked(B, h, &overflow), P_m, INT64_C(65536), INT64_C(256));
+  const int64_t P_sum_e =
+      moart_chunks(moart_mul_checked(B, h, &overflow), n, INT64_C(65536), INT64_C(256));
+  const int64_t Q_sum_e =
+      moart_chunks(moart_mul_checked(B, h, &overflow), P_sum_e, INT64_C(65536), INT64_C(256));
+  const int64_t P_O =
+      moart_chunks(moart_mul_checked(moart_mul_checked(B, h, &overflow), dv, &overflow), n,
+                   INT64_C(65536), INT64_C(256));
+  const int64_t Q_O =
+      moart_chunks(moart_mul_checked(moart_mul_checked(B, h, &overflow), dv, &overflow), P_O,
+                   INT64_C(65536), INT64_C(256));
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                          moart_extent_checked(h, &overflow), &overflow),
+                        moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(float), &overflow); /* Q */
+  (void)moart_bytes_checked(
+      moart_mul_checked(
+          moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                              moart_extent_checked(h, &overflow), &overflow),
+                            moart_extent_checked(n, &overflow), &overflow),
+          moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(float), &overflow); /* K */
+  (void)moart_bytes_checked(
+      moart_mul_checked(
+          moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                              moart_extent_checked(h, &overflow), &overflow),
+                            moart_extent_checked(n, &overflow), &overflow),
+          moart_extent_checked(dv, &overflow), &overflow),
+      sizeof(float), &overflow); /* V */
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                          moart_extent_checked(h, &overflow), &overflow),
+                        moart_extent_checked(dv, &overflow), &overflow),
+      sizeof(float), &overflow); /* O */
+  offsets[4] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow), n, &overflow),
+                          sizeof(float), &overflow),
+      &overflow);
+  offsets[5] = (size_t)total;
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_mul_checked(B, h, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[6] = (size_t)total;
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_mul_checked(B, h, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[7] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow), n, &overflow),
+                          sizeof(float), &overflow),
+      &overflow);
+  offsets[8] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (P_m > 1 ? moart_bytes_checked(
+                     moart_mul_checked(moart_mul_checked(B, h, &overflow), P_m, &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (Q_m > 1 ? moart_bytes_checked(
+                     moart_mul_checked(moart_mul_checked(B, h, &overflow), Q_m, &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[10] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (P_sum_e > 1 ? moart_bytes_checked(
+                         moart_mul_checked(moart_mul_checked(B, h, &overflow), P_sum_e, &overflow),
+                         sizeof(float), &overflow)
+                   : 0),
+      &overflow);
+  offsets[11] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (Q_sum_e > 1 ? moart_bytes_checked(
+                         moart_mul_checked(moart_mul_checked(B, h, &overflow), Q_sum_e, &overflow),
+                         sizeof(float), &overflow)
+                   : 0),
+      &overflow);
+  offsets[12] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (P_O > 1 ? moart_bytes_checked(
+                     moart_mul_checked(
+                         moart_mul_checked(moart_mul_checked(B, h, &overflow), dv, &overflow), P_O,
+                         &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[13] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (Q_O > 1 ? moart_bytes_checked(
+                     moart_mul_checked(
+                         moart_mul_checked(moart_mul_checked(B, h, &overflow), dv, &overflow), Q_O,
+                         &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[14] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[14];
-  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets);
+  size_t offsets[15];
+  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets) ? offsets[14] : SIZE_MAX;
 }
 
 int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
@@ -118,14 +204,18 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   (void)n;
   (void)dk;
   (void)dv;
+  size_t offsets[15];
+  if (!moa_mha_workspace_layout(B, h, n, dk, dv, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[14] > 0 && !workspace) || !Q || !K || !V ||
+      !O) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_m = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_m = moart_chunks(B * h, P_m, INT64_C(65536), INT64_C(256));
   const int64_t P_sum_e = moart_chunks(B * h, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_sum_e = moart_chunks(B * h, P_sum_e, INT64_C(65536), INT64_C(256));
   const int64_t P_O = moart_chunks(B * h * dv, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_O = moart_chunks(B * h * dv, P_O, INT64_C(65536), INT64_C(256));
-  size_t offsets[14];
-  (void)moa_mha_workspace_layout(B, h, n, dk, dv, offsets);
   float *x = (float *)((char *)workspace + offsets[4]);
   float *m = (float *)((char *)workspace + offsets[5]);
   float *sum_e = (float *)((char *)workspace + offsets[6]);

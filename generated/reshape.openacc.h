@@ -14,10 +14,11 @@
 #define moa_reshape_y_LIFTED_BLOCK 0 /* y is row-major */
 #define moa_reshape_y_LIFTED_AXIS 0
 
-/* Bytes of workspace the kernel needs for these dims. */
+/* Bytes of workspace the kernel needs for these dims (SIZE_MAX for dims it does not take). */
 size_t moa_reshape_workspace_bytes(void);
 
-/* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Returns 0; MOART_ERR_SHAPE, writing nothing, for dims it does not take (a dim out of range, an
+ * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or workspace. */
 /* Parameters, in order:
  *   A: in A : f32<4 6>
  *   x: in x : f32<4>
