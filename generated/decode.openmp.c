@@ -14,17 +14,20 @@
  *     e / (+/ e)                    # the last expression is the value
  *   }
  *
- *   s = (q +.* tran K) / sqrt(dk)   # inner product +.* contracts last axis of left with first of
- * right out o = softmax(s) +.* V        # kernel outputs: `out NAME = expr`
+ *   s = (q +.* tran K) / sqrt(dk)   # inner product +.* contracts last axis of left with first of right
+ *   out o = softmax(s) +.* V        # kernel outputs: `out NAME = expr`
  *
  * DNF:
  *   in q : f32⟨dk⟩
  *   in K : f32⟨n dk⟩
  *   in V : f32⟨n dv⟩
- *   fused online : f32⟨⟩, i < n   # online softmax of m, sum_e, o: one pass over i, each score
- * computed once and never stored e_i = (Σ_{k<dk} ⟨k⟩ψ q × ⟨i k⟩ψ K) ÷ √dk m = max_{i<n} e_i sum_e =
- * Σ_{i<n} exp(e_i − m) ⟨j⟩ψ o = Σ_{i<n} exp(e_i − m) × ⟨i j⟩ψ V out o : f32⟨dv⟩ ⟨i⟩ψ o = ⟨i⟩ψ
- * online.o ÷ online.sum_e
+ *   fused online : f32⟨⟩, i < n   # online softmax of m, sum_e, o: one pass over i, each score computed once and never stored
+ *     e_i = (Σ_{k<dk} ⟨k⟩ψ q × ⟨i k⟩ψ K) ÷ √dk
+ *     m = max_{i<n} e_i
+ *     sum_e = Σ_{i<n} exp(e_i − m)
+ *     ⟨j⟩ψ o = Σ_{i<n} exp(e_i − m) × ⟨i j⟩ψ V
+ *   out o : f32⟨dv⟩
+ *     ⟨i⟩ψ o = ⟨i⟩ψ online.o ÷ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): (n*dk + n*dv + dk + dv) × 4 B
@@ -33,10 +36,14 @@
  *     read  V : n*dv × 4 B
  *     write o : dv × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk +
- * 4*n*dv + 40*n + 4*dk + 4*dv + 24 B ⍉K : n*dk × 4 B, written and read q +.× ⍉K : n × 4 B, written
- * and read √dk : 1 × 4 B, written and read (q +.× ⍉K) ÷ √dk : n × 4 B, written and read max/ x : 1
- * × 4 B, written and read x − m : n × 4 B, written and read exp(x − m) : n × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk + 4*n*dv + 40*n + 4*dk + 4*dv + 24 B
+ *     ⍉K : n*dk × 4 B, written and read
+ *     q +.× ⍉K : n × 4 B, written and read
+ *     √dk : 1 × 4 B, written and read
+ *     (q +.× ⍉K) ÷ √dk : n × 4 B, written and read
+ *     max/ x : 1 × 4 B, written and read
+ *     x − m : n × 4 B, written and read
+ *     exp(x − m) : n × 4 B, written and read
  *     +/ e : 1 × 4 B, written and read
  *     e ÷ +/ e : n × 4 B, written and read
  *
@@ -47,26 +54,41 @@
 
 #include "moart/kernel.h"
 #include "decode.openmp.h"
-
-static size_t moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[7]) {
-  size_t total = 0;
+static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[8]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)n;
   (void)dk;
   (void)dv;
+  if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
+    return 0;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
-  offsets[4] = total;
-  total += moart_align64(sizeof(float) * (size_t)P_online);
-  offsets[5] = total;
-  total += moart_align64(sizeof(float) * (size_t)P_online);
-  offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)dv * P_online);
-  (void)offsets;
-  return total;
+  (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
+                                              moart_extent_checked(dk, &overflow), &overflow),
+                            sizeof(float), &overflow); /* K */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
+                                              moart_extent_checked(dv, &overflow), &overflow),
+                            sizeof(float), &overflow);                                      /* V */
+  (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* o */
+  offsets[4] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  offsets[5] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  offsets[6] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[7];
-  return moa_decode_workspace_layout(n, dk, dv, offsets);
+  size_t offsets[8];
+  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
@@ -74,9 +96,13 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)n;
   (void)dk;
   (void)dv;
+  size_t offsets[8];
+  if (!moa_decode_workspace_layout(n, dk, dv, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[7] > 0 && !workspace) || !q || !K || !V ||
+      !o) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
-  size_t offsets[7];
-  (void)moa_decode_workspace_layout(n, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_o_part = (float *)((char *)workspace + offsets[6]);

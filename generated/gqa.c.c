@@ -2,9 +2,12 @@
  * moac compile dsl-examples/gqa.moa --target=c
  *
  * Source:
- *   # grouped-query decode attention (paper §6): query head g reads KV head g*hkv div hq by
- * ψ-selection, # so each KV head is read once per group and no repeat_interleave copy exists dim B,
- * hq, hkv, n, dk, dv in  Q : f32[B, hq, dk] in  K : f32[B, hkv, n, dk] in  V : f32[B, hkv, n, dv]
+ *   # grouped-query decode attention (paper §6): query head g reads KV head g*hkv div hq by ψ-selection,
+ *   # so each KV head is read once per group and no repeat_interleave copy exists
+ *   dim B, hq, hkv, n, dk, dv
+ *   in  Q : f32[B, hq, dk]
+ *   in  K : f32[B, hkv, n, dk]
+ *   in  V : f32[B, hkv, n, dv]
  *
  *   fn softmax(x) {
  *     m = max/ x
@@ -14,29 +17,34 @@
  *
  *   fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V
  *
- *   out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, <b, g * hkv div hq> psi
- * V)
+ *   out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, <b, g * hkv div hq> psi V)
  *
  * DNF:
  *   in Q : f32⟨B hq dk⟩
  *   in K : f32⟨B hkv n dk⟩
  *   in V : f32⟨B hkv n dv⟩
- *   fused online : f32⟨B hq⟩, k < n   # online softmax of m, sum_e, O: one pass over k, each score
- * computed once and never stored ⟨i j⟩ψ e_k = (Σ_{q<dk} ⟨i j q⟩ψ Q × ⟨i, (hkv*j) div hq, k, q⟩ψ K)
- * ÷ √dk ⟨i j⟩ψ m = max_{k<n} e_k ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m) ⟨i j l⟩ψ O = Σ_{k<n} exp(e_k −
- * m) × ⟨i, (hkv*j) div hq, k, l⟩ψ V out O : f32⟨B hq dv⟩ ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O ÷ ⟨i j⟩ψ
- * online.sum_e
+ *   fused online : f32⟨B hq⟩, k < n   # online softmax of m, sum_e, O: one pass over k, each score computed once and never stored
+ *     ⟨i j⟩ψ e_k = (Σ_{q<dk} ⟨i j q⟩ψ Q × ⟨i, (hkv*j) div hq, k, q⟩ψ K) ÷ √dk
+ *     ⟨i j⟩ψ m = max_{k<n} e_k
+ *     ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m)
+ *     ⟨i j l⟩ψ O = Σ_{k<n} exp(e_k − m) × ⟨i, (hkv*j) div hq, k, l⟩ψ V
+ *   out O : f32⟨B hq dv⟩
+ *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O ÷ ⟨i j⟩ψ online.sum_e
  *
  * Traffic model:
- *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk +
- * B*hq*dv) × 4 B read  Q : B*hq*dk × 4 B read  K : B*hkv*n*dk × 4 B read  V : B*hkv*n*dv × 4 B
+ *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk + B*hq*dv) × 4 B
+ *     read  Q : B*hq*dk × 4 B
+ *     read  K : B*hkv*n*dk × 4 B
+ *     read  V : B*hkv*n*dv × 4 B
  *     write O : B*hq*dv × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back):
- * 16*B*hq*n*dk + 8*B*hq*n*dv + 4*B*hkv*n*dk + 4*B*hkv*n*dv + 40*B*hq*n + 12*B*hq*dk + 12*B*hq*dv +
- * 88*B*hq B ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read g × hkv : B*hq × 8 B, written and read (g ×
- * hkv) div hq : B*hq × 8 B, written and read ⟨b, (g × hkv) div hq⟩ψ K : B*hq*n*dk × 4 B, written
- * and read g × hkv : B*hq × 8 B, written and read (g × hkv) div hq : B*hq × 8 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 16*B*hq*n*dk + 8*B*hq*n*dv + 4*B*hkv*n*dk + 4*B*hkv*n*dv + 40*B*hq*n + 12*B*hq*dk + 12*B*hq*dv + 88*B*hq B
+ *     ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read
+ *     g × hkv : B*hq × 8 B, written and read
+ *     (g × hkv) div hq : B*hq × 8 B, written and read
+ *     ⟨b, (g × hkv) div hq⟩ψ K : B*hq*n*dk × 4 B, written and read
+ *     g × hkv : B*hq × 8 B, written and read
+ *     (g × hkv) div hq : B*hq × 8 B, written and read
  *     ⟨b, (g × hkv) div hq⟩ψ V : B*hq*n*dv × 4 B, written and read
  *     ⍉K : B*hq*n*dk × 4 B, written and read
  *     q +.× ⍉K : B*hq*n × 4 B, written and read
@@ -56,31 +64,74 @@
 
 #include "moart/kernel.h"
 #include "gqa.c.h"
-
-static size_t moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                       int64_t dv, size_t offsets[7]) {
-  size_t total = 0;
+static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
+                                    int64_t dv, size_t offsets[8]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)B;
   (void)hq;
   (void)hkv;
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
-  offsets[4] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * hq * P_online);
-  offsets[5] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * hq * P_online);
-  offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * hq * dv * P_online);
-  (void)offsets;
-  return total;
+  if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
+    return 0;
+  const int64_t P_online =
+      moart_chunks(moart_mul_checked(B, hq, &overflow), n, INT64_C(64), INT64_C(256));
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                          moart_extent_checked(hq, &overflow), &overflow),
+                        moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(float), &overflow); /* Q */
+  (void)moart_bytes_checked(
+      moart_mul_checked(
+          moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                              moart_extent_checked(hkv, &overflow), &overflow),
+                            moart_extent_checked(n, &overflow), &overflow),
+          moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(float), &overflow); /* K */
+  (void)moart_bytes_checked(
+      moart_mul_checked(
+          moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                              moart_extent_checked(hkv, &overflow), &overflow),
+                            moart_extent_checked(n, &overflow), &overflow),
+          moart_extent_checked(dv, &overflow), &overflow),
+      sizeof(float), &overflow); /* V */
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                          moart_extent_checked(hq, &overflow), &overflow),
+                        moart_extent_checked(dv, &overflow), &overflow),
+      sizeof(float), &overflow); /* O */
+  offsets[4] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
+  offsets[5] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
+  offsets[6] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(
+          moart_mul_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), dv, &overflow),
+                            P_online, &overflow),
+          sizeof(float), &overflow),
+      &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                int64_t dv) {
-  size_t offsets[7];
-  return moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets);
+  size_t offsets[8];
+  return moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
@@ -92,9 +143,13 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   (void)n;
   (void)dk;
   (void)dv;
+  size_t offsets[8];
+  if (!moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
+      !O) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
-  size_t offsets[7];
-  (void)moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);

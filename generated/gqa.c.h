@@ -14,11 +14,12 @@
 #define moa_gqa_V_LIFTED_BLOCK 0 /* V is row-major */
 #define moa_gqa_V_LIFTED_AXIS 0
 
-/* Bytes of workspace the kernel needs for these dims. */
+/* Bytes of workspace the kernel needs for these dims (SIZE_MAX for dims it does not take). */
 size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                int64_t dv);
 
-/* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Returns 0; MOART_ERR_SHAPE, writing nothing, for dims it does not take (a dim out of range, an
+ * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or workspace. */
 /* Parameters, in order:
  *   B: dim B
  *   hq: dim hq

@@ -2,11 +2,13 @@
  * moac compile dsl-examples/kvcache.moa --target=c
  *
  * Source:
- *   # one decode step with a KV cache (paper §5): append the new key and value, then attend over
- * the cache dim t, cap, dk, dv              # t: rows already in the cache; cap: its capacity in  q
- * : f32[dk] in  k : f32[dk]                 # this step's key and value in  v : f32[dv] inout K :
- * f32[cap, dk]          # the caches: the kernel writes row t of each, in place inout V : f32[cap,
- * dv]
+ *   # one decode step with a KV cache (paper §5): append the new key and value, then attend over the cache
+ *   dim t, cap, dk, dv              # t: rows already in the cache; cap: its capacity
+ *   in  q : f32[dk]
+ *   in  k : f32[dk]                 # this step's key and value
+ *   in  v : f32[dv]
+ *   inout K : f32[cap, dk]          # the caches: the kernel writes row t of each, in place
+ *   inout V : f32[cap, dv]
  *
  *   K = (t take K) cat k            # an update of an inout: from here on K has t + 1 rows
  *   V = (t take V) cat v
@@ -30,8 +32,9 @@
  *     ⟨i j⟩ψ K' = i < t ? ⟨i j⟩ψ K : ⟨j⟩ψ k
  *   update V' : f32⟨t + 1, dv⟩   # the update of inout V, written in place
  *     ⟨i j⟩ψ V' = i < t ? ⟨i j⟩ψ V : ⟨j⟩ψ v
- *   fused online : f32⟨⟩, i < t + 1   # online softmax of m, sum_e, o: one pass over i, each score
- * computed once and never stored e_i = (Σ_{l<dk} ⟨l⟩ψ q × ⟨i l⟩ψ K') ÷ √dk m = max_{i<t + 1} e_i
+ *   fused online : f32⟨⟩, i < t + 1   # online softmax of m, sum_e, o: one pass over i, each score computed once and never stored
+ *     e_i = (Σ_{l<dk} ⟨l⟩ψ q × ⟨i l⟩ψ K') ÷ √dk
+ *     m = max_{i<t + 1} e_i
  *     sum_e = Σ_{i<t + 1} exp(e_i − m)
  *     ⟨j⟩ψ o = Σ_{i<t + 1} exp(e_i − m) × ⟨i j⟩ψ V'
  *   out o : f32⟨dv⟩
@@ -50,12 +53,16 @@
  *     write update K in place, rows [t, t + 1) : dk × 4 B
  *     write update V in place, rows [t, t + 1) : dv × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 20*t*dk +
- * 12*t*dv + 40*t + 24*dk + 16*dv + 64 B t↑K : t*dk × 4 B, written and read t↑V : t*dv × 4 B,
- * written and read ⍉K : (t*dk + dk) × 4 B, written and read q +.× ⍉K : (t + 1) × 4 B, written and
- * read √dk : 1 × 4 B, written and read (q +.× ⍉K) ÷ √dk : (t + 1) × 4 B, written and read max/ x :
- * 1 × 4 B, written and read x − m : (t + 1) × 4 B, written and read exp(x − m) : (t + 1) × 4 B,
- * written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 20*t*dk + 12*t*dv + 40*t + 24*dk + 16*dv + 64 B
+ *     t↑K : t*dk × 4 B, written and read
+ *     t↑V : t*dv × 4 B, written and read
+ *     ⍉K : (t*dk + dk) × 4 B, written and read
+ *     q +.× ⍉K : (t + 1) × 4 B, written and read
+ *     √dk : 1 × 4 B, written and read
+ *     (q +.× ⍉K) ÷ √dk : (t + 1) × 4 B, written and read
+ *     max/ x : 1 × 4 B, written and read
+ *     x − m : (t + 1) × 4 B, written and read
+ *     exp(x − m) : (t + 1) × 4 B, written and read
  *     +/ e : 1 × 4 B, written and read
  *     e ÷ +/ e : (t + 1) × 4 B, written and read
  *
@@ -66,28 +73,53 @@
 
 #include "moart/kernel.h"
 #include "kvcache.c.h"
-
-static size_t moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
-                                           size_t offsets[9]) {
-  size_t total = 0;
+static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
+                                        size_t offsets[10]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)t;
   (void)cap;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
-  offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)P_online);
-  offsets[7] = total;
-  total += moart_align64(sizeof(float) * (size_t)P_online);
-  offsets[8] = total;
-  total += moart_align64(sizeof(float) * (size_t)dv * P_online);
-  (void)offsets;
-  return total;
+  if (t < 0 || cap < 1 || dk < 1 ||
+      dv < 1) /* dims are at least 1; t, which no array's extent depends on, at least 0 */
+    return 0;
+  const int64_t P_online =
+      moart_chunks(1, moart_add_checked(t, 1, &overflow), INT64_C(64), INT64_C(256));
+  (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
+  (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* k */
+  (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* v */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(cap, &overflow),
+                                              moart_extent_checked(dk, &overflow), &overflow),
+                            sizeof(float), &overflow); /* K */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(cap, &overflow),
+                                              moart_extent_checked(dv, &overflow), &overflow),
+                            sizeof(float), &overflow);                                      /* V */
+  (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* o */
+  offsets[6] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  offsets[7] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  offsets[8] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
+      &overflow);
+  (void)moart_add_checked(t, 1, &overflow);
+  if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
+    return 0;
+  if (!(moart_add_checked(t, 1, &overflow) <= cap) ||
+      overflow) /* update within the inout's storage: t + 1 <= cap */
+    return 0;
+  offsets[9] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv) {
-  size_t offsets[9];
-  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
+  size_t offsets[10];
+  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[9] : SIZE_MAX;
 }
 
 int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
@@ -97,13 +129,13 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   (void)cap;
   (void)dk;
   (void)dv;
-  if (!(t <= cap)) /* take count within the leading extent: t <= cap */
+  size_t offsets[10];
+  if (!moa_kvcache_workspace_layout(t, cap, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if (!((t + 1) <= cap)) /* update within the inout's storage: t + 1 <= cap */
-    return MOART_ERR_SHAPE;
+  if ((offsets[9] > 0 && !workspace) || !q || !k || !v || !K || !V ||
+      !o) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
-  size_t offsets[9];
-  (void)moa_kvcache_workspace_layout(t, cap, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[6]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
   float *online_o_part = (float *)((char *)workspace + offsets[8]);

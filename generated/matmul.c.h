@@ -14,10 +14,11 @@
 #define moa_matmul_x_LIFTED_BLOCK 0 /* x is row-major */
 #define moa_matmul_x_LIFTED_AXIS 0
 
-/* Bytes of workspace the kernel needs for these dims. */
+/* Bytes of workspace the kernel needs for these dims (SIZE_MAX for dims it does not take). */
 size_t moa_matmul_workspace_bytes(int64_t m, int64_t k, int64_t p);
 
-/* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */
+/* Returns 0; MOART_ERR_SHAPE, writing nothing, for dims it does not take (a dim out of range, an
+ * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or workspace. */
 /* Parameters, in order:
  *   m: dim m
  *   k: dim k

@@ -33,8 +33,7 @@
  *     write y : m × 4 B
  *     write D : m*p × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 4*m*k +
- * 8*m*p + 4*k*p + 4*m + 4*p B
+ *   standard traffic (every intermediate of the program as written stored and read back): 4*m*k + 8*m*p + 4*k*p + 4*m + 4*p B
  *
  */
 #include <math.h>
@@ -43,37 +42,89 @@
 
 #include "moart/kernel.h"
 #include "matmul.openacc.h"
-
-static size_t moa_matmul_workspace_layout(int64_t m, int64_t k, int64_t p, size_t offsets[12]) {
-  size_t total = 0;
+static int moa_matmul_workspace_layout(int64_t m, int64_t k, int64_t p, size_t offsets[13]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)m;
   (void)k;
   (void)p;
-  const int64_t P_C = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
-  const int64_t Q_C = moart_chunks(m * p, P_C, INT64_C(65536), INT64_C(256));
+  if (m < 1 || k < 1 || p < 1) /* dims are at least 1 */
+    return 0;
+  const int64_t P_C =
+      moart_chunks(moart_mul_checked(m, p, &overflow), k, INT64_C(65536), INT64_C(256));
+  const int64_t Q_C =
+      moart_chunks(moart_mul_checked(m, p, &overflow), P_C, INT64_C(65536), INT64_C(256));
   const int64_t P_y = moart_chunks(m, p, INT64_C(65536), INT64_C(256));
   const int64_t Q_y = moart_chunks(m, P_y, INT64_C(65536), INT64_C(256));
-  const int64_t P_D = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
-  const int64_t Q_D = moart_chunks(m * p, P_D, INT64_C(65536), INT64_C(256));
-  offsets[6] = total;
-  total += (P_C > 1 ? moart_align64(sizeof(float) * (size_t)m * p * P_C) : 0);
-  offsets[7] = total;
-  total += (Q_C > 1 ? moart_align64(sizeof(float) * (size_t)m * p * Q_C) : 0);
-  offsets[8] = total;
-  total += (P_y > 1 ? moart_align64(sizeof(float) * (size_t)m * P_y) : 0);
-  offsets[9] = total;
-  total += (Q_y > 1 ? moart_align64(sizeof(float) * (size_t)m * Q_y) : 0);
-  offsets[10] = total;
-  total += (P_D > 1 ? moart_align64(sizeof(float) * (size_t)m * p * P_D) : 0);
-  offsets[11] = total;
-  total += (Q_D > 1 ? moart_align64(sizeof(float) * (size_t)m * p * Q_D) : 0);
-  (void)offsets;
-  return total;
+  const int64_t P_D =
+      moart_chunks(moart_mul_checked(m, p, &overflow), k, INT64_C(65536), INT64_C(256));
+  const int64_t Q_D =
+      moart_chunks(moart_mul_checked(m, p, &overflow), P_D, INT64_C(65536), INT64_C(256));
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(m, &overflow),
+                                              moart_extent_checked(k, &overflow), &overflow),
+                            sizeof(float), &overflow); /* A */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(k, &overflow),
+                                              moart_extent_checked(p, &overflow), &overflow),
+                            sizeof(float), &overflow);                                     /* B */
+  (void)moart_bytes_checked(moart_extent_checked(p, &overflow), sizeof(float), &overflow); /* x */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(m, &overflow),
+                                              moart_extent_checked(p, &overflow), &overflow),
+                            sizeof(float), &overflow);                                     /* C */
+  (void)moart_bytes_checked(moart_extent_checked(m, &overflow), sizeof(float), &overflow); /* y */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(m, &overflow),
+                                              moart_extent_checked(p, &overflow), &overflow),
+                            sizeof(float), &overflow); /* D */
+  offsets[6] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (P_C > 1 ? moart_bytes_checked(
+                     moart_mul_checked(moart_mul_checked(m, p, &overflow), P_C, &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[7] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (Q_C > 1 ? moart_bytes_checked(
+                     moart_mul_checked(moart_mul_checked(m, p, &overflow), Q_C, &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[8] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (P_y > 1 ? moart_bytes_checked(moart_mul_checked(m, P_y, &overflow), sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (Q_y > 1 ? moart_bytes_checked(moart_mul_checked(m, Q_y, &overflow), sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[10] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (P_D > 1 ? moart_bytes_checked(
+                     moart_mul_checked(moart_mul_checked(m, p, &overflow), P_D, &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[11] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      (Q_D > 1 ? moart_bytes_checked(
+                     moart_mul_checked(moart_mul_checked(m, p, &overflow), Q_D, &overflow),
+                     sizeof(float), &overflow)
+               : 0),
+      &overflow);
+  offsets[12] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_matmul_workspace_bytes(int64_t m, int64_t k, int64_t p) {
-  size_t offsets[12];
-  return moa_matmul_workspace_layout(m, k, p, offsets);
+  size_t offsets[13];
+  return moa_matmul_workspace_layout(m, k, p, offsets) ? offsets[12] : SIZE_MAX;
 }
 
 int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const float *restrict B,
@@ -81,14 +132,18 @@ int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const f
   (void)m;
   (void)k;
   (void)p;
+  size_t offsets[13];
+  if (!moa_matmul_workspace_layout(m, k, p, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[12] > 0 && !workspace) || !A || !B || !x || !C || !y ||
+      !D) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_C = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
   const int64_t Q_C = moart_chunks(m * p, P_C, INT64_C(65536), INT64_C(256));
   const int64_t P_y = moart_chunks(m, p, INT64_C(65536), INT64_C(256));
   const int64_t Q_y = moart_chunks(m, P_y, INT64_C(65536), INT64_C(256));
   const int64_t P_D = moart_chunks(m * p, k, INT64_C(65536), INT64_C(256));
   const int64_t Q_D = moart_chunks(m * p, P_D, INT64_C(65536), INT64_C(256));
-  size_t offsets[12];
-  (void)moa_matmul_workspace_layout(m, k, p, offsets);
   float *C_part = P_C > 1 ? (float *)((char *)workspace + offsets[6]) : C;
   float *C_group = Q_C > 1 ? (float *)((char *)workspace + offsets[7]) : C;
   float *y_part = P_y > 1 ? (float *)((char *)workspace + offsets[8]) : y;

@@ -2,10 +2,12 @@
  * moac compile dsl-examples/mha.moa --target=openmp
  *
  * Source:
- *   # multi-head decode attention over a batch (paper §2, rank 3-4 K and V): each (batch, head)
- * pair # attends independently, so the comprehension's frame <b g> selects one query, one K slab
- * and one V slab dim B, h, n, dk, dv in  Q : f32[B, h, dk] in  K : f32[B, h, n, dk] in  V : f32[B,
- * h, n, dv]
+ *   # multi-head decode attention over a batch (paper §2, rank 3-4 K and V): each (batch, head) pair
+ *   # attends independently, so the comprehension's frame <b g> selects one query, one K slab and one V slab
+ *   dim B, h, n, dk, dv
+ *   in  Q : f32[B, h, dk]
+ *   in  K : f32[B, h, n, dk]
+ *   in  V : f32[B, h, n, dv]
  *
  *   fn softmax(x) {
  *     m = max/ x
@@ -21,17 +23,24 @@
  *   in Q : f32⟨B h dk⟩
  *   in K : f32⟨B h n dk⟩
  *   in V : f32⟨B h n dv⟩
- *   fused online : f32⟨B h⟩, k < n   # online softmax of m, sum_e, O: one pass over k, each score
- * computed once and never stored ⟨i j⟩ψ e_k = (Σ_{q<dk} ⟨i j q⟩ψ Q × ⟨i j k q⟩ψ K) ÷ √dk ⟨i j⟩ψ m =
- * max_{k<n} e_k ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m) ⟨i j l⟩ψ O = Σ_{k<n} exp(e_k − m) × ⟨i j k l⟩ψ
- * V out O : f32⟨B h dv⟩ ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O ÷ ⟨i j⟩ψ online.sum_e
+ *   fused online : f32⟨B h⟩, k < n   # online softmax of m, sum_e, O: one pass over k, each score computed once and never stored
+ *     ⟨i j⟩ψ e_k = (Σ_{q<dk} ⟨i j q⟩ψ Q × ⟨i j k q⟩ψ K) ÷ √dk
+ *     ⟨i j⟩ψ m = max_{k<n} e_k
+ *     ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m)
+ *     ⟨i j l⟩ψ O = Σ_{k<n} exp(e_k − m) × ⟨i j k l⟩ψ V
+ *   out O : f32⟨B h dv⟩
+ *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O ÷ ⟨i j⟩ψ online.sum_e
  *
  * Traffic model:
- *   minimum traffic (inputs read once, outputs written once): (B*h*n*dk + B*h*n*dv + B*h*dk +
- * B*h*dv) × 4 B read  Q : B*h*dk × 4 B read  K : B*h*n*dk × 4 B read  V : B*h*n*dv × 4 B write O :
- * B*h*dv × 4 B materialised intermediates: none standard traffic (every intermediate of the program
- * as written stored and read back): 20*B*h*n*dk + 12*B*h*n*dv + 40*B*h*n + 12*B*h*dk + 12*B*h*dv +
- * 24*B*h B ⟨b, g⟩ψ Q : B*h*dk × 4 B, written and read ⟨b, g⟩ψ K : B*h*n*dk × 4 B, written and read
+ *   minimum traffic (inputs read once, outputs written once): (B*h*n*dk + B*h*n*dv + B*h*dk + B*h*dv) × 4 B
+ *     read  Q : B*h*dk × 4 B
+ *     read  K : B*h*n*dk × 4 B
+ *     read  V : B*h*n*dv × 4 B
+ *     write O : B*h*dv × 4 B
+ *   materialised intermediates: none
+ *   standard traffic (every intermediate of the program as written stored and read back): 20*B*h*n*dk + 12*B*h*n*dv + 40*B*h*n + 12*B*h*dk + 12*B*h*dv + 24*B*h B
+ *     ⟨b, g⟩ψ Q : B*h*dk × 4 B, written and read
+ *     ⟨b, g⟩ψ K : B*h*n*dk × 4 B, written and read
  *     ⟨b, g⟩ψ V : B*h*n*dv × 4 B, written and read
  *     ⍉K : B*h*n*dk × 4 B, written and read
  *     q +.× ⍉K : B*h*n × 4 B, written and read
@@ -51,29 +60,72 @@
 
 #include "moart/kernel.h"
 #include "mha.openmp.h"
-
-static size_t moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
-                                       size_t offsets[7]) {
-  size_t total = 0;
+static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
+                                    size_t offsets[8]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)B;
   (void)h;
   (void)n;
   (void)dk;
   (void)dv;
-  const int64_t P_online = moart_chunks(B * h, n, INT64_C(64), INT64_C(256));
-  offsets[4] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * h * P_online);
-  offsets[5] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * h * P_online);
-  offsets[6] = total;
-  total += moart_align64(sizeof(float) * (size_t)B * h * dv * P_online);
-  (void)offsets;
-  return total;
+  if (B < 1 || h < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
+    return 0;
+  const int64_t P_online =
+      moart_chunks(moart_mul_checked(B, h, &overflow), n, INT64_C(64), INT64_C(256));
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                          moart_extent_checked(h, &overflow), &overflow),
+                        moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(float), &overflow); /* Q */
+  (void)moart_bytes_checked(
+      moart_mul_checked(
+          moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                              moart_extent_checked(h, &overflow), &overflow),
+                            moart_extent_checked(n, &overflow), &overflow),
+          moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(float), &overflow); /* K */
+  (void)moart_bytes_checked(
+      moart_mul_checked(
+          moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                              moart_extent_checked(h, &overflow), &overflow),
+                            moart_extent_checked(n, &overflow), &overflow),
+          moart_extent_checked(dv, &overflow), &overflow),
+      sizeof(float), &overflow); /* V */
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
+                                          moart_extent_checked(h, &overflow), &overflow),
+                        moart_extent_checked(dv, &overflow), &overflow),
+      sizeof(float), &overflow); /* O */
+  offsets[4] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
+  offsets[5] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
+  offsets[6] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(
+          moart_mul_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow), dv, &overflow),
+                            P_online, &overflow),
+          sizeof(float), &overflow),
+      &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[7];
-  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets);
+  size_t offsets[8];
+  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
@@ -83,9 +135,13 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   (void)n;
   (void)dk;
   (void)dv;
+  size_t offsets[8];
+  if (!moa_mha_workspace_layout(B, h, n, dk, dv, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
+      !O) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(B * h, n, INT64_C(64), INT64_C(256));
-  size_t offsets[7];
-  (void)moa_mha_workspace_layout(B, h, n, dk, dv, offsets);
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);

@@ -2,9 +2,10 @@
  * moac compile dsl-examples/reduce-rows.moa --target=c
  *
  * Source:
- *   # reductions along the leading axis (+/ max/ min/ * /), and per-row reductions through a
- * comprehension: # [i < n] +/ <i> psi A reduces each row <i> psi A of A on its own dim n, m in A :
- * f32[n, m]
+ *   # reductions along the leading axis (+/ max/ min/ * /), and per-row reductions through a comprehension:
+ *   # [i < n] +/ <i> psi A reduces each row <i> psi A of A on its own
+ *   dim n, m
+ *   in A : f32[n, m]
  *
  *   out colSum = +/ A               # over rows: ρ = <m>
  *   out rowSum = [i < n] +/ <i> psi A
@@ -42,8 +43,8 @@
  *     write total : 1 × 4 B
  *     write mean : 1 × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 36*n*m +
- * 48*n + 12*m + 24 B ⟨i⟩ψ A : n*m × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 36*n*m + 48*n + 12*m + 24 B
+ *     ⟨i⟩ψ A : n*m × 4 B, written and read
  *     +/ ⟨i⟩ψ A : n × 4 B, written and read
  *     ⟨i2⟩ψ A : n*m × 4 B, written and read
  *     max/ ⟨i2⟩ψ A : n × 4 B, written and read
@@ -61,11 +62,13 @@
 
 #include "moart/kernel.h"
 #include "reduce-rows.c.h"
-
-static size_t moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets[20]) {
-  size_t total = 0;
+static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets[21]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)n;
   (void)m;
+  if (n < 1 || m < 1) /* dims are at least 1 */
+    return 0;
   const int64_t P_colSum = moart_chunks(m, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_colSum = moart_chunks(m, P_colSum, INT64_C(65536), INT64_C(256));
   const int64_t P_rowSum = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
@@ -78,37 +81,105 @@ static size_t moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offs
   const int64_t Q_rowProd = moart_chunks(n, P_rowProd, INT64_C(65536), INT64_C(256));
   const int64_t P_total = moart_chunks(1, m, INT64_C(65536), INT64_C(256));
   const int64_t Q_total = moart_chunks(1, P_total, INT64_C(65536), INT64_C(256));
-  offsets[8] = total;
-  total += (P_colSum > 1 ? moart_align64(sizeof(float) * (size_t)m * P_colSum) : 0);
-  offsets[9] = total;
-  total += (Q_colSum > 1 ? moart_align64(sizeof(float) * (size_t)m * Q_colSum) : 0);
-  offsets[10] = total;
-  total += (P_rowSum > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowSum) : 0);
-  offsets[11] = total;
-  total += (Q_rowSum > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowSum) : 0);
-  offsets[12] = total;
-  total += (P_rowMax > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowMax) : 0);
-  offsets[13] = total;
-  total += (Q_rowMax > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowMax) : 0);
-  offsets[14] = total;
-  total += (P_rowMin > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowMin) : 0);
-  offsets[15] = total;
-  total += (Q_rowMin > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowMin) : 0);
-  offsets[16] = total;
-  total += (P_rowProd > 1 ? moart_align64(sizeof(float) * (size_t)n * P_rowProd) : 0);
-  offsets[17] = total;
-  total += (Q_rowProd > 1 ? moart_align64(sizeof(float) * (size_t)n * Q_rowProd) : 0);
-  offsets[18] = total;
-  total += (P_total > 1 ? moart_align64(sizeof(float) * (size_t)P_total) : 0);
-  offsets[19] = total;
-  total += (Q_total > 1 ? moart_align64(sizeof(float) * (size_t)Q_total) : 0);
-  (void)offsets;
-  return total;
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
+                                              moart_extent_checked(m, &overflow), &overflow),
+                            sizeof(float), &overflow); /* A */
+  (void)moart_bytes_checked(moart_extent_checked(m, &overflow), sizeof(float),
+                            &overflow); /* colSum */
+  (void)moart_bytes_checked(moart_extent_checked(n, &overflow), sizeof(float),
+                            &overflow); /* rowSum */
+  (void)moart_bytes_checked(moart_extent_checked(n, &overflow), sizeof(float),
+                            &overflow); /* rowMax */
+  (void)moart_bytes_checked(moart_extent_checked(n, &overflow), sizeof(float),
+                            &overflow); /* rowMin */
+  (void)moart_bytes_checked(moart_extent_checked(n, &overflow), sizeof(float),
+                            &overflow);                   /* rowProd */
+  (void)moart_bytes_checked(1, sizeof(float), &overflow); /* total */
+  (void)moart_bytes_checked(1, sizeof(float), &overflow); /* mean */
+  offsets[8] = (size_t)total;
+  total = moart_add_checked(total,
+                            (P_colSum > 1
+                                 ? moart_bytes_checked(moart_mul_checked(m, P_colSum, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(total,
+                            (Q_colSum > 1
+                                 ? moart_bytes_checked(moart_mul_checked(m, Q_colSum, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[10] = (size_t)total;
+  total = moart_add_checked(total,
+                            (P_rowSum > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, P_rowSum, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[11] = (size_t)total;
+  total = moart_add_checked(total,
+                            (Q_rowSum > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, Q_rowSum, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[12] = (size_t)total;
+  total = moart_add_checked(total,
+                            (P_rowMax > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, P_rowMax, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[13] = (size_t)total;
+  total = moart_add_checked(total,
+                            (Q_rowMax > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, Q_rowMax, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[14] = (size_t)total;
+  total = moart_add_checked(total,
+                            (P_rowMin > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, P_rowMin, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[15] = (size_t)total;
+  total = moart_add_checked(total,
+                            (Q_rowMin > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, Q_rowMin, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[16] = (size_t)total;
+  total = moart_add_checked(total,
+                            (P_rowProd > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, P_rowProd, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[17] = (size_t)total;
+  total = moart_add_checked(total,
+                            (Q_rowProd > 1
+                                 ? moart_bytes_checked(moart_mul_checked(n, Q_rowProd, &overflow),
+                                                       sizeof(float), &overflow)
+                                 : 0),
+                            &overflow);
+  offsets[18] = (size_t)total;
+  total = moart_add_checked(
+      total, (P_total > 1 ? moart_bytes_checked(P_total, sizeof(float), &overflow) : 0), &overflow);
+  offsets[19] = (size_t)total;
+  total = moart_add_checked(
+      total, (Q_total > 1 ? moart_bytes_checked(Q_total, sizeof(float), &overflow) : 0), &overflow);
+  (void)moart_mul_checked(n, m, &overflow);
+  offsets[20] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m) {
-  size_t offsets[20];
-  return moa_reduce_rows_workspace_layout(n, m, offsets);
+  size_t offsets[21];
+  return moa_reduce_rows_workspace_layout(n, m, offsets) ? offsets[20] : SIZE_MAX;
 }
 
 int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum, float *rowSum,
@@ -116,6 +187,12 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
                     void *workspace) {
   (void)n;
   (void)m;
+  size_t offsets[21];
+  if (!moa_reduce_rows_workspace_layout(n, m, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[20] > 0 && !workspace) || !A || !colSum || !rowSum || !rowMax || !rowMin ||
+      !rowProd || !total || !mean) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
   const int64_t P_colSum = moart_chunks(m, n, INT64_C(65536), INT64_C(256));
   const int64_t Q_colSum = moart_chunks(m, P_colSum, INT64_C(65536), INT64_C(256));
   const int64_t P_rowSum = moart_chunks(n, m, INT64_C(65536), INT64_C(256));
@@ -128,8 +205,6 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
   const int64_t Q_rowProd = moart_chunks(n, P_rowProd, INT64_C(65536), INT64_C(256));
   const int64_t P_total = moart_chunks(1, m, INT64_C(65536), INT64_C(256));
   const int64_t Q_total = moart_chunks(1, P_total, INT64_C(65536), INT64_C(256));
-  size_t offsets[20];
-  (void)moa_reduce_rows_workspace_layout(n, m, offsets);
   float *colSum_part = P_colSum > 1 ? (float *)((char *)workspace + offsets[8]) : colSum;
   float *colSum_group = Q_colSum > 1 ? (float *)((char *)workspace + offsets[9]) : colSum;
   float *rowSum_part = P_rowSum > 1 ? (float *)((char *)workspace + offsets[10]) : rowSum;

@@ -2,9 +2,12 @@
  * moac compile dsl-examples/reshape.moa --target=openmp
  *
  * Source:
- *   # reshape, rav, iota, rho and the outer product o.*: reshape keeps the element count, rav
- * flattens # to a vector, iota n is <0 1 … n-1>, rho A is A's shape as a vector dim n = 4, m = 6 in
- * A : f32[n, m] in x : f32[n] in y : f32[m]
+ *   # reshape, rav, iota, rho and the outer product o.*: reshape keeps the element count, rav flattens
+ *   # to a vector, iota n is <0 1 … n-1>, rho A is A's shape as a vector
+ *   dim n = 4, m = 6
+ *   in A : f32[n, m]
+ *   in x : f32[n]
+ *   in y : f32[m]
  *
  *   flat = rav A                    # ρ = <24>
  *   out B = <2 3 4> reshape flat    # ρ = <2 3 4>
@@ -52,24 +55,48 @@
 
 #include "moart/kernel.h"
 #include "reshape.openmp.h"
-
-static size_t moa_reshape_workspace_layout(size_t offsets[8]) {
-  size_t total = 0;
-  (void)offsets;
-  return total;
+static int moa_reshape_workspace_layout(size_t offsets[9]) {
+  int overflow = 0;
+  int64_t total = 0;
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(4, &overflow),
+                                              moart_extent_checked(6, &overflow), &overflow),
+                            sizeof(float), &overflow);                                     /* A */
+  (void)moart_bytes_checked(moart_extent_checked(4, &overflow), sizeof(float), &overflow); /* x */
+  (void)moart_bytes_checked(moart_extent_checked(6, &overflow), sizeof(float), &overflow); /* y */
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(2, &overflow),
+                                          moart_extent_checked(3, &overflow), &overflow),
+                        moart_extent_checked(4, &overflow), &overflow),
+      sizeof(float), &overflow); /* B */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(6, &overflow),
+                                              moart_extent_checked(4, &overflow), &overflow),
+                            sizeof(float), &overflow); /* C */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(4, &overflow),
+                                              moart_extent_checked(6, &overflow), &overflow),
+                            sizeof(float), &overflow); /* D */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(4, &overflow),
+                                              moart_extent_checked(6, &overflow), &overflow),
+                            sizeof(float), &overflow); /* E */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(4, &overflow),
+                                              moart_extent_checked(6, &overflow), &overflow),
+                            sizeof(float), &overflow); /* F */
+  offsets[8] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_reshape_workspace_bytes(void) {
-  size_t offsets[8];
-  return moa_reshape_workspace_layout(offsets);
+  size_t offsets[9];
+  return moa_reshape_workspace_layout(offsets) ? offsets[8] : SIZE_MAX;
 }
 
 int moa_reshape(const float *restrict A, const float *restrict x, const float *restrict y, float *B,
                 float *C, float *D, float *E, float *F, void *workspace) {
-  size_t offsets[8];
-  (void)moa_reshape_workspace_layout(offsets);
-  (void)workspace;
-  (void)offsets;
+  size_t offsets[9];
+  if (!moa_reshape_workspace_layout(offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[8] > 0 && !workspace) || !A || !x || !y || !B || !C || !D || !E ||
+      !F) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
 
 /* B */
 #pragma omp parallel for collapse(3) schedule(static)

@@ -2,9 +2,12 @@
  * moac compile dsl-examples/slices.moa --target=c
  *
  * Source:
- *   # take and drop along the leading axis, with positive counts (from the front) and negative
- * counts # (from the back), and catenation: appending one row k to the KV cache K is K cat k (paper
- * §5) dim n, dk in K : f32[n, dk] in k : f32[dk] in v : f32[8]
+ *   # take and drop along the leading axis, with positive counts (from the front) and negative counts
+ *   # (from the back), and catenation: appending one row k to the KV cache K is K cat k (paper §5)
+ *   dim n, dk
+ *   in K : f32[n, dk]
+ *   in k : f32[dk]
+ *   in v : f32[8]
  *
  *   out K1 = K cat k                # append a row: ρ = <n+1 dk>
  *   first = 2 take v                # ρ = <2>
@@ -38,10 +41,13 @@
  *     write W : n*dk × 4 B
  *     write H : dk × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk +
- * 12*dk + 376 B 2↑v : 2 × 4 B, written and read -3↑v : 3 × 4 B, written and read 2↓v : 6 × 4 B,
- * written and read -1↓v : 7 × 4 B, written and read first # last : 5 × 4 B, written and read first
- * # last # rest : 11 × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk + 12*dk + 376 B
+ *     2↑v : 2 × 4 B, written and read
+ *     -3↑v : 3 × 4 B, written and read
+ *     2↓v : 6 × 4 B, written and read
+ *     -1↓v : 7 × 4 B, written and read
+ *     first # last : 5 × 4 B, written and read
+ *     first # last # rest : 11 × 4 B, written and read
  *
  */
 #include <math.h>
@@ -50,28 +56,49 @@
 
 #include "moart/kernel.h"
 #include "slices.c.h"
-
-static size_t moa_slices_workspace_layout(int64_t n, int64_t dk, size_t offsets[7]) {
-  size_t total = 0;
+static int moa_slices_workspace_layout(int64_t n, int64_t dk, size_t offsets[8]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)n;
   (void)dk;
-  (void)offsets;
-  return total;
+  if (n < 1 || dk < 1) /* dims are at least 1 */
+    return 0;
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
+                                              moart_extent_checked(dk, &overflow), &overflow),
+                            sizeof(float), &overflow);                                      /* K */
+  (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* k */
+  (void)moart_bytes_checked(moart_extent_checked(8, &overflow), sizeof(float), &overflow);  /* v */
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_extent_checked(moart_add_checked(n, 1, &overflow), &overflow),
+                        moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(float), &overflow);                                                            /* K1 */
+  (void)moart_bytes_checked(moart_extent_checked(18, &overflow), sizeof(float), &overflow); /* w */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
+                                              moart_extent_checked(dk, &overflow), &overflow),
+                            sizeof(float), &overflow); /* W */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(1, &overflow),
+                                              moart_extent_checked(dk, &overflow), &overflow),
+                            sizeof(float), &overflow); /* H */
+  (void)moart_add_checked(n, 1, &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_slices_workspace_bytes(int64_t n, int64_t dk) {
-  size_t offsets[7];
-  return moa_slices_workspace_layout(n, dk, offsets);
+  size_t offsets[8];
+  return moa_slices_workspace_layout(n, dk, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 int moa_slices(int64_t n, int64_t dk, const float *restrict K, const float *restrict k,
                const float *restrict v, float *K1, float *w, float *W, float *H, void *workspace) {
   (void)n;
   (void)dk;
-  size_t offsets[7];
-  (void)moa_slices_workspace_layout(n, dk, offsets);
-  (void)workspace;
-  (void)offsets;
+  size_t offsets[8];
+  if (!moa_slices_workspace_layout(n, dk, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[7] > 0 && !workspace) || !K || !k || !v || !K1 || !w || !W ||
+      !H) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
 
   /* K1 */
   for (int64_t i = 0; i < (n + 1); ++i) {

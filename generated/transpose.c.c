@@ -2,9 +2,11 @@
  * moac compile dsl-examples/transpose.moa --target=c
  *
  * Source:
- *   # transposition: tran reverses the axes, <p> tran permutes them (result axis p_k takes A's axis
- * k), # so neither needs a copy: ψ-reduction turns both into index arithmetic dim a, b, c in A :
- * f32[a, b, c] in M : f32[a, b]
+ *   # transposition: tran reverses the axes, <p> tran permutes them (result axis p_k takes A's axis k),
+ *   # so neither needs a copy: ψ-reduction turns both into index arithmetic
+ *   dim a, b, c
+ *   in A : f32[a, b, c]
+ *   in M : f32[a, b]
  *
  *   R = tran A                      # ρ = <c b a>
  *   P = <2 0 1> tran A              # axis 0 -> 2, 1 -> 0, 2 -> 1: ρ = <b c a>
@@ -34,9 +36,10 @@
  *     write S : a*b*c × 4 B
  *     write U : a*b*c × 4 B
  *   materialised intermediates: none
- *   standard traffic (every intermediate of the program as written stored and read back): 36*a*b*c
- * + 12*a*b B ⍉A : a*b*c × 4 B, written and read ⟨2, 0, 1⟩⍉A : a*b*c × 4 B, written and read ⟨2, 1,
- * 0⟩⍉A : a*b*c × 4 B, written and read
+ *   standard traffic (every intermediate of the program as written stored and read back): 36*a*b*c + 12*a*b B
+ *     ⍉A : a*b*c × 4 B, written and read
+ *     ⟨2, 0, 1⟩⍉A : a*b*c × 4 B, written and read
+ *     ⟨2, 1, 0⟩⍉A : a*b*c × 4 B, written and read
  *
  */
 #include <math.h>
@@ -45,19 +48,45 @@
 
 #include "moart/kernel.h"
 #include "transpose.c.h"
-
-static size_t moa_transpose_workspace_layout(int64_t a, int64_t b, int64_t c, size_t offsets[6]) {
-  size_t total = 0;
+static int moa_transpose_workspace_layout(int64_t a, int64_t b, int64_t c, size_t offsets[7]) {
+  int overflow = 0;
+  int64_t total = 0;
   (void)a;
   (void)b;
   (void)c;
-  (void)offsets;
-  return total;
+  if (a < 1 || b < 1 || c < 1) /* dims are at least 1 */
+    return 0;
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(a, &overflow),
+                                          moart_extent_checked(b, &overflow), &overflow),
+                        moart_extent_checked(c, &overflow), &overflow),
+      sizeof(float), &overflow); /* A */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(a, &overflow),
+                                              moart_extent_checked(b, &overflow), &overflow),
+                            sizeof(float), &overflow); /* M */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(b, &overflow),
+                                              moart_extent_checked(a, &overflow), &overflow),
+                            sizeof(float), &overflow); /* T */
+  (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(b, &overflow),
+                                              moart_extent_checked(a, &overflow), &overflow),
+                            sizeof(float), &overflow); /* T2 */
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(c, &overflow),
+                                          moart_extent_checked(b, &overflow), &overflow),
+                        moart_extent_checked(a, &overflow), &overflow),
+      sizeof(float), &overflow); /* S */
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(moart_extent_checked(a, &overflow),
+                                          moart_extent_checked(b, &overflow), &overflow),
+                        moart_extent_checked(c, &overflow), &overflow),
+      sizeof(float), &overflow); /* U */
+  offsets[6] = moart_size_checked(total, &overflow);
+  return !overflow;
 }
 
 size_t moa_transpose_workspace_bytes(int64_t a, int64_t b, int64_t c) {
-  size_t offsets[6];
-  return moa_transpose_workspace_layout(a, b, c, offsets);
+  size_t offsets[7];
+  return moa_transpose_workspace_layout(a, b, c, offsets) ? offsets[6] : SIZE_MAX;
 }
 
 int moa_transpose(int64_t a, int64_t b, int64_t c, const float *restrict A, const float *restrict M,
@@ -65,10 +94,12 @@ int moa_transpose(int64_t a, int64_t b, int64_t c, const float *restrict A, cons
   (void)a;
   (void)b;
   (void)c;
-  size_t offsets[6];
-  (void)moa_transpose_workspace_layout(a, b, c, offsets);
-  (void)workspace;
-  (void)offsets;
+  size_t offsets[7];
+  if (!moa_transpose_workspace_layout(a, b, c, offsets))
+    return MOART_ERR_SHAPE;
+  if ((offsets[6] > 0 && !workspace) || !A || !M || !T || !T2 || !S ||
+      !U) /* an array or the workspace is NULL */
+    return MOART_ERR_ARG;
 
   /* T */
   for (int64_t i = 0; i < b; ++i) {

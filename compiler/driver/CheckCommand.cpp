@@ -150,7 +150,7 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   if (!dims)
     return 1;
   for (const Guard &g : typed.guards)
-    if (!g.holds([&](Symbol s) { return dims->at(s); })) {
+    if (!guardHolds(g, *dims)) {
       std::fprintf(stderr, "moac check: shape guard %s does not hold for these dims (%s)\n", g.str().c_str(),
                    g.reason.c_str());
       return 1;

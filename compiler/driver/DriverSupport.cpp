@@ -155,6 +155,14 @@ std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector
   return dims;
 }
 
+bool guardHolds(const Guard &guard, const DimValues &dims) {
+  try {
+    return guard.holds([&](Symbol s) { return dims.at(s); });
+  } catch (const SymArithmeticError &) {
+    return false;
+  }
+}
+
 // Each input from DIR/<name>.moarr (its dtype and shape must be the declared ones) or from the seeded
 // fill with stream = the input's declaration index.
 std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
@@ -163,8 +171,16 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const TInput &in = program.inputs[i];
     uint32_t length = uint32_t(in.name.size());
-    Extents shape = concreteShape(in.shape, dims);
-    elementCount(shape, At{in.loc, length});
+    // An extent that overflows int64, or a count past the interpreter's limit, is an error located at the
+    // input's declaration (moac check reached it as an uncaught EvalError: an internal error).
+    Extents shape;
+    try {
+      shape = concreteShape(in.shape, dims);
+      elementCount(shape, At{in.loc, length});
+    } catch (const EvalError &error) {
+      diags.reportSpan(Diag::RunError, in.loc, length, error.what());
+      return std::nullopt;
+    }
     OwnedArray array;
     if (!opts.inputsDir.empty()) {
       std::string path = arrayPath(opts.inputsDir, in.name);

@@ -36,6 +36,9 @@ std::optional<uint32_t> readSource(SourceManager &sources, DiagnosticEngine &dia
 // --dims against the program's dims: every run-time dim bound, each positive, fixed ones unchanged.
 std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector<DimArg> &args,
                                   DiagnosticEngine &diags);
+// Whether a run-time shape guard holds for these dims, as the kernel decides it: a guard whose sides
+// overflow int64 does not hold (the kernel returns MOART_ERR_SHAPE for it, docs/abi.md).
+bool guardHolds(const Guard &guard, const DimValues &dims);
 // Each input from DIR/<name>.moarr (opts.inputsDir) or from the seeded fill, stream = declaration index.
 std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
                                                   const RunOptions &opts, DiagnosticEngine &diags);

@@ -3,6 +3,7 @@
 // 2 usage errors, 70 internal errors (a bug in moac).
 #include "CFormat.h"
 #include "CVerify.h"
+#include "CommentText.h"
 #include "CheckCommand.h"
 #include "Diagnostics.h"
 #include "DriverSupport.h"
@@ -19,9 +20,11 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <new>
 #include <sstream>
 
 namespace {
@@ -51,6 +54,20 @@ struct Options {
 int internalError(const std::string &what) {
   std::fprintf(stderr, "moac: internal error: %s\nplease report this as a bug, with the input\n", what.c_str());
   return exitInternal;
+}
+
+// The input as the generated files record it: never absolute, so that the output does not depend on
+// where the build machine keeps the tree. An absolute path is made relative to the working folder (both
+// with symbolic links resolved, as getcwd gives it; the file's own name is kept).
+std::string recordedPath(const std::string &path) {
+  namespace fs = std::filesystem;
+  if (!fs::path(path).is_absolute())
+    return path;
+  std::error_code ec;
+  fs::path folder = fs::weakly_canonical(fs::path(path).parent_path(), ec);
+  fs::path cwd = ec ? fs::path() : fs::current_path(ec);
+  fs::path relative = ec ? fs::path() : (folder / fs::path(path).filename()).lexically_relative(cwd);
+  return relative.empty() ? fs::path(path).filename().string() : relative.string();
 }
 
 // Standard output, or the file written atomically and only when its content changed (Outputs.h).
@@ -306,7 +323,15 @@ int run(int argc, char **argv) {
       std::fprintf(stderr, "moac compile: --depfile needs -o FILE (and --header FILE): a make target is a file\n");
       return exitUsage;
     }
-    opts.command = fmt::format("moac compile {} --target={}{}", opts.input, targetName(opts.target),
+    // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
+    // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).
+    std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
+    if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName) {
+      std::fprintf(stderr, "moac compile: --header: the name '%s' cannot be written in #include \"…\" (a quote, "
+                           "backslash, control character or trigraph)\n", commentText(headerName).c_str());
+      return exitUsage;
+    }
+    opts.command = fmt::format("moac compile {} --target={}{}", recordedPath(opts.input), targetName(opts.target),
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
     return runCompile(opts, color);
   }
@@ -329,6 +354,12 @@ int run(int argc, char **argv) {
 int main(int argc, char **argv) {
   try {
     return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    // Not a bug: the reference interpreter materialises every intermediate, and a program within its
+    // element limit may still need more memory than the machine gives (docs/cli.md).
+    std::fprintf(stderr, "moac: error: out of memory (the reference interpreter keeps every intermediate "
+                         "array: try smaller --dims)\n");
+    return exitUserError;
   } catch (const std::exception &e) {
     return internalError(e.what());
   }

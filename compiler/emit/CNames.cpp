@@ -58,8 +58,8 @@ constexpr std::string_view keywords[] = {
 };
 
 // Names the workspace-layout function declares beside the dims, its only parameters: taken from dims
-// only, so that an array may still be called `total`.
-constexpr std::string_view dimOnly = "total";
+// only, so that an array may still be called `total` or `overflow`.
+constexpr std::string_view dimOnly = "total overflow";
 
 // math.h's functions, each also with its f (float) and l (long double) variant.
 constexpr std::string_view mathFunctions =

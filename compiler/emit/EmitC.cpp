@@ -2,6 +2,8 @@
 #include "Emit.h"
 
 #include "CNames.h"
+#include "CommentText.h"
+#include "KernelChecks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,17 +26,10 @@ public:
 
 const char *cType(ElemType t) { return t == ElemType::F32 ? "float" : t == ElemType::F64 ? "double" : "int64_t"; }
 
-// A comment body that cannot close the comment early.
-std::string commentSafe(std::string text) {
-  for (size_t at = text.find("*/"); at != std::string::npos; at = text.find("*/", at))
-    text.replace(at, 2, "* /");
-  return text;
-}
-
 class CPrinter {
 public:
   CPrinter(const Kernel &k, const PragmaPolicy &policy) : k(k), policy(policy), cn(k) {
-    fileStem = k.fileName.substr(k.fileName.find_last_of('/') == std::string::npos ? 0 : k.fileName.find_last_of('/') + 1);
+    fileStem = commentText(k.fileName.substr(k.fileName.find_last_of('/') + 1)); // npos + 1 is 0
   }
   EmittedKernel print(Target target, const EmitInputs &inputs);
 
@@ -48,6 +43,8 @@ private:
   void region(const Region &r);
   std::string present(const Region &r);
   std::string signature() const;
+  std::string workspaceLayout(const std::string &voidDims);
+  std::string pointerChecks(size_t totalSlot);
   std::string parameterComment() const;
   std::string dimParams() const;
   std::string dimArgs() const;
@@ -58,7 +55,7 @@ private:
 
   const Kernel &k;
   const PragmaPolicy &policy;
-  std::string fileStem;
+  std::string fileStem; // the .moa file's name, sealed for comments (CommentText.h)
   CNames cn; // every C name of the kernel and its header
   std::string body;
 };
@@ -70,13 +67,17 @@ std::string CPrinter::integer(const SymExpr &e) {
   for (size_t i = 0; i < e.terms().size(); ++i) {
     const auto &t = e.terms()[i];
     int64_t c = t.coef;
+    // -2^63 has no magnitude in int64 (-INT64_C(9223372036854775808) is not C): it is spelt INT64_MIN
+    const bool minimum = c == std::numeric_limits<int64_t>::min();
     if (i > 0)
-      out += c < 0 ? " - " : " + ";
-    else if (c < 0)
+      out += c < 0 && !minimum ? " - " : " + ";
+    else if (c < 0 && !minimum)
       out += "-";
     uint64_t mag = c < 0 ? uint64_t(0) - uint64_t(c) : uint64_t(c);
     std::vector<std::string> factors;
-    if (mag != 1 || t.factors.empty())
+    if (minimum)
+      factors.push_back("INT64_MIN");
+    else if (mag != 1 || t.factors.empty())
       factors.push_back(mag > 0x7fffffffu ? fmt::format("INT64_C({})", mag) : std::to_string(mag));
     for (const auto &f : t.factors) {
       if (f->kind == SymExpr::Atom::Sym)
@@ -237,7 +238,7 @@ std::string CPrinter::present(const Region &r) {
 
 void CPrinter::region(const Region &r) {
   line("");
-  line(fmt::format("/* {} */", commentSafe(regionName(k, r))));
+  line(fmt::format("/* {} */", commentText(regionName(k, r))));
   if (r.onlyIfChunks)
     line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
   ElemType t = ElemType::F32;
@@ -286,11 +287,11 @@ std::string CPrinter::parameterComment() const {
   std::string out = "/* Parameters, in order:\n";
   for (const TDim &d : k.dims)
     if (!d.value)
-      out += fmt::format(" *   {}: dim {}\n", cn.dim(d.sym), d.name);
+      out += fmt::format(" *   {}: dim {}\n", cn.dim(d.sym), commentText(d.name));
   auto array = [&](size_t b, const char *role) {
     const Buffer &buf = k.buffers[b];
-    out += fmt::format(" *   {}: {} {} : {}{}\n", cn.buffer(b), role, buf.name, spell(buf.elem),
-                       commentSafe(strShapeAscii(buf.shape)));
+    out += fmt::format(" *   {}: {} {} : {}{}\n", cn.buffer(b), role, commentText(buf.name), spell(buf.elem),
+                       commentText(strShapeAscii(buf.shape)));
   };
   for (size_t b : k.inputs())
     array(b, k.buffers[b].inout ? "inout" : "in");
@@ -311,29 +312,94 @@ std::string CPrinter::signature() const {
   return fmt::format("int {}({})", k.name, params);
 }
 
-EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
-  // Workspace slots in buffer order, each 64-byte aligned; a partials buffer with one chunk takes no
-  // slot: it is the result itself.
-  std::string slots;
-  for (size_t b : k.workspace()) {
+// `X_workspace_layout(dims, offsets)`: 1, with each workspace slot's offset and (last) the total in bytes,
+// when the kernel takes these dims; 0 when a dim is out of range (below 1, or below 0 where
+// dimsAllowedZero allows 0), an extent is negative, an element count, byte size or bound leaves int64, or
+// a run-time shape guard fails. Every operation is checked (KernelChecks.h), so none of this overflows,
+// and the kernel and `X_workspace_bytes` share the one decision (docs/abi.md, "Checked extents").
+std::string CPrinter::workspaceLayout(const std::string &voidDims) {
+  const std::string flag = "overflow"; // reserved for the layout function by CNames (dims only)
+  auto checked = [&](const SymExpr &e) { return checkedInteger(e, [&](Symbol s) { return name(s); }, flag); };
+  std::set<Symbol> zero = dimsAllowedZero(k);
+  std::string out = fmt::format("static int {}_workspace_layout({}{}size_t offsets[{}]) {{\n  int {} = 0;\n"
+                                "  int64_t total = 0;\n{}",
+                                k.name, dimParams(), dimParams().empty() ? "" : ", ", k.buffers.size() + 1, flag,
+                                voidDims);
+  std::vector<std::string> ranges, zeroNames;
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      ranges.push_back(fmt::format("{} < {}", cn.dim(d.sym), zero.count(d.sym) ? 0 : 1));
+  for (Symbol z : zero)
+    zeroNames.push_back(cn.dim(z));
+  if (!ranges.empty())
+    out += fmt::format("  if ({}) /* dims are at least 1{} */\n    return 0;\n", fmt::join(ranges, " || "),
+                       zero.empty() ? "" : fmt::format("; {}, which no array's extent depends on, at least 0",
+                                                       fmt::join(zeroNames, ", ")));
+  for (const ChunkCount &c : k.chunkCounts)
+    out += fmt::format("  const int64_t {} = moart_chunks({}, {}, INT64_C({}), INT64_C({}));\n", name(c.sym),
+                       checked(c.items), checked(c.terms), c.threads, c.chunk);
+  // every array's extents are not negative and its bytes fit; workspace arrays take slots in buffer order
+  // (a partials buffer with one chunk takes none: it is the result itself)
+  for (size_t b = 0; b < k.buffers.size(); ++b) {
     const Buffer &buf = k.buffers[b];
-    std::string bytes = fmt::format("moart_align64(sizeof({}) * (size_t){})", cType(buf.elem),
-                                    integer(buf.storageElements()));
+    std::string count;
+    for (const SymExpr &e : buf.shape) {
+      std::string extent = fmt::format("moart_extent_checked({}, &{})", checked(e), flag);
+      count = count.empty() ? extent : fmt::format("moart_mul_checked({}, {}, &{})", count, extent, flag);
+    }
+    if (count.empty())
+      count = "1";
+    std::string bytes = fmt::format("moart_bytes_checked({}, sizeof({}), &{})", count, cType(buf.elem), flag);
+    if (buf.layout.kind == Layout::Lifted)
+      out += fmt::format("  (void){};\n", bytes);
+    if (buf.layout.kind == Layout::Lifted || buf.role == Buffer::Workspace)
+      bytes = fmt::format("moart_bytes_checked({}, sizeof({}), &{})", checked(buf.storageElements()),
+                          cType(buf.elem), flag);
+    if (buf.role != Buffer::Workspace) {
+      out += fmt::format("  (void){}; /* {} */\n", bytes, cn.buffer(b));
+      continue;
+    }
     if (buf.aliasOf)
       bytes = fmt::format("({} > 1 ? {} : 0)", name(buf.aliasChunks), bytes);
-    slots += fmt::format("  offsets[{}] = total;\n  total += {};\n", b, bytes);
+    out += fmt::format("  offsets[{}] = (size_t)total;\n  total = moart_add_checked(total, {}, &{});\n", b, bytes, flag);
   }
+  for (const SymExpr &e : dimExpressions(k))
+    out += fmt::format("  (void){};\n", checked(e));
+  for (const Guard &g : k.guards) {
+    const char *op = g.cmp == Guard::Eq ? "==" : g.cmp == Guard::Le ? "<=" : "<";
+    out += fmt::format("  if (!({} {} {}) || {}) /* {}: {} */\n    return 0;\n", checked(g.lhs), op, checked(g.rhs), flag,
+                       commentText(g.reason), commentText(g.str()));
+  }
+  return out + fmt::format("  offsets[{}] = moart_size_checked(total, &{});\n  return !{};\n}}\n\n", k.buffers.size(),
+                           flag, flag);
+}
+
+// A NULL array or workspace where the kernel needs memory is MOART_ERR_ARG (after the dims were checked,
+// so these counts are exact).
+std::string CPrinter::pointerChecks(size_t totalSlot) {
+  std::set<Symbol> zero = dimsAllowedZero(k);
+  std::vector<std::string> missing{fmt::format("(offsets[{}] > 0 && !workspace)", totalSlot)};
+  for (size_t b = 0; b < k.buffers.size(); ++b) {
+    const Buffer &buf = k.buffers[b];
+    SymExpr count = buf.storageElements();
+    std::optional<int64_t> constant = count.constant();
+    if (buf.role == Buffer::Workspace || (constant && *constant <= 0))
+      continue;
+    std::vector<Symbol> symbols = count.symbols();
+    bool positive = signOf(count) == Sign::Positive &&
+                    std::none_of(symbols.begin(), symbols.end(), [&](Symbol s) { return zero.count(s) > 0; });
+    missing.push_back(positive ? "!" + cn.buffer(b) : fmt::format("(!{} && {} > 0)", cn.buffer(b), integer(count)));
+  }
+  return fmt::format("  if ({}) /* an array or the workspace is NULL */\n    return MOART_ERR_ARG;\n",
+                     fmt::join(missing, " || "));
+}
+
+EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
+  const std::string command = commentText(in.command);
   std::string chunkDecls;
   for (const ChunkCount &c : k.chunkCounts)
     chunkDecls += fmt::format("  const int64_t {} = moart_chunks({}, {}, INT64_C({}), INT64_C({}));\n", name(c.sym),
                               integer(c.items), integer(c.terms), c.threads, c.chunk);
-
-  // the kernel body
-  for (const Guard &g : k.guards) {
-    const char *op = g.cmp == Guard::Eq ? "==" : g.cmp == Guard::Le ? "<=" : "<";
-    line(fmt::format("if (!({} {} {})) /* {}: {} */", integer(g.lhs), op, integer(g.rhs), g.reason, commentSafe(g.str())));
-    line("  return MOART_ERR_SHAPE;");
-  }
   // Buffers some stage loads or stores; a partials buffer also needs the result it may alias. Others
   // (inputs the outputs do not depend on, arrays with an empty index space) are declared but unused.
   std::set<size_t> used;
@@ -352,8 +418,6 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
       pointer = fmt::format("{} > 1 ? {} : {}", name(buf.aliasChunks), pointer, cn.buffer(*buf.aliasOf));
     ws += fmt::format("  {} *{} = {};\n", cType(buf.elem), cn.buffer(b), pointer);
   }
-  std::string stages = std::move(body); // the guards
-  body.clear();
   for (const Region &r : k.stages)
     region(r);
   std::string regions = std::move(body);
@@ -362,7 +426,7 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
       "/* {}: the kernel compiled by moac from {} for target {}.\n"
       " * Generated by `{}`; do not edit. ABI: docs/abi.md. */\n"
       "#ifndef {}_H\n#define {}_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n",
-      k.name, fileStem, targetName(target), in.command, k.name, k.name);
+      k.name, fileStem, targetName(target), command, k.name, k.name);
   header += "/* Array layouts: */\n";
   for (size_t b : k.inputs()) {
     const Layout &l = k.buffers[b].layout;
@@ -379,13 +443,16 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
     header += fmt::format("#define {}_{}_LIFTED_AXIS {}\n", k.name, c, l.kind == Layout::Lifted ? l.axis : 0);
   }
   std::string dims = dimParams();
-  header += fmt::format("\n/* Bytes of workspace the kernel needs for these dims. */\nsize_t {}_workspace_bytes({});\n\n",
+  header += fmt::format("\n/* Bytes of workspace the kernel needs for these dims (SIZE_MAX for dims it does not take). "
+                        "*/\nsize_t {}_workspace_bytes({});\n\n",
                         k.name, dims.empty() ? "void" : dims);
-  header += fmt::format("/* Returns 0, or MOART_ERR_SHAPE when a shape guard fails. */\n{}{};\n\n#endif\n",
+  header += fmt::format("/* Returns 0; MOART_ERR_SHAPE, writing nothing, for dims it does not take (a dim out of "
+                        "range, an\n * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or "
+                        "workspace. */\n{}{};\n\n#endif\n",
                         parameterComment(), signature());
 
   std::string src = fmt::format("/* Generated by moac from {} for target {}; do not edit.\n * {}\n *\n", fileStem,
-                                targetName(target), in.command);
+                                targetName(target), command);
   auto block = [&](const char *title, const std::string &text) {
     src += fmt::format(" * {}\n", title);
     size_t start = 0;
@@ -394,7 +461,9 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
       if (end == std::string::npos)
         end = text.size();
       std::string l = text.substr(start, end - start);
-      src += l.empty() ? " *\n" : " *   " + commentSafe(l) + "\n";
+      if (!l.empty() && l.back() == '\r') // a CRLF line ends at its newline too
+        l.pop_back();
+      src += l.empty() ? " *\n" : " *   " + commentText(l) + "\n";
       start = end + 1;
     }
     src += " *\n";
@@ -412,13 +481,12 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   for (const TDim &d : k.dims)
     if (!d.value)
       voidDims += fmt::format("  (void){};\n", cn.dim(d.sym));
-  src += fmt::format("\nstatic size_t {}_workspace_layout({}{}size_t offsets[{}]) {{\n  size_t total = 0;\n{}{}{}  "
-                     "(void)offsets;\n  return total;\n}}\n\n",
-                     k.name, dims, dims.empty() ? "" : ", ", std::max<size_t>(k.buffers.size(), 1), voidDims,
-                     chunkDecls, slots);
-  src += fmt::format("size_t {}_workspace_bytes({}) {{\n  size_t offsets[{}];\n  return {}_workspace_layout({}{}offsets);\n}}\n\n",
-                     k.name, dims.empty() ? "void" : dims, std::max<size_t>(k.buffers.size(), 1), k.name, dimArgs(),
-                     dimArgs().empty() ? "" : ", ");
+  const size_t slots = k.buffers.size() + 1; // offsets[buffer], then the total
+  src += workspaceLayout(voidDims);
+  src += fmt::format("size_t {}_workspace_bytes({}) {{\n  size_t offsets[{}];\n  return {}_workspace_layout({}{}offsets) ? "
+                     "offsets[{}] : SIZE_MAX;\n}}\n\n",
+                     k.name, dims.empty() ? "void" : dims, slots, k.name, dimArgs(), dimArgs().empty() ? "" : ", ",
+                     slots - 1);
   // Unused arguments are still parameters of the ABI; -Wextra would call them unused.
   std::string voidInputs;
   for (size_t b = 0; b < k.buffers.size(); ++b)
@@ -427,13 +495,11 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   src += signature() + " {\n";
   src += voidDims;
   src += voidInputs;
-  src += stages;
+  src += fmt::format("  size_t offsets[{}];\n  if (!{}_workspace_layout({}{}offsets))\n    return MOART_ERR_SHAPE;\n",
+                     slots, k.name, dimArgs(), dimArgs().empty() ? "" : ", ");
+  src += pointerChecks(slots - 1);
   src += chunkDecls;
-  src += fmt::format("  size_t offsets[{}];\n  (void){}_workspace_layout({}{}offsets);\n", std::max<size_t>(k.buffers.size(), 1),
-                     k.name, dimArgs(), dimArgs().empty() ? "" : ", ");
   src += ws;
-  if (k.workspace().empty())
-    src += "  (void)workspace;\n  (void)offsets;\n";
   src += regions;
   src += "  return 0;\n}\n";
   return EmittedKernel{src, header};

@@ -39,7 +39,7 @@ RUNTIME = ("moart_chunks moart_floordiv moart_floormod moart_maxf moart_align64 
            "moart_read_array moart_alloc_aligned MOART_OK MOART_ERR_SHAPE MOART_F32 moa_hyg0 moa_hyg0_workspace_bytes "
            "moa_kernel moa_x Moa_x MOA_X moart_ moa_")
 # what the emitters and the harness print themselves, and forms derived from other names of the list
-EMITTED = ("workspace offsets offset total status st err path fail main argc argv workspace_bytes ws c c2 g acc "
+EMITTED = ("workspace offsets offset total overflow status st err path fail main argc argv workspace_bytes ws c c2 g acc "
            "acc2 i j l k t P_x Q_x P_x_2 x_part x_group x_part_2 x_file x_arg x_shape x_out x_ v_int v_x v_NULL "
            "v_LINE_ v_moa_x")
 SIMILAR = ("x x1 x2 x10 X h h2 h10 H n N n2 null Null NULL_ Int INT For FOR Main Restrict f32 f64 o o1 _ _x x__y "

@@ -51,7 +51,12 @@ static inline int64_t moart_floordiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-static inline int64_t moart_floormod(int64_t a, int64_t b) { return a - moart_floordiv(a, b) * b; }
+/* a % b, not a - floordiv(a, b) * b, whose product leaves int64 for a near INT64_MIN (and b = -1, for
+ * which a % b itself is undefined, always leaves remainder 0). */
+static inline int64_t moart_floormod(int64_t a, int64_t b) {
+  int64_t r = b == -1 ? 0 : a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 /* a + b is NaN when either is: NaN propagates. Equal operands differ only as -0 and +0. */
 static inline float moart_maxf(float a, float b) {
@@ -93,10 +98,17 @@ static inline float moart_rescalef(float a, float m) { return a == -INFINITY ? 0
 static inline double moart_rescale(double a, double m) { return a == -INFINITY ? 0.0 : exp(a - m); }
 
 /* Chunks of a split reduction over `terms` terms for each of `items` results: enough chunks that about
- * `threads` work items run, but no chunk shorter than `chunk` terms; at least 1. */
+ * `threads` work items run, but no chunk shorter than `chunk` terms; at least 1. The ceilings are taken
+ * without adding first, so threads = INT64_MAX does not overflow, and no items or no terms (an empty
+ * index space) give one chunk rather than a division by zero. */
 static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads, int64_t chunk) {
-  int64_t wanted = (threads + items - 1) / items;
-  int64_t most = (terms + chunk - 1) / chunk;
+  int64_t wanted, most;
+  if (items < 1 || terms < 1 || threads < 1)
+    return 1;
+  if (chunk < 1)
+    chunk = 1;
+  wanted = threads / items + (threads % items != 0);
+  most = terms / chunk + (terms % chunk != 0);
   if (wanted > most)
     wanted = most;
   return wanted < 1 ? 1 : wanted;
@@ -104,6 +116,74 @@ static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads
 
 /* Bytes rounded up to a multiple of 64, so every workspace slot starts cache-line aligned. */
 static inline size_t moart_align64(size_t bytes) { return (bytes + 63u) & ~(size_t)63u; }
+
+/* Checked int64 arithmetic for a kernel's extent checks (its `_workspace_layout` function, docs/abi.md):
+ * the exact result, or 0 with *overflow set when the result leaves int64, a division is by zero, an
+ * extent is negative or a byte size does not fit in size_t. Each tests against the limits before it
+ * computes, so no check itself overflows (C99: no __builtin_mul_overflow). */
+static inline int64_t moart_add_checked(int64_t a, int64_t b, int *overflow) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
+    *overflow = 1;
+    return 0;
+  }
+  return a + b;
+}
+static inline int64_t moart_mul_checked(int64_t a, int64_t b, int *overflow) {
+  int out;
+  if (a == 0 || b == 0)
+    return 0;
+  if (a > 0)
+    out = b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a;
+  else
+    out = b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b;
+  if (out) {
+    *overflow = 1;
+    return 0;
+  }
+  return a * b;
+}
+static inline int64_t moart_floordiv_checked(int64_t a, int64_t b, int *overflow) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) {
+    *overflow = 1;
+    return 0;
+  }
+  return moart_floordiv(a, b);
+}
+static inline int64_t moart_floormod_checked(int64_t a, int64_t b, int *overflow) {
+  if (b == 0) {
+    *overflow = 1;
+    return 0;
+  }
+  return moart_floormod(a, b);
+}
+/* An extent: it must not be negative. */
+static inline int64_t moart_extent_checked(int64_t extent, int *overflow) {
+  if (extent < 0) {
+    *overflow = 1;
+    return 0;
+  }
+  return extent;
+}
+/* The bytes of `count` elements of `size` bytes, rounded up to a multiple of 64 (a workspace slot). */
+static inline int64_t moart_bytes_checked(int64_t count, size_t size, int *overflow) {
+  int64_t bytes = moart_mul_checked(moart_extent_checked(count, overflow), (int64_t)size, overflow);
+  if (bytes > INT64_MAX - 63) {
+    *overflow = 1;
+    return 0;
+  }
+  return (bytes + 63) & ~(int64_t)63;
+}
+/* A total in bytes as a size_t. */
+static inline size_t moart_size_checked(int64_t bytes, int *overflow) {
+  (void)overflow; /* needed only where size_t is narrower than int64_t */
+#if SIZE_MAX < INT64_MAX
+  if (bytes > (int64_t)SIZE_MAX) {
+    *overflow = 1;
+    return 0;
+  }
+#endif
+  return bytes < 0 ? 0 : (size_t)bytes;
+}
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# User mistakes that were internal errors (issue 13 item 6): each is a usage error (exit 2) or an error
+# (exit 1) with a clear message, never exit 70.
+# Usage: errors.sh MOAC DSL_EXAMPLES WORKDIR CASE
+#   header-name  --header names with a quote, a backslash, a newline or a trigraph: #include "…" could not
+#                spell them (exit 2, nothing written)
+#   check-dims   moac check with extents past the interpreter's limit, overflowing int64, or guards whose
+#                sides overflow: located errors like moac run's (exit 1)
+#   oom          the interpreter out of memory (an allowed 2^28-element intermediate under ulimit -v)
+set -uo pipefail
+moac=$1 examples=$2 work=$3 case=$4
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+# expect RC MESSAGE ARGS...: moac ARGS exits RC and says MESSAGE
+expect() {
+  local rc=$1 want=$2 out got
+  shift 2
+  out=$("$moac" "$@" 2>&1)
+  got=$?
+  [ $got -eq "$rc" ] || fail "moac $*: exit $got, expected $rc: $out"
+  [[ $out == *"$want"* ]] || fail "moac $*: message '$out' lacks '$want'"
+  [[ $out != *"internal error"* ]] || fail "moac $*: internal error"
+  echo "ok   moac $*: exit $rc"
+}
+printf 'dim n\nin x : f32[n]\nout y = x * 2.0\n' >k.moa
+case $case in
+header-name)
+  for name in 'a"b.h' 'a\b.h' $'a\nb.h' 'a??=b.h' "a'b.h" 'sub/x"y.h'; do
+    expect 2 'cannot be written in #include' compile k.moa -o k.c --header "$name"
+  done
+  [ "$(ls)" = k.moa ] || fail "a refused compilation wrote files: $(ls)"
+  expect 0 '' compile k.moa -o k.c --header 'plain-ü.h'
+  grep -q '#include "plain-ü.h"' k.c || fail "k.c does not include its header"
+  ;;
+check-dims)
+  expect 1 "decode.moa:4:5: error: an array of shape [4000000000000, 64] has more than 268435456 elements" \
+    check "$examples/decode.moa" --dims n=4000000000000,dk=64,dv=64
+  printf 'dim n\nin x : f32[n * n]\nout y = +/ x\n' >square.moa
+  expect 1 "square.moa:2:4: error: extent n*n cannot be evaluated: integer overflow" check square.moa --dims n=4000000000000
+  expect 1 "shape guard t + 1 <= cap does not hold" \
+    check "$examples/kvcache.moa" --dims t=9223372036854775807,cap=9223372036854775807,dk=4,dv=4
+  ;;
+oom)
+  printf 'dim n\nin x : f32[n]\nout y = +/ +/ (x o.* x)\n' >outer.moa
+  (ulimit -v 1500000 && expect 1 "out of memory" run outer.moa --dims n=16384) || exit 1
+  ;;
+*) fail "unknown case $case" ;;
+esac
+echo PASS
