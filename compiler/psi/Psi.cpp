@@ -66,6 +66,17 @@ static std::string psiText(const SymVec &idx, const TExpr &e) { return psiText(i
 
 namespace {
 
+// The most DNF nodes a definition used more than once may have and still be inlined into each use.
+// Elementwise definitions of attention and MLP programs (exp(x − m), a scaled difference) are a few
+// nodes; 32 keeps them inlined (no stored intermediate) and stores what would otherwise be copied.
+constexpr size_t inlineLimit = 32;
+
+size_t dnfSize(const DExprPtr &e) {
+  size_t n = 0;
+  forEachNode(e, [&](const DExpr &) { ++n; });
+  return n;
+}
+
 const char *reduceWord(BinOp op) {
   switch (op) {
   case BinOp::Add: return "sum";
@@ -97,6 +108,7 @@ private:
   DExprPtr reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc);
   void findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update);
   const BindingInfo &analyse(const TBinding &b);
+  void countUses(const TExpr &e);
   DExprPtr selectElement(const std::vector<DExprPtr> &elements, const SymExpr &i, SourceLoc loc);
   SymVec substituted(const SymVec &v) const;
 
@@ -112,6 +124,7 @@ private:
   std::vector<TIndex> scope;                  // comprehension indices around the current definition
   std::map<const TBinding *, std::vector<TIndex>> bindingScope;
   std::map<const TBinding *, BindingInfo> infos;
+  std::map<const TBinding *, size_t> uses;    // how many times each binding is referenced (countUses)
   std::vector<size_t> order;                  // computation order of temps and outputs
   std::set<std::string> names;
   IndexRanges ranges;           // every index symbol made so far, 0 ≤ s < extent: for simplify
@@ -176,7 +189,11 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   step("definition", psiText(idx, b.name), psiText(idx, *b.value));
   info.body = reduce(*b.value, idx);
 
-  info.materialised = b.isOutput || b.updates || containsReduce(info.body);
+  // Stored: an output, an update, a definition with a reduction (Hoist.h), and one referenced more than
+  // once whose DNF is too large to copy into each use: inlining it twice doubles the work and the text,
+  // and a chain of such bindings (a2 = a1 + a1 × 0.5, a3 = a2 + a2 × 0.5, …) would grow as 2^k.
+  info.materialised = b.isOutput || b.updates || containsReduce(info.body) ||
+                      (uses[&b] > 1 && dnfSize(info.body) > inlineLimit);
   if (b.updates)
     findConflicts(info.body, *b.updates, idx, out.arrays.size());
   if (info.materialised) {
@@ -196,8 +213,13 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
     array.index.insert(array.index.end(), info.own.begin(), info.own.end());
     array.body = info.body;
     array.loc = b.loc;
+    const bool reduction = containsReduce(info.body);
     if (b.updates)
       array.why = fmt::format("the update of inout {}, written in place", b.name);
+    else if (!b.isOutput && !reduction)
+      array.why = fmt::format("{} used {} times, too large to inline ({} DNF nodes > {})",
+                              b.origin.empty() ? "named binding" : b.origin + "'s '" + b.name + "'", uses[&b],
+                              dnfSize(info.body), inlineLimit);
     else if (!b.isOutput)
       array.why = b.origin.empty() ? "named binding with a reduction"
                                    : fmt::format("{}'s '{}', a reduction", b.origin, b.name);
@@ -209,7 +231,8 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
                           ? fmt::format("{} — {}", shownName,
                                         b.isOutput  ? "output"
                                         : b.updates ? "update of " + b.name + ", written into its storage"
-                                                    : "stored: it contains a reduction")
+                                        : containsReduce(info.body) ? "stored: it contains a reduction"
+                                                    : "stored: used more than once, too large to inline")
                           : fmt::format("{} — inlined where it is used", shownName);
   if (!b.origin.empty())
     title += fmt::format(" (from {})", b.origin);
@@ -466,7 +489,19 @@ DExprPtr PsiReducer::reduceCat(const TExpr &e, const SymVec &idx) {
   return dSelect(idx[0], a0, first, second, loc);
 }
 
+// Counts the references to each binding in every definition (let bindings included).
+void PsiReducer::countUses(const TExpr &e) {
+  if (e.kind == TKind::Ref)
+    ++uses[e.ref];
+  if (e.let)
+    countUses(*e.let->value);
+  for (const auto &arg : e.args)
+    countUses(*arg);
+}
+
 DnfProgram PsiReducer::run() {
+  for (const auto &b : prog.bindings)
+    countUses(*b->value);
   out.fileName = prog.fileName;
   out.dims = prog.dims;
   out.guards = prog.guards;
