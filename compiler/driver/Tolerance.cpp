@@ -74,6 +74,8 @@ private:
   std::vector<const NDArray *> inputData;
   std::vector<std::vector<Val>> stored;
   std::map<std::vector<int64_t>, Val> fusedCache; // (group, member, index…) → its value and bound
+  std::vector<int64_t> scoresOf; // (group, 0, frame…) whose n scores `scores` holds
+  std::vector<Val> scores;
   std::vector<double> units; // per array: u of its arithmetic (the coarsest float it reads or is)
   double u = 0, tiny = 0;    // of the array being evaluated
 };
@@ -221,13 +223,21 @@ Val BoundEvaluator::fused(const DExpr &e) {
     env[g.frame[k].id()] = key[2 + k];
   for (size_t k = 0; k < m.extra.size(); ++k)
     env[m.extra[k].id()] = key[2 + g.frame.size() + k];
-  auto score = [&](int64_t l) {
-    env[g.var.id()] = l;
-    Val x = eval(*g.score);
-    env.erase(g.var.id());
-    return x;
-  };
   int64_t n = integer(g.extent);
+  // The scores of this frame, evaluated once for all its members and their extra indices (the readers
+  // of one frame come one after another, so only the last frame's are kept).
+  std::vector<int64_t> frameKey(key.begin(), key.begin() + 2 + long(g.frame.size()));
+  frameKey[1] = 0;
+  if (frameKey != scoresOf) {
+    scoresOf = frameKey;
+    scores.clear();
+    for (int64_t l = 0; l < n; ++l) {
+      env[g.var.id()] = l;
+      scores.push_back(eval(*g.score));
+    }
+    env.erase(g.var.id());
+  }
+  auto score = [&](int64_t l) { return scores[size_t(l)]; };
   Val r;
   if (!m.weight) {
     r = accumulate(BinOp::Max, false, n, score);

@@ -50,7 +50,8 @@ struct Compiled {
   }
 };
 
-std::unique_ptr<Compiled> compile(const std::string &name, const std::string &text, Target target) {
+std::unique_ptr<Compiled> compile(const std::string &name, const std::string &text, Target target,
+                                  bool fuse = true) {
   auto run = std::make_unique<Compiled>();
   run->target = target;
   run->file = run->ctx.sources.add(name, text);
@@ -59,6 +60,7 @@ std::unique_ptr<Compiled> compile(const std::string &name, const std::string &te
   engine.captureInto(&run->diags);
   CompileOptions options;
   options.target = target;
+  options.schedule.fuse = fuse;
   run->c = runPipeline(run->ctx, run->file, engine, options);
   return run;
 }
@@ -185,7 +187,13 @@ TEST_CASE("the page: self-contained, every pane, every derivation step linked, t
   CHECK(count(page, "the transpose of K is never formed") == 1);
   CHECK(count(page, "<tr class=\"coalesced\"") > 0);
   CHECK(count(page, "<tr class=\"broadcast\"") > 0);
-  CHECK(count(page, "lifted: stored ⟨⌈n/32⌉ dk 32⟩") == 1);
-  // The score loop of `q +.* tran K` is the C loop over l at that operator.
-  CHECK(count(page, "data-loc=\"13:8\">    for (int64_t l = 0; l &lt; dk; ++l) {</div>") == 1);
+  // The fused default: the online-softmax rule is a step of its own.
+  CHECK(count(page, "<span class=\"rule\">online softmax</span>") == 1);
+  // Unfused (fuse=off), K is lifted on OpenACC, and the score loop of `q +.* tran K` is the C loop over l
+  // at that operator.
+  auto unfused = compile("some/folder/decode.moa", text, Target::OpenACC, false);
+  REQUIRE(unfused->c.ok());
+  std::string plain = unfused->page();
+  CHECK(count(plain, "lifted: stored ⟨⌈n/32⌉ dk 32⟩") == 1);
+  CHECK(count(plain, "data-loc=\"13:8\">    for (int64_t l = 0; l &lt; dk; ++l) {</div>") == 1);
 }
