@@ -8,6 +8,7 @@
 #include "moart/status.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -42,7 +43,8 @@ static int run(int64_t hq, int64_t hkv, int64_t m, int64_t n, int64_t dk, int ch
   float *Q = filled(hq * dk, 0.5f), *K = filled(hkv * n * dk, 0.25f), *x = filled(n, 1.0f);
   float *S = filled(sCount, 0.0f), *T = filled(m, 0.0f), E = -777.0f;
   size_t wsBytes = moa_guards_workspace_bytes(hq, hkv, m, n, dk);
-  void *ws = malloc(wsBytes ? wsBytes : 1);
+  /* SIZE_MAX: the dims are rejected (docs/abi.md); the kernel must refuse them whatever it is given */
+  void *ws = malloc(wsBytes && wsBytes != SIZE_MAX ? wsBytes : 1);
   int status;
   for (i = 0; i < sCount; ++i)
     S[i] = -777.0f;
