@@ -60,16 +60,21 @@ void checkLocated(const std::string &diagnostics) {
 // names or computes (a fuzzed `<1000000000> reshape x` is skipped, not run).
 constexpr int64_t elementBudget = 4096;
 
+// The element count of a concrete shape, or -1 when it is negative or above elementBudget.
+int64_t elementsWithinBudget(const std::vector<int64_t> &shape) {
+  int64_t elements = 1;
+  for (int64_t extent : shape) {
+    if (extent < 0 || (extent > 0 && elements > elementBudget / extent))
+      return -1;
+    elements *= extent;
+  }
+  return elements > elementBudget ? -1 : elements;
+}
+
 // Whether every array of `e` (its subexpressions and let bindings included) has at most elementBudget
 // elements for these dims.
 bool withinBudget(const TExpr &e, const DimValues &dims) {
-  int64_t elements = 1;
-  for (int64_t extent : concreteShape(e.type.shape, dims))
-    if (extent < 0 || (extent > 0 && elements > elementBudget / extent))
-      return false;
-    else
-      elements *= extent;
-  if (elements > elementBudget || (e.let && !withinBudget(*e.let->value, dims)))
+  if (elementsWithinBudget(concreteShape(e.type.shape, dims)) < 0 || (e.let && !withinBudget(*e.let->value, dims)))
     return false;
   for (const auto &arg : e.args)
     if (!withinBudget(*arg, dims))
@@ -92,12 +97,9 @@ void interpretSmall(const TypedProgram &typed) {
     for (size_t k = 0; k < typed.inputs.size(); ++k) {
       NDArray a;
       a.shape = concreteShape(typed.inputs[k].shape, dims);
-      int64_t elements = 1;
-      for (int64_t extent : a.shape)
-        if (extent < 0 || (extent > 0 && elements > elementBudget / extent))
-          return;
-        else
-          elements *= extent;
+      int64_t elements = elementsWithinBudget(a.shape);
+      if (elements < 0)
+        return;
       for (int64_t i = 0; i < elements; ++i)
         a.data.push_back(double((i * 7 + int64_t(k)) % 13) / 6.5 - 1);
       inputs.push_back(std::move(a));
