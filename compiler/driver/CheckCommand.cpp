@@ -30,7 +30,7 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("--seed", opts.seed, "seed of the inputs' fill (input k uses stream k)");
   cmd->add_option("--target", opts.target, "c, openmp, openacc")
       ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
+          std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}, {"cuda", Target::Cuda}},
           CLI::ignore_case));
   cmd->add_option("--inputs-range", opts.inputsRange,
                   "fill the float inputs uniformly in [A, B) (A,B; repeat for several sets; default -1,1 and "
@@ -42,17 +42,17 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
                   "openacc: none (build for the host, whatever offload compilers are installed) or nvptx (GCC "
                   "offload to an NVIDIA GPU, sm_80 PTX)")
       ->check(CLI::IsMember({"none", "nvptx"}));
+  cmd->add_option("--nvcc", opts.nvcc,
+                  "cuda: the CUDA compiler (default: $MOAC_NVCC, else /usr/local/cuda/bin/nvcc, else nvcc)");
+  cmd->add_option("--cuda-arch", opts.cudaArch, "cuda: the GPU architecture to build for (default sm_90)");
+  cmd->add_flag("--no-run", opts.noRun,
+                "build the harness and write every input set into the --keep folder with a run.sh, and stop");
+  cmd->add_flag("--compare", opts.compare,
+                "compare the outputs that the --keep folder's run.sh wrote (after --no-run) with the reference");
   return cmd;
 }
 
 namespace {
-
-std::string quote(const std::string &s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 bool writeFile(const fs::path &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary);
@@ -87,11 +87,33 @@ fs::path workFolder(const CheckOptions &opts, std::unique_ptr<TemporaryFolder> &
   return scratch->path();
 }
 
-// Writes the kernel, its header and the harness into `dir` and builds them with opts.cc; the path of the
-// harness executable, or empty after a failed build (reported with the compiler's log).
+std::string nvccCommand(const CheckOptions &opts) {
+  if (!opts.nvcc.empty())
+    return opts.nvcc;
+  if (const char *env = std::getenv("MOAC_NVCC"); env && *env)
+    return env;
+  std::error_code ec;
+  return fs::exists("/usr/local/cuda/bin/nvcc", ec) ? "/usr/local/cuda/bin/nvcc" : "nvcc";
+}
+
+// The command that builds the CUDA kernel and the harness with nvcc (the host compiler checks the
+// harness's C as strictly as the other targets'), and links the runtime and the static CUDA runtime.
+std::string cudaBuild(const CheckOptions &opts, const fs::path &kernel, const fs::path &dir, const fs::path &exe) {
+  std::string arch = opts.cudaArch.substr(opts.cudaArch.find('_') == std::string::npos ? 0 : opts.cudaArch.find('_') + 1);
+  RuntimePaths runtime = runtimePaths();
+  return fmt::format("{} -O3 -std=c++17 -gencode arch=compute_{},code=sm_{} -Werror all-warnings -I{} -I{} {} {} {} "
+                     "-cudart static -o {} > {} 2>&1",
+                     nvccCommand(opts), arch, arch, shellQuote(runtime.includeDir), shellQuote(dir.string()),
+                     shellQuote(kernel.string()), shellQuote((dir / "harness.c").string()), shellQuote(runtime.library),
+                     shellQuote(exe.string()), shellQuote((dir / "build.log").string()));
+}
+
+// Writes the kernel, its header and the harness into `dir` and builds them with opts.cc (nvcc for CUDA);
+// the path of the harness executable, or empty after a failed build (reported with the compiler's log).
 fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const GeneratedCode &code,
                       const std::string &headerName, const fs::path &dir) {
-  writeFile(dir / (kernel.name + ".c"), code.source);
+  const fs::path source = dir / (kernel.name + (opts.target == Target::Cuda ? ".cu" : ".c"));
+  writeFile(source, code.source);
   writeFile(dir / headerName, code.header);
   writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName), "harness.c"));
   // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
@@ -101,16 +123,69 @@ fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const Gene
   std::string flags = opts.target == Target::OpenMP ? " -fopenmp" : opts.target == Target::OpenACC ? acc : "";
   fs::path exe = dir / "harness";
   RuntimePaths runtime = runtimePaths();
-  std::string build = fmt::format("{} -std=c99 -O2 -Wall -Wextra -Werror{} -I{} -I{} {} {} {} -lm -o {} > {} 2>&1", opts.cc,
-                                  flags, quote(runtime.includeDir), quote(dir.string()),
-                                  quote((dir / (kernel.name + ".c")).string()), quote((dir / "harness.c").string()),
-                                  quote(runtime.library), quote(exe.string()), quote((dir / "build.log").string()));
+  std::string build =
+      opts.target == Target::Cuda
+          ? cudaBuild(opts, source, dir, exe)
+          : fmt::format("{} -std=c99 -O2 -Wall -Wextra -Werror{} -I{} -I{} {} {} {} -lm -o {} > {} 2>&1", opts.cc, flags,
+                        shellQuote(runtime.includeDir), shellQuote(dir.string()), shellQuote(source.string()),
+                        shellQuote((dir / "harness.c").string()), shellQuote(runtime.library), shellQuote(exe.string()),
+                        shellQuote((dir / "build.log").string()));
   if (runShell(build) != 0) {
     std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
                  readFile(dir / "build.log").c_str());
     return {};
   }
   return exe;
+}
+
+fs::path setFolder(const fs::path &dir, size_t k) { return dir / fmt::format("set{}", k + 1); }
+
+// --no-run: every set's inputs in DIR/setK and DIR/run.sh, which runs the harness on each (its exit status
+// the first failure's).
+int writeKept(const CheckOptions &opts, const CheckRun &run, const std::vector<InputRange> &ranges,
+              const fs::path &dir, DiagnosticEngine &diags) {
+  std::string script = "#!/bin/sh\n# Runs the harness of `moac check --no-run` on each input set; then run\n"
+                       "# `moac check ... --compare --keep DIR` where moac is.\ncd \"$(dirname \"$0\")\" || exit 1\n";
+  CheckRun here = run;
+  here.harness = "./harness";
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    std::error_code ec;
+    fs::create_directories(setFolder(dir, k), ec);
+    if (!writeInputs(run, ranges[k], setFolder(dir, k), diags))
+      return 1;
+    script += harnessCommand(here, setFolder(dir, k).filename()) + " || { cat " +
+              shellQuote((setFolder(dir, k).filename() / "run.log").string()) + "; exit 1; }\n";
+  }
+  if (!writeFile(dir / "run.sh", script)) {
+    std::fprintf(stderr, "moac check: cannot write %s\n", (dir / "run.sh").c_str());
+    return 1;
+  }
+  fs::permissions(dir / "run.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::add);
+  std::printf("moac check: built the harness and wrote %zu input set%s into %s: run %s there, then the same "
+              "moac check with --compare\n",
+              ranges.size(), ranges.size() == 1 ? "" : "s", dir.c_str(), (dir / "run.sh").c_str());
+  (void)opts;
+  return 0;
+}
+
+// --compare: the outputs in DIR/setK against the reference on the same seeded inputs.
+int compareKept(const CheckOptions &opts, const CheckRun &run, const std::vector<InputRange> &ranges,
+                const fs::path &dir, DiagnosticEngine &diags) {
+  std::printf("moac check %s --target=%s --dims %s --seed %llu (outputs from %s)\n", opts.file.c_str(),
+              targetName(opts.target), opts.dims.c_str(), (unsigned long long)opts.seed, dir.c_str());
+  bool pass = true;
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    auto inputs = makeInputSet(run, ranges[k], diags);
+    if (!inputs)
+      return 1;
+    std::optional<bool> ok = compareOutputs(run, ranges[k], setFolder(dir, k), *inputs, diags);
+    if (!ok)
+      return 1;
+    pass &= *ok;
+  }
+  std::printf("%s\n", pass ? "PASS" : "FAIL");
+  return pass ? 0 : 1;
 }
 
 } // namespace
@@ -120,6 +195,15 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
   diags.setColor(color);
+  if ((opts.noRun || opts.compare) && opts.keep.empty()) {
+    std::fprintf(stderr, "moac check: %s needs --keep DIR: the folder the sets are written to and read from\n",
+                 opts.noRun ? "--no-run" : "--compare");
+    return 2;
+  }
+  if (opts.noRun && opts.compare) {
+    std::fprintf(stderr, "moac check: --no-run and --compare are two steps: give one of them\n");
+    return 2;
+  }
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return 1;
@@ -161,21 +245,26 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   if (dir.empty())
     return 1;
   const Kernel &kernel = *compiled.kernel;
-  fs::path exe = buildHarness(opts, kernel, *compiled.code, compile.headerName, dir);
-  if (exe.empty())
+  CheckRun run{typed, *compiled.dnf, kernel, *dims, (dir / "harness").string(), opts.seed};
+  if (opts.compare)
+    return compareKept(opts, run, ranges, dir, diags);
+  if (buildHarness(opts, kernel, *compiled.code, compile.headerName, dir).empty())
     return 1;
-  std::string runCmd = quote(exe.string()) + " " + quote(dir.string());
-  for (const TDim &d : typed.dims)
-    if (!d.value)
-      runCmd += " " + std::to_string(dims->at(d.sym));
-  runCmd += " > " + quote((dir / "run.log").string()) + " 2>&1";
+  if (opts.noRun)
+    return writeKept(opts, run, ranges, dir, diags);
 
   std::printf("moac check %s --target=%s --dims %s --seed %llu\n", opts.file.c_str(), targetName(opts.target),
               opts.dims.c_str(), (unsigned long long)opts.seed);
   bool pass = true;
   for (const InputRange &range : ranges) {
-    CheckRun run{typed, *compiled.dnf, kernel, *dims, dir, runCmd, opts.seed};
-    std::optional<bool> ok = checkOnInputs(run, range, diags);
+    bool noDevice = false;
+    std::optional<bool> ok = checkOnInputs(run, range, dir, diags, &noDevice);
+    if (noDevice) {
+      std::printf("moac check: no CUDA device here: the kernel and its harness were built, not run (exit status %d; "
+                  "--no-run and --compare check on another machine)\n",
+                  exitNoDevice);
+      return exitNoDevice;
+    }
     if (!ok)
       return 1;
     pass &= *ok;

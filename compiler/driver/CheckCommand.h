@@ -26,10 +26,20 @@ struct CheckOptions {
   std::string schedule;
   std::vector<std::string> inputsRange; // "A,B" each: one comparison per range (docs/cli.md)
   std::string offload = "none"; // openacc: none (run on the host) or nvptx (GCC offload to NVIDIA GPUs)
+  // cuda: the compiler and the GPU architecture it builds for (docs/cli.md)
+  std::string nvcc;             // default: $MOAC_NVCC, else /usr/local/cuda/bin/nvcc when present, else nvcc
+  std::string cudaArch = "sm_90";
+  // Build here, run elsewhere: --no-run builds the harness and writes every input set into --keep DIR
+  // (DIR/set1, DIR/set2, … and DIR/run.sh); --compare compares the outputs run.sh wrote there.
+  bool noRun = false, compare = false;
 };
 
+// The exit status of `moac check --target=cuda` where no CUDA device is present: built, not run.
+constexpr int exitNoDevice = 77;
+
 CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts);
-// Exit status: 0 every output within tolerance, 1 otherwise (or a build, run or program error).
+// Exit status: 0 every output within tolerance, 1 otherwise (or a build, run or program error), 2 usage,
+// exitNoDevice for a CUDA check without a device.
 int runCheckCommand(const CheckOptions &opts, ColorMode color);
 
 } // namespace moac

@@ -1,6 +1,7 @@
 #include "CheckInputs.h"
 
 #include "DriverSupport.h"
+#include "TemporaryFolder.h"
 #include "Interpreter.h"
 #include "Tolerance.h"
 
@@ -50,6 +51,24 @@ void mapInto(moart_array &a, const InputRange &range) {
   }
 }
 
+// The set's inputs (written into *dir when given) and the reference's copy.
+std::optional<std::vector<NDArray>> makeSet(const CheckRun &run, const InputRange &range, DiagnosticEngine &diags,
+                                            const fs::path *dir) {
+  RunOptions runOpts;
+  runOpts.seed = run.seed;
+  auto inputs = makeInputs(run.typed, run.dims, runOpts, diags);
+  if (!inputs)
+    return std::nullopt;
+  std::vector<NDArray> reference;
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    mapInto((*inputs)[i].a, range);
+    if (dir && !writeArray(dir->string(), run.typed.inputs[i].name, (*inputs)[i].a, diags))
+      return std::nullopt;
+    reference.push_back(toNDArray((*inputs)[i].a));
+  }
+  return reference;
+}
+
 } // namespace
 
 std::optional<std::string> parseInputRanges(const std::vector<std::string> &specs, const TypedProgram &program,
@@ -81,23 +100,25 @@ std::optional<std::string> parseInputRanges(const std::vector<std::string> &spec
   return std::nullopt;
 }
 
-std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, DiagnosticEngine &diags) {
-  RunOptions runOpts;
-  runOpts.seed = run.seed;
-  auto inputs = makeInputs(run.typed, run.dims, runOpts, diags);
-  if (!inputs)
-    return std::nullopt;
-  std::vector<NDArray> reference;
-  for (size_t i = 0; i < inputs->size(); ++i) {
-    mapInto((*inputs)[i].a, range);
-    if (!writeArray(run.dir.string(), run.typed.inputs[i].name, (*inputs)[i].a, diags))
-      return std::nullopt;
-    reference.push_back(toNDArray((*inputs)[i].a));
-  }
-  if (std::system(run.runCommand.c_str()) != 0) {
-    std::fprintf(stderr, "moac check: running the kernel failed:\n%s", readText(run.dir / "run.log").c_str());
-    return std::nullopt;
-  }
+std::optional<std::vector<NDArray>> makeInputSet(const CheckRun &run, const InputRange &range, DiagnosticEngine &diags) {
+  return makeSet(run, range, diags, nullptr);
+}
+
+std::optional<std::vector<NDArray>> writeInputs(const CheckRun &run, const InputRange &range, const fs::path &dir,
+                                                DiagnosticEngine &diags) {
+  return makeSet(run, range, diags, &dir);
+}
+
+std::string harnessCommand(const CheckRun &run, const fs::path &dir) {
+  std::string cmd = shellQuote(run.harness) + " " + shellQuote(dir.string());
+  for (const TDim &d : run.typed.dims)
+    if (!d.value)
+      cmd += " " + std::to_string(run.dims.at(d.sym));
+  return cmd + " > " + shellQuote((dir / "run.log").string()) + " 2>&1";
+}
+
+std::optional<bool> compareOutputs(const CheckRun &run, const InputRange &range, const fs::path &dir,
+                                   const std::vector<NDArray> &reference, DiagnosticEngine &diags) {
   std::vector<NDArray> expected;
   std::vector<OutputBounds> bounds;
   try {
@@ -112,7 +133,7 @@ std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, 
                      size_t k) -> bool {
     OwnedArray got;
     char err[512] = "";
-    std::string path = (run.dir / file).string();
+    std::string path = (dir / file).string();
     if (moart_read_array(path.c_str(), &got.a, err, sizeof err) != MOART_OK) {
       std::fprintf(stderr, "moac check: %s\n", err);
       return false;
@@ -135,6 +156,23 @@ std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, 
                     outs.size() + u);
   }
   return pass;
+}
+
+std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, const fs::path &dir,
+                                  DiagnosticEngine &diags, bool *noDevice) {
+  auto reference = writeInputs(run, range, dir, diags);
+  if (!reference)
+    return std::nullopt;
+  int status = runShell(harnessCommand(run, dir));
+  if (status == noDeviceStatus) {
+    *noDevice = true;
+    return std::nullopt;
+  }
+  if (status != 0) {
+    std::fprintf(stderr, "moac check: running the kernel failed:\n%s", readText(dir / "run.log").c_str());
+    return std::nullopt;
+  }
+  return compareOutputs(run, range, dir, *reference, diags);
 }
 
 } // namespace moac

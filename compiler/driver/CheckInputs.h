@@ -31,13 +31,29 @@ struct CheckRun {
   const DnfProgram &dnf;
   const Kernel &kernel;
   const DimValues &dims;
-  std::filesystem::path dir; // where the harness reads its inputs and writes its outputs
-  std::string runCommand;    // runs the harness (its output goes to dir/run.log)
+  std::string harness; // the built harness: `harness DIR dims…` reads DIR's inputs, writes its outputs
   uint64_t seed;
 };
 
-// Prints one line per output and updated inout; nullopt when the inputs, the run or the reference failed
-// (already reported), else whether every comparison passed.
-std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, DiagnosticEngine &diags);
+// The exit status of a CUDA harness on a machine without a CUDA device (docs/cli.md).
+constexpr int noDeviceStatus = 77;
+
+// The inputs of one set, seeded and mapped into `range`, written into `dir` for the harness; the reference's
+// copy of them, or nullopt after an error (reported).
+std::optional<std::vector<NDArray>> writeInputs(const CheckRun &run, const InputRange &range,
+                                                const std::filesystem::path &dir, DiagnosticEngine &diags);
+// The same inputs, not written (to compare outputs a harness wrote elsewhere).
+std::optional<std::vector<NDArray>> makeInputSet(const CheckRun &run, const InputRange &range, DiagnosticEngine &diags);
+// The shell command that runs the harness on the set in `dir` (its output to dir/run.log).
+std::string harnessCommand(const CheckRun &run, const std::filesystem::path &dir);
+// Compares the outputs the harness wrote into `dir` with the reference on `inputs`: one line per output
+// and updated inout; nullopt when the reference failed (reported), else whether every comparison passed.
+std::optional<bool> compareOutputs(const CheckRun &run, const InputRange &range, const std::filesystem::path &dir,
+                                   const std::vector<NDArray> &inputs, DiagnosticEngine &diags);
+
+// All three on one set in `dir`: nullopt when the inputs, the run or the reference failed (reported; a
+// harness without its device sets *noDevice), else whether every comparison passed.
+std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, const std::filesystem::path &dir,
+                                  DiagnosticEngine &diags, bool *noDevice);
 
 } // namespace moac

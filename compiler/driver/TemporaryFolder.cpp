@@ -93,6 +93,13 @@ TemporaryFolder::~TemporaryFolder() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::string shellQuote(const std::string &s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 int runShell(const std::string &command) {
   const char *argv[] = {"sh", "-c", command.c_str(), nullptr};
   pid_t child = 0;

@@ -25,5 +25,7 @@ private:
 
 // Runs `/bin/sh -c COMMAND` and waits for it: its exit status, or 128 + the signal that killed it.
 int runShell(const std::string &command);
+// `s` as one word of a /bin/sh command: in single quotes, each ' spelt '\''.
+std::string shellQuote(const std::string &s);
 
 } // namespace moac

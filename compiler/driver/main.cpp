@@ -90,7 +90,7 @@ std::vector<NamedPath> inputsRead(const SourceManager &sources) {
 
 auto targetNames() {
   return CLI::CheckedTransformer(
-      std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
+      std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}, {"cuda", Target::Cuda}},
       CLI::ignore_case);
 }
 
@@ -130,6 +130,11 @@ int runCompile(const Options &opts, ColorMode color) {
   options.headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
   if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
     std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
+    return exitUsage;
+  }
+  if (opts.verifyOutput && opts.target == Target::Cuda) {
+    std::fprintf(stderr, "moac: --verify-output checks C (Clang in process); a .cu kernel is checked by nvcc: "
+                         "moac check --target=cuda builds it\n");
     return exitUsage;
   }
   Compilation result = runPipeline(ctx, *file, diags, options);

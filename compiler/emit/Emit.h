@@ -61,5 +61,7 @@ struct EmittedKernel {
 };
 
 EmittedKernel emitKernel(const Kernel &kernel, Target target, const EmitInputs &inputs);
+// The CUDA target (EmitCuda.cpp): a .cu file of kernels and their host launcher, and a C header.
+EmittedKernel emitCuda(const Kernel &kernel, const EmitInputs &inputs);
 
 } // namespace moac

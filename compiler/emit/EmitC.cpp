@@ -1,7 +1,6 @@
 // The C printer over the loop IR, shared by every target (sequential C99 adds no pragmas).
-#include "Emit.h"
+#include "CPrinter.h"
 
-#include "CNames.h"
 #include "CommentText.h"
 #include "KernelChecks.h"
 
@@ -24,41 +23,9 @@ public:
   std::string serialRegion(const std::string &) const override { return ""; }
 };
 
+} // namespace
+
 const char *cType(ElemType t) { return t == ElemType::F32 ? "float" : t == ElemType::F64 ? "double" : "int64_t"; }
-
-class CPrinter {
-public:
-  CPrinter(const Kernel &k, const PragmaPolicy &policy) : k(k), policy(policy), cn(k) {
-    fileStem = commentText(k.fileName.substr(k.fileName.find_last_of('/') + 1)); // npos + 1 is 0
-  }
-  EmittedKernel print(Target target, const EmitInputs &inputs);
-
-private:
-  const std::string &name(Symbol s) { return cn.symbol(s); }
-  std::string integer(const SymExpr &e);
-  std::string floatLiteral(double v, ElemType t) const;
-  std::string expr(const LExprPtr &e, ElemType t);
-  std::string asType(const LExprPtr &e, ElemType t);
-  void stmt(const LStmt &s, ElemType t);
-  void region(const Region &r);
-  std::string present(const Region &r);
-  std::string signature() const;
-  std::string workspaceLayout(const std::string &voidDims);
-  std::string pointerChecks(size_t totalSlot);
-  std::string parameterComment() const;
-  std::string dimParams() const;
-  std::string dimArgs() const;
-  std::string where(SourceLoc loc) const {
-    return loc.valid() ? fmt::format(" /* {}:{} */", fileStem, loc.line) : "";
-  }
-  void line(const std::string &text) { body += text + "\n"; }
-
-  const Kernel &k;
-  const PragmaPolicy &policy;
-  std::string fileStem; // the .moa file's name, sealed for comments (CommentText.h)
-  CNames cn; // every C name of the kernel and its header
-  std::string body;
-};
 
 std::string CPrinter::integer(const SymExpr &e) {
   if (e.terms().empty())
@@ -82,6 +49,8 @@ std::string CPrinter::integer(const SymExpr &e) {
     for (const auto &f : t.factors) {
       if (f->kind == SymExpr::Atom::Sym)
         factors.push_back(name(f->sym));
+      else if (auto at = hoisted.find({f->kind == SymExpr::Atom::Div, f->lhs, f->rhs}); at != hoisted.end())
+        factors.push_back(at->second);
       else
         factors.push_back(fmt::format("{}({}, {})", f->kind == SymExpr::Atom::Div ? "moart_floordiv" : "moart_floormod",
                                       integer(f->lhs), integer(f->rhs)));
@@ -236,15 +205,20 @@ std::string CPrinter::present(const Region &r) {
   return out;
 }
 
+ElemType CPrinter::regionType(const Region &r) {
+  ElemType t = ElemType::F32;
+  for (const LStmt &s : r.body)
+    if (s.kind == LStmt::Decl)
+      t = s.type;
+  return t;
+}
+
 void CPrinter::region(const Region &r) {
   line("");
   line(fmt::format("/* {} */", commentText(regionName(k, r))));
   if (r.onlyIfChunks)
     line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
-  ElemType t = ElemType::F32;
-  for (const LStmt &s : r.body)
-    if (s.kind == LStmt::Decl)
-      t = s.type;
+  ElemType t = regionType(r);
   std::string sections = present(r);
   if (r.parallelDepth > 0) {
     std::string pragma = policy.parallelNest(r.parallelDepth, sections);
@@ -301,15 +275,24 @@ std::string CPrinter::parameterComment() const {
   return out + fmt::format(" *   workspace: {}_workspace_bytes({}) bytes, 64-byte aligned\n */\n", k.name, dims);
 }
 
+// CUDA's launcher takes device pointers and a stream; its kernels, not the launcher, promise no aliasing.
 std::string CPrinter::signature() const {
+  const bool cuda = target == Target::Cuda;
   std::string params = dimParams();
   for (size_t b : k.inputs()) // an inout is written in place: not const
-    params += fmt::format("{}{}{} *restrict {}", params.empty() ? "" : ", ", k.buffers[b].inout ? "" : "const ",
-                          cType(k.buffers[b].elem), cn.buffer(b));
+    params += fmt::format("{}{}{} *{}{}", params.empty() ? "" : ", ", k.buffers[b].inout ? "" : "const ",
+                          cType(k.buffers[b].elem), cuda ? "" : "restrict ", cn.buffer(b));
   for (size_t b : k.outputs())
     params += fmt::format("{}{} *{}", params.empty() ? "" : ", ", cType(k.buffers[b].elem), cn.buffer(b));
-  params += fmt::format("{}void *workspace", params.empty() ? "" : ", ");
+  params += fmt::format("{}void *workspace{}", params.empty() ? "" : ", ", cuda ? ", cudaStream_t stream" : "");
   return fmt::format("int {}({})", k.name, params);
+}
+
+// P = moart_chunks(items, terms, threads, chunk); threads 0 is the device's (CUDA: moart_cuda_device_warps(),
+// 64 warps on each of the current device's SMs).
+std::string CPrinter::chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const {
+  std::string threads = c.threads == 0 ? "moart_cuda_device_warps()" : fmt::format("INT64_C({})", c.threads);
+  return fmt::format("moart_chunks({}, {}, {}, INT64_C({}))", items, terms, threads, c.chunk);
 }
 
 // `X_workspace_layout(dims, offsets)`: 1, with each workspace slot's offset and (last) the total in bytes,
@@ -336,8 +319,7 @@ std::string CPrinter::workspaceLayout(const std::string &voidDims) {
                        zero.empty() ? "" : fmt::format("; {}, which no array's extent depends on, at least 0",
                                                        fmt::join(zeroNames, ", ")));
   for (const ChunkCount &c : k.chunkCounts)
-    out += fmt::format("  const int64_t {} = moart_chunks({}, {}, INT64_C({}), INT64_C({}));\n", name(c.sym),
-                       checked(c.items), checked(c.terms), c.threads, c.chunk);
+    out += fmt::format("  const int64_t {} = {};\n", name(c.sym), chunkCount(c, checked(c.items), checked(c.terms)));
   // every array's extents are not negative and its bytes fit; workspace arrays take slots in buffer order
   // (a partials buffer with one chunk takes none: it is the result itself)
   for (size_t b = 0; b < k.buffers.size(); ++b) {
@@ -394,12 +376,12 @@ std::string CPrinter::pointerChecks(size_t totalSlot) {
                      fmt::join(missing, " || "));
 }
 
-EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
+EmittedKernel CPrinter::print(const EmitInputs &in) {
+  const bool cuda = target == Target::Cuda;
   const std::string command = commentText(in.command);
   std::string chunkDecls;
   for (const ChunkCount &c : k.chunkCounts)
-    chunkDecls += fmt::format("  const int64_t {} = moart_chunks({}, {}, INT64_C({}), INT64_C({}));\n", name(c.sym),
-                              integer(c.items), integer(c.terms), c.threads, c.chunk);
+    chunkDecls += fmt::format("  const int64_t {} = {};\n", name(c.sym), chunkCount(c, integer(c.items), integer(c.terms)));
   // Buffers some stage loads or stores; a partials buffer also needs the result it may alias. Others
   // (inputs the outputs do not depend on, arrays with an empty index space) are declared but unused.
   std::set<size_t> used;
@@ -425,8 +407,9 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   std::string header = fmt::format(
       "/* {}: the kernel compiled by moac from {} for target {}.\n"
       " * Generated by `{}`; do not edit. ABI: docs/abi.md. */\n"
-      "#ifndef {}_H\n#define {}_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n",
-      k.name, fileStem, targetName(target), command, k.name, k.name);
+      "#ifndef {}_H\n#define {}_H\n\n#include <stddef.h>\n#include <stdint.h>\n{}\n",
+      k.name, fileStem, targetName(target), command, k.name, k.name,
+      cuda ? "\n#include <cuda_runtime_api.h> /* cudaStream_t */\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n" : "");
   header += "/* Array layouts: */\n";
   for (size_t b : k.inputs()) {
     const Layout &l = k.buffers[b].layout;
@@ -450,6 +433,8 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
                         "range, an\n * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or "
                         "workspace. */\n{}{};\n\n#endif\n",
                         parameterComment(), signature());
+  if (cuda) // the header's own end comes after the C++ brace
+    header.insert(header.size() - std::string("#endif\n").size(), "#ifdef __cplusplus\n}\n#endif\n\n");
 
   std::string src = fmt::format("/* Generated by moac from {} for target {}; do not edit.\n * {}\n *\n", fileStem,
                                 targetName(target), command);
@@ -473,7 +458,7 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   block("Traffic model:", in.traffic);
   src += " */\n";
   src += fmt::format("#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n{}\n#include \"moart/kernel.h\"\n",
-                     policy.extraIncludes());
+                     cuda ? "\n#include <cuda_runtime.h>\n" : policy.extraIncludes());
   if (!in.headerName.empty())
     src += fmt::format("#include \"{}\"\n", in.headerName);
   // Every dim is "used" explicitly: a kernel need not read every dim, and -Wextra would say so.
@@ -482,17 +467,19 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
     if (!d.value)
       voidDims += fmt::format("  (void){};\n", cn.dim(d.sym));
   const size_t slots = k.buffers.size() + 1; // offsets[buffer], then the total
+  src += kernels; // CUDA's __global__ functions (and the launch helpers they need)
   src += workspaceLayout(voidDims);
-  src += fmt::format("size_t {}_workspace_bytes({}) {{\n  size_t offsets[{}];\n  return {}_workspace_layout({}{}offsets) ? "
+  const char *linkage = cuda ? "extern \"C\" " : ""; // C callers link the launcher
+  src += fmt::format("{}size_t {}_workspace_bytes({}) {{\n  size_t offsets[{}];\n  return {}_workspace_layout({}{}offsets) ? "
                      "offsets[{}] : SIZE_MAX;\n}}\n\n",
-                     k.name, dims.empty() ? "void" : dims, slots, k.name, dimArgs(), dimArgs().empty() ? "" : ", ",
+                     linkage, k.name, dims.empty() ? "void" : dims, slots, k.name, dimArgs(), dimArgs().empty() ? "" : ", ",
                      slots - 1);
   // Unused arguments are still parameters of the ABI; -Wextra would call them unused.
   std::string voidInputs;
   for (size_t b = 0; b < k.buffers.size(); ++b)
     if (k.buffers[b].role != Buffer::Workspace && !used.count(b))
       voidInputs += fmt::format("  (void){};\n", cn.buffer(b));
-  src += signature() + " {\n";
+  src += linkage + signature() + " {\n";
   src += voidDims;
   src += voidInputs;
   src += fmt::format("  size_t offsets[{}];\n  if (!{}_workspace_layout({}{}offsets))\n    return MOART_ERR_SHAPE;\n",
@@ -501,11 +488,11 @@ EmittedKernel CPrinter::print(Target target, const EmitInputs &in) {
   src += chunkDecls;
   src += ws;
   src += regions;
-  src += "  return 0;\n}\n";
+  // CUDA: a launch that failed (no device, a bad configuration) is MOART_ERR_DEVICE; the kernels run on
+  // `stream` after the launcher returns
+  src += cuda ? "  return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;\n}\n" : "  return 0;\n}\n";
   return EmittedKernel{src, header};
 }
-
-} // namespace
 
 const PragmaPolicy &sequentialPolicy() {
   static constexpr SequentialPolicy policy;
@@ -516,13 +503,16 @@ const PragmaPolicy &policyFor(Target target) {
   switch (target) {
   case Target::OpenMP: return openmpPolicy();
   case Target::OpenACC: return openaccPolicy();
-  case Target::C: break;
+  case Target::C:
+  case Target::Cuda: break;
   }
   return sequentialPolicy();
 }
 
 EmittedKernel emitKernel(const Kernel &kernel, Target target, const EmitInputs &inputs) {
-  return CPrinter(kernel, policyFor(target)).print(target, inputs);
+  if (target == Target::Cuda)
+    return emitCuda(kernel, inputs);
+  return CPrinter(kernel, policyFor(target), target).print(inputs);
 }
 
 } // namespace moac

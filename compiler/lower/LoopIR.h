@@ -138,7 +138,8 @@ struct ChunkCount {
   size_t of = 0; // the buffer whose split reduction it counts (Splits: the fused group's maxima)
   // P over the terms, Q over the P partials, or the splits of a fused group
   enum Level { Chunks, Groups, Splits } level = Chunks;
-  int64_t threads = 0, chunk = 0; // the schedule's constants
+  // the schedule's constants; threads 0: the device's (CUDA: 64 warps per SM, asked at run time)
+  int64_t threads = 0, chunk = 0;
 };
 
 // A choice the lowering made that the loop nests alone do not explain (printed by dumpLoopIR and

@@ -201,7 +201,7 @@ void Lowerer::reportAccesses(const Region &stage, Symbol lane, const std::map<Sy
 // Every partial still adds its terms in the same order, so the result is bit-identical to the OpenACC
 // kernel's, which keeps the innermost index on the vector lanes (coalesced there already).
 bool Lowerer::termsAlongRows(const DnfArray &a, const DExpr &r) const {
-  if (target == Target::OpenACC || a.updates || a.index.empty() || containsReduce(r.args[0]))
+  if (isGpu(target) || a.updates || a.index.empty() || containsReduce(r.args[0]))
     return false;
   const Symbol inner = a.index.back();
   bool found = false;

@@ -49,7 +49,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     out.buffers.push_back(k.buffers.size() - 1);
   }
   k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, g.extent, out.buffers[0], ChunkCount::Splits,
-                                     schedule.fusedSplits(target), schedule.chunk});
+                                     schedule.fusedSplits(target), schedule.fusedChunk(target)});
   NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
   reserveNames(stageNames, g);
   const Symbol c = symbols.fresh("c");

@@ -47,11 +47,11 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
     if (key == "threads")
       schedule.threads = number;
     else if (key == "chunk")
-      schedule.chunk = number;
+      schedule.chunk = number, schedule.chunkSet = true;
     else if (key == "block")
       schedule.block = number;
     else if (key == "splits")
-      schedule.splits = number;
+      schedule.splits = number, schedule.splitsSet = true;
     else
       return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, splits)", key);
   }

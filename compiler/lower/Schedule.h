@@ -27,9 +27,13 @@ struct Schedule {
   // Work items (frame × splits) the split pass of a fused reduction aims for; each split streams its
   // contiguous rows once. The same on every target, so that C, OpenMP and OpenACC add in the same order
   // (bit-equal); a GPU wants more (splits=N), to be decided by measurement there.
+  // On CUDA the default is the device's: the launcher asks for its SM count and aims for 64 warps on
+  // each SM (one split per warp), with at least 32 terms a split (fusedSplits returns 0 for "the device's").
   int64_t splits = 64;
+  bool splitsSet = false, chunkSet = false; // given on the command line: then the same on every target
 
-  int64_t fusedSplits(Target) const { return splits; }
+  int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
+  int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 32 : chunk; }
 
   bool liftInputs(Target t) const {
     return layouts == Layouts::Lifted || (layouts == Layouts::Auto && t == Target::OpenACC);

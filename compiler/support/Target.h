@@ -4,9 +4,13 @@
 
 namespace moac {
 
-enum class Target { C, OpenMP, OpenACC };
+enum class Target { C, OpenMP, OpenACC, Cuda };
 
-// The spelling of `--target=`: `c`, `openmp`, `openacc`.
+// Whether the target runs on a GPU (OpenACC offloads, CUDA): the schedule keeps the innermost index on
+// adjacent lanes there, where a CPU walks rows.
+inline bool isGpu(Target t) { return t == Target::OpenACC || t == Target::Cuda; }
+
+// The spelling of `--target=`: `c`, `openmp`, `openacc`, `cuda`.
 const char *targetName(Target t);
 
 } // namespace moac

@@ -17,6 +17,7 @@ const char *targetName(Target t) {
   case Target::C: return "c";
   case Target::OpenMP: return "openmp";
   case Target::OpenACC: return "openacc";
+  case Target::Cuda: return "cuda";
   }
   return "?";
 }

@@ -17,6 +17,14 @@
 extern "C" {
 #endif
 
+/* MOART_INLINE: each helper is a static inline function; CUDA (nvcc) compiles it for the host and the
+ * device, so kernels and their host launchers share one definition. */
+#ifdef __CUDACC__
+#define MOART_INLINE static inline __host__ __device__
+#else
+#define MOART_INLINE static inline
+#endif
+
 /* The helpers are OpenACC device routines, so that offloaded kernels may call them at every optimisation
  * level: otherwise GCC's nvptx offloading stops with "function 'moart_maxf' has been referenced in
  * offloaded code but hasn't been marked to be included" wherever it does not inline the call (-O0, -O1).
@@ -46,62 +54,62 @@ static inline size_t moart_align64(size_t bytes);
 #pragma acc routine(moart_align64) seq
 #endif
 
-static inline int64_t moart_floordiv(int64_t a, int64_t b) {
+MOART_INLINE int64_t moart_floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
 /* a % b, not a - floordiv(a, b) * b, whose product leaves int64 for a near INT64_MIN (and b = -1, for
  * which a % b itself is undefined, always leaves remainder 0). */
-static inline int64_t moart_floormod(int64_t a, int64_t b) {
+MOART_INLINE int64_t moart_floormod(int64_t a, int64_t b) {
   int64_t r = b == -1 ? 0 : a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
 /* a + b is NaN when either is: NaN propagates. Equal operands differ only as -0 and +0. */
-static inline float moart_maxf(float a, float b) {
+MOART_INLINE float moart_maxf(float a, float b) {
   if (a != a || b != b)
     return a + b;
   if (a == b)
     return signbit(a) ? b : a;
   return a > b ? a : b;
 }
-static inline float moart_minf(float a, float b) {
+MOART_INLINE float moart_minf(float a, float b) {
   if (a != a || b != b)
     return a + b;
   if (a == b)
     return signbit(a) ? a : b;
   return a < b ? a : b;
 }
-static inline double moart_max(double a, double b) {
+MOART_INLINE double moart_max(double a, double b) {
   if (a != a || b != b)
     return a + b;
   if (a == b)
     return signbit(a) ? b : a;
   return a > b ? a : b;
 }
-static inline double moart_min(double a, double b) {
+MOART_INLINE double moart_min(double a, double b) {
   if (a != a || b != b)
     return a + b;
   if (a == b)
     return signbit(a) ? a : b;
   return a < b ? a : b;
 }
-static inline int64_t moart_maxi(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline int64_t moart_mini(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t moart_absi(int64_t a) { return a < 0 ? -a : a; }
+MOART_INLINE int64_t moart_maxi(int64_t a, int64_t b) { return a > b ? a : b; }
+MOART_INLINE int64_t moart_mini(int64_t a, int64_t b) { return a < b ? a : b; }
+MOART_INLINE int64_t moart_absi(int64_t a) { return a < 0 ? -a : a; }
 
 /* The online-softmax monoid's rescaling factor exp(a - m) of a partial result whose running maximum is a,
  * to the maximum m >= a; 0 when a is -inf (an empty split, or only -inf terms so far), so that such a
  * partial is the identity and never turns -inf - -inf into NaN. */
-static inline float moart_rescalef(float a, float m) { return a == -INFINITY ? 0.0f : expf(a - m); }
-static inline double moart_rescale(double a, double m) { return a == -INFINITY ? 0.0 : exp(a - m); }
+MOART_INLINE float moart_rescalef(float a, float m) { return a == -INFINITY ? 0.0f : expf(a - m); }
+MOART_INLINE double moart_rescale(double a, double m) { return a == -INFINITY ? 0.0 : exp(a - m); }
 
 /* Chunks of a split reduction over `terms` terms for each of `items` results: enough chunks that about
  * `threads` work items run, but no chunk shorter than `chunk` terms; at least 1. The ceilings are taken
  * without adding first, so threads = INT64_MAX does not overflow, and no items or no terms (an empty
  * index space) give one chunk rather than a division by zero. */
-static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads, int64_t chunk) {
+MOART_INLINE int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads, int64_t chunk) {
   int64_t wanted, most;
   if (items < 1 || terms < 1 || threads < 1)
     return 1;
@@ -115,20 +123,20 @@ static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads
 }
 
 /* Bytes rounded up to a multiple of 64, so every workspace slot starts cache-line aligned. */
-static inline size_t moart_align64(size_t bytes) { return (bytes + 63u) & ~(size_t)63u; }
+MOART_INLINE size_t moart_align64(size_t bytes) { return (bytes + 63u) & ~(size_t)63u; }
 
 /* Checked int64 arithmetic for a kernel's extent checks (its `_workspace_layout` function, docs/abi.md):
  * the exact result, or 0 with *overflow set when the result leaves int64, a division is by zero, an
  * extent is negative or a byte size does not fit in size_t. Each tests against the limits before it
  * computes, so no check itself overflows (C99: no __builtin_mul_overflow). */
-static inline int64_t moart_add_checked(int64_t a, int64_t b, int *overflow) {
+MOART_INLINE int64_t moart_add_checked(int64_t a, int64_t b, int *overflow) {
   if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
     *overflow = 1;
     return 0;
   }
   return a + b;
 }
-static inline int64_t moart_mul_checked(int64_t a, int64_t b, int *overflow) {
+MOART_INLINE int64_t moart_mul_checked(int64_t a, int64_t b, int *overflow) {
   int out;
   if (a == 0 || b == 0)
     return 0;
@@ -142,14 +150,14 @@ static inline int64_t moart_mul_checked(int64_t a, int64_t b, int *overflow) {
   }
   return a * b;
 }
-static inline int64_t moart_floordiv_checked(int64_t a, int64_t b, int *overflow) {
+MOART_INLINE int64_t moart_floordiv_checked(int64_t a, int64_t b, int *overflow) {
   if (b == 0 || (a == INT64_MIN && b == -1)) {
     *overflow = 1;
     return 0;
   }
   return moart_floordiv(a, b);
 }
-static inline int64_t moart_floormod_checked(int64_t a, int64_t b, int *overflow) {
+MOART_INLINE int64_t moart_floormod_checked(int64_t a, int64_t b, int *overflow) {
   if (b == 0) {
     *overflow = 1;
     return 0;
@@ -157,7 +165,7 @@ static inline int64_t moart_floormod_checked(int64_t a, int64_t b, int *overflow
   return moart_floormod(a, b);
 }
 /* An extent: it must not be negative. */
-static inline int64_t moart_extent_checked(int64_t extent, int *overflow) {
+MOART_INLINE int64_t moart_extent_checked(int64_t extent, int *overflow) {
   if (extent < 0) {
     *overflow = 1;
     return 0;
@@ -165,7 +173,7 @@ static inline int64_t moart_extent_checked(int64_t extent, int *overflow) {
   return extent;
 }
 /* The bytes of `count` elements of `size` bytes, rounded up to a multiple of 64 (a workspace slot). */
-static inline int64_t moart_bytes_checked(int64_t count, size_t size, int *overflow) {
+MOART_INLINE int64_t moart_bytes_checked(int64_t count, size_t size, int *overflow) {
   int64_t bytes = moart_mul_checked(moart_extent_checked(count, overflow), (int64_t)size, overflow);
   if (bytes > INT64_MAX - 63) {
     *overflow = 1;
@@ -174,7 +182,7 @@ static inline int64_t moart_bytes_checked(int64_t count, size_t size, int *overf
   return (bytes + 63) & ~(int64_t)63;
 }
 /* A total in bytes as a size_t. */
-static inline size_t moart_size_checked(int64_t bytes, int *overflow) {
+MOART_INLINE size_t moart_size_checked(int64_t bytes, int *overflow) {
   (void)overflow; /* needed only where size_t is narrower than int64_t */
 #if SIZE_MAX < INT64_MAX
   if (bytes > (int64_t)SIZE_MAX) {
@@ -184,6 +192,45 @@ static inline size_t moart_size_checked(int64_t bytes, int *overflow) {
 #endif
   return bytes < 0 ? 0 : (size_t)bytes;
 }
+
+#ifdef __CUDACC__
+/* CUDA kernels (moac --target=cuda, docs/schedule.md "CUDA"): the sum, maximum, minimum and product of a
+ * value over the 32 lanes of a warp, in every lane. The butterfly adds the same two values in every
+ * lane of a pair (a + b == b + a exactly), so every lane ends with the same bits. */
+#define MOART_WARP_REDUCE(NAME, T, OP)                                                                     \
+  static inline __device__ T NAME(T x) {                                                                   \
+    for (int offset = 16; offset > 0; offset >>= 1)                                                        \
+      x = OP(x, __shfl_xor_sync(0xffffffffu, x, offset));                                                  \
+    return x;                                                                                              \
+  }
+#define MOART_ADD_(a, b) ((a) + (b))
+#define MOART_MUL_(a, b) ((a) * (b))
+MOART_WARP_REDUCE(moart_warp_addf, float, MOART_ADD_)
+MOART_WARP_REDUCE(moart_warp_add, double, MOART_ADD_)
+MOART_WARP_REDUCE(moart_warp_addi, long long, MOART_ADD_)
+MOART_WARP_REDUCE(moart_warp_mulf, float, MOART_MUL_)
+MOART_WARP_REDUCE(moart_warp_mul, double, MOART_MUL_)
+MOART_WARP_REDUCE(moart_warp_muli, long long, MOART_MUL_)
+MOART_WARP_REDUCE(moart_warp_maxf, float, moart_maxf)
+MOART_WARP_REDUCE(moart_warp_max, double, moart_max)
+MOART_WARP_REDUCE(moart_warp_maxi, long long, moart_maxi)
+MOART_WARP_REDUCE(moart_warp_minf, float, moart_minf)
+MOART_WARP_REDUCE(moart_warp_min, double, moart_min)
+MOART_WARP_REDUCE(moart_warp_mini, long long, moart_mini)
+#undef MOART_WARP_REDUCE
+#undef MOART_ADD_
+#undef MOART_MUL_
+
+/* The split count's aim on the current device: 64 warps on each SM (the most an SM keeps resident);
+ * 1 when no device answers (the launch then fails and reports it). */
+static inline int64_t moart_cuda_device_warps(void) {
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1)
+    return 1;
+  return (int64_t)sms * 64;
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,66 @@
+// The C printer over the loop IR (EmitC.cpp), shared by every target: sequential C99 with a target's
+// pragmas (PragmaPolicy), and the base of the CUDA printer (EmitCuda.cpp), which prints each region as a
+// kernel and its launch instead. Internal to the emit library.
+#pragma once
+
+#include "CNames.h"
+#include "CommentText.h"
+#include "Emit.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace moac {
+
+// The C type of an element: float, double, int64_t.
+const char *cType(ElemType t);
+
+class CPrinter {
+public:
+  CPrinter(const Kernel &k, const PragmaPolicy &policy, Target target) : k(k), policy(policy), target(target), cn(k) {
+    fileStem = commentText(k.fileName.substr(k.fileName.find_last_of('/') + 1)); // npos + 1 is 0
+  }
+  virtual ~CPrinter() = default;
+  EmittedKernel print(const EmitInputs &inputs);
+
+protected:
+  const std::string &name(Symbol s) { return cn.symbol(s); }
+  std::string integer(const SymExpr &e);
+  std::string floatLiteral(double v, ElemType t) const;
+  std::string expr(const LExprPtr &e, ElemType t);
+  std::string asType(const LExprPtr &e, ElemType t);
+  void stmt(const LStmt &s, ElemType t);
+  // Prints one region into `body`: its loop nest (C, OpenMP, OpenACC) or its launch (CUDA, which also
+  // adds the kernel to `kernels`).
+  virtual void region(const Region &r);
+  std::string present(const Region &r);
+  std::string signature() const;
+  std::string chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const;
+  std::string workspaceLayout(const std::string &voidDims);
+  std::string pointerChecks(size_t totalSlot);
+  std::string parameterComment() const;
+  std::string dimParams() const;
+  std::string dimArgs() const;
+  std::string where(SourceLoc loc) const {
+    return loc.valid() ? fmt::format(" /* {}:{} */", fileStem, loc.line) : "";
+  }
+  void line(const std::string &text) { body += text + "\n"; }
+  // The element type a region computes in: its last declared scalar's (f32 when it declares none).
+  static ElemType regionType(const Region &r);
+
+  const Kernel &k;
+  const PragmaPolicy &policy;
+  const Target target;
+  std::string fileStem; // the .moa file's name, sealed for comments (CommentText.h)
+  CNames cn; // every C name of the kernel and its header
+  std::string body;
+  std::string kernels; // CUDA: the __global__ functions, printed before the host code
+  // Floor divisions and moduli computed once before the statements that use them (CUDA: a 64-bit
+  // division is a long software routine there): {div?, lhs, rhs} → the local that holds it.
+  std::map<std::tuple<bool, SymExpr, SymExpr>, std::string> hoisted;
+};
+
+} // namespace moac

@@ -1,0 +1,488 @@
+// The CUDA printer: the C printer's statements, with each region of the loop IR printed as a __global__
+// kernel and its launch on the caller's stream (docs/schedule.md, "CUDA").
+//   - A parallel nest is one index space: thread t of the grid (grid-stride) takes the collapsed index t,
+//     the innermost loop fastest, so adjacent threads are adjacent iterations of the innermost index —
+//     the lanes the γ-differences of `moac explain` are measured along.
+//   - The split pass of a fused reduction (Region::Splits) runs one split per warp. Its statements are
+//     warp-uniform, except the serial loops whose iterations are independent (a store per iteration to
+//     its own element, a reduction into a scalar from outside): those are spread over the 32 lanes, a
+//     reduction combined with a butterfly of shuffles. The dot product of a score and the update of a
+//     weighted sum along a row are such loops, so a warp reads a row of K and of V with coalesced loads.
+//   - So does a region that combines partial results: where its work is a loop over a chunk count (P
+//     splits or chunks, thousands on a GPU) that lanes may take, one warp computes each result.
+//   - A region of one thread is a kernel of one thread.
+// The launcher checks the dims and the pointers like every target and launches the kernels in order.
+#include "CPrinter.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace moac {
+
+namespace {
+
+constexpr int threadsPerBlock = 256;
+constexpr int warpThreadsPerBlock = 128; // four warps: four splits a block
+constexpr int64_t maxBlocks = int64_t(1) << 20; // grid-stride beyond this
+
+struct ParallelNest {
+  std::vector<const LStmt *> loops; // outermost first
+  const std::vector<LStmt> *body;   // the innermost loop's statements (the region's, without loops)
+};
+
+// The region's perfect nest of parallel loops around its work.
+ParallelNest nestOf(const Region &r) {
+  ParallelNest nest{{}, &r.body};
+  for (int d = 0; d < r.parallelDepth; ++d) {
+    const std::vector<LStmt> &b = *nest.body;
+    if (b.size() != 1 || b[0].kind != LStmt::Loop || b[0].loopKind != LoopKind::Parallel)
+      break;
+    nest.loops.push_back(&b[0]);
+    nest.body = &b[0].body;
+  }
+  return nest;
+}
+
+// Scalars declared in the statements (at any depth).
+void declared(const std::vector<LStmt> &body, std::set<Symbol> &out) {
+  for (const LStmt &s : body) {
+    if (s.kind == LStmt::Decl)
+      out.insert(s.scalar);
+    declared(s.body, out);
+    declared(s.orElse, out);
+  }
+}
+
+bool readsVar(const LExprPtr &e, Symbol v) {
+  if (!e)
+    return false;
+  if (e->kind == LExprKind::Var && e->var == v)
+    return true;
+  for (const LExprPtr &a : e->args)
+    if (readsVar(a, v))
+      return true;
+  return false;
+}
+
+bool readsScalar(const std::vector<LStmt> &body, Symbol v) {
+  for (const LStmt &s : body)
+    if (readsVar(s.value, v) || readsScalar(s.body, v) || readsScalar(s.orElse, v))
+      return true;
+  return false;
+}
+
+// Whether the iterations of a serial loop are independent but for reductions into scalars from outside
+// it, so that lanes may take them (see the file comment): every store writes an element of its own (its
+// γ is affine in the loop's index with a coefficient of known sign), not inside a nested loop; a loaded
+// buffer the loop stores into is loaded only at the stored element; a scalar from outside is only
+// reduced into, with an associative operation, and not read. At least one store or reduction, or the
+// spread gains nothing.
+class LaneLoop {
+public:
+  explicit LaneLoop(const LStmt &loop) : loop(loop) { declared(loop.body, inside); }
+
+  bool independent() {
+    if (loop.kind != LStmt::Loop || loop.loopKind != LoopKind::Serial || !check(loop.body, 0))
+      return false;
+    for (Symbol s : reductions)
+      if (readsScalar(loop.body, s))
+        return false;
+    bool ok = true;
+    forEachAccess(loop.body, [&](size_t buffer, const SymExpr &offset, bool isStore) {
+      auto stored = stores.find(buffer);
+      if (!isStore && stored != stores.end() && !(stored->second == offset))
+        ok = false;
+    });
+    return ok && (!stores.empty() || !reductions.empty());
+  }
+
+  // The outer scalars the loop reduces into, with their operation and type.
+  std::vector<const LStmt *> reducers;
+
+private:
+  bool check(const std::vector<LStmt> &body, int depth) {
+    for (const LStmt &s : body) {
+      switch (s.kind) {
+      case LStmt::Assign:
+        if (!inside.count(s.scalar))
+          return false;
+        break;
+      case LStmt::Accumulate:
+        if (!inside.count(s.scalar)) {
+          if (s.op != BinOp::Add && s.op != BinOp::Mul && s.op != BinOp::Max && s.op != BinOp::Min)
+            return false;
+          if (reductions.insert(s.scalar).second)
+            reducers.push_back(&s);
+        }
+        break;
+      case LStmt::Store: {
+        std::optional<SymExpr> step = s.offset.linearCoefficient(loop.var);
+        Sign sign = step ? signOf(*step) : Sign::Unknown;
+        if (depth > 0 || (sign != Sign::Positive && sign != Sign::Negative))
+          return false;
+        auto [at, fresh] = stores.emplace(s.buffer, s.offset);
+        if (!fresh && !(at->second == s.offset))
+          return false;
+        break;
+      }
+      case LStmt::Loop:
+        if (!check(s.body, depth + 1))
+          return false;
+        break;
+      case LStmt::If:
+        if (!check(s.body, depth) || !check(s.orElse, depth))
+          return false;
+        break;
+      case LStmt::Decl: break;
+      }
+    }
+    return true;
+  }
+
+  const LStmt &loop;
+  std::set<Symbol> inside, reductions;
+  std::map<size_t, SymExpr> stores;
+};
+
+// Every SymExpr of the statements (loop bounds, conditions, offsets, integer values).
+void forEachInteger(const LExprPtr &e, const std::function<void(const SymExpr &)> &f) {
+  if (!e)
+    return;
+  if (e->kind == LExprKind::Int)
+    f(e->intValue);
+  if (e->kind == LExprKind::Load)
+    f(e->offset);
+  if (e->kind == LExprKind::Select) {
+    f(e->lhs);
+    f(e->rhs);
+  }
+  for (const LExprPtr &a : e->args)
+    forEachInteger(a, f);
+}
+
+void forEachInteger(const std::vector<LStmt> &body, const std::function<void(const SymExpr &)> &f) {
+  for (const LStmt &s : body) {
+    switch (s.kind) {
+    case LStmt::Loop: f(s.start), f(s.end), f(s.step); break;
+    case LStmt::If: f(s.lhs), f(s.rhs); break;
+    case LStmt::Store: f(s.offset); break;
+    default: break;
+    }
+    forEachInteger(s.value, f);
+    forEachInteger(s.body, f);
+    forEachInteger(s.orElse, f);
+  }
+}
+
+// The floor divisions and moduli of an expression whose operands use only `known` symbols, innermost
+// first (so that an outer one is printed with the inner one's local).
+void invariantAtoms(const SymExpr &e, const std::set<Symbol> &known, std::vector<std::tuple<bool, SymExpr, SymExpr>> &out) {
+  for (const auto &t : e.terms())
+    for (const auto &a : t.factors) {
+      if (a->kind == SymExpr::Atom::Sym)
+        continue;
+      invariantAtoms(a->lhs, known, out);
+      invariantAtoms(a->rhs, known, out);
+      bool invariant = true;
+      for (const SymExpr *side : {&a->lhs, &a->rhs})
+        for (Symbol s : side->symbols())
+          invariant &= known.count(s) > 0;
+      std::tuple<bool, SymExpr, SymExpr> key{a->kind == SymExpr::Atom::Div, a->lhs, a->rhs};
+      if (invariant && std::find(out.begin(), out.end(), key) == out.end())
+        out.push_back(key);
+    }
+}
+
+class CudaPrinter final : public CPrinter {
+public:
+  explicit CudaPrinter(const Kernel &k) : CPrinter(k, sequentialPolicy(), Target::Cuda) {}
+
+private:
+  void region(const Region &r) override;
+  void warpStmt(const LStmt &s, ElemType t);
+  void laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t);
+  std::string identity(const LStmt &reducer) const;
+  std::string params(const std::set<size_t> &used) const;
+  std::string args(const std::set<size_t> &used) const;
+  std::string total(const ParallelNest &nest);
+  std::vector<std::tuple<bool, SymExpr, SymExpr>> hoist(const std::vector<LStmt> &body, const std::set<Symbol> &known);
+  bool lanePrivate(size_t buffer, const LStmt &loop, const SymExpr &offset) const;
+
+  const std::vector<LStmt> *warpBody = nullptr; // the statements of a warp's iteration
+
+  bool spreadsChunks(const std::vector<LStmt> &body) const;
+
+  int stages = 0;
+};
+
+// Declares a local for each floor division and modulus of the statements whose operands are `known`
+// (the dims and chunk counts, then also the parallel indices), before them.
+std::vector<std::tuple<bool, SymExpr, SymExpr>> CudaPrinter::hoist(const std::vector<LStmt> &body,
+                                                                   const std::set<Symbol> &known) {
+  std::vector<std::tuple<bool, SymExpr, SymExpr>> atoms, added;
+  forEachInteger(body, [&](const SymExpr &e) { invariantAtoms(e, known, atoms); });
+  for (const auto &key : atoms) {
+    if (hoisted.count(key))
+      continue;
+    added.push_back(key);
+    const auto &[div, lhs, rhs] = key;
+    std::string text = fmt::format("{}({}, {})", div ? "moart_floordiv" : "moart_floormod", integer(lhs), integer(rhs));
+    std::string local = fmt::format("moa_{}{}", div ? "div" : "mod", hoisted.size());
+    line(fmt::format("const int64_t {} = {};", local, text));
+    hoisted.emplace(key, local);
+  }
+  return added;
+}
+
+// Whether every access to `buffer` in the warp's statements is made by the lane that stores it in `loop`
+// (at `offset`): inside a loop spread over the lanes the same way (start and step), at the same element
+// of its index. Then the lanes need no barrier after the loop.
+bool CudaPrinter::lanePrivate(size_t buffer, const LStmt &loop, const SymExpr &offset) const {
+  bool ok = true;
+  std::function<void(const std::vector<LStmt> &, const LStmt *)> visit = [&](const std::vector<LStmt> &body,
+                                                                           const LStmt *lanes) {
+    for (const LStmt &s : body) {
+      const LStmt *inner = lanes;
+      if (!lanes && s.kind == LStmt::Loop && LaneLoop(s).independent())
+        inner = &s;
+      auto check = [&](size_t b, const SymExpr &at, bool) {
+        if (b != buffer)
+          return;
+        ok &= inner && inner->start == loop.start && inner->step == loop.step &&
+              at == offset.substitute({{loop.var, SymExpr::symbol(inner->var)}});
+      };
+      if (s.kind == LStmt::Loop || s.kind == LStmt::If) {
+        visit(s.body, inner);
+        visit(s.orElse, inner);
+      } else {
+        forEachAccess({s}, check);
+      }
+    }
+  };
+  visit(*warpBody, nullptr);
+  return ok;
+}
+
+// Whether the work of each iteration has a loop over a chunk count that lanes may take.
+bool CudaPrinter::spreadsChunks(const std::vector<LStmt> &body) const {
+  for (const LStmt &s : body) {
+    if (s.kind == LStmt::If && (spreadsChunks(s.body) || spreadsChunks(s.orElse)))
+      return true;
+    if (s.kind != LStmt::Loop)
+      continue;
+    bool overChunks = false;
+    for (const ChunkCount &c : k.chunkCounts)
+      overChunks |= s.end.dependsOn(c.sym);
+    if (overChunks && LaneLoop(s).independent())
+      return true;
+  }
+  return false;
+}
+
+std::string CudaPrinter::identity(const LStmt &reducer) const {
+  const bool isInt = reducer.type == ElemType::Int, f32 = reducer.type == ElemType::F32;
+  switch (reducer.op) {
+  case BinOp::Add: return isInt ? "0" : f32 ? "-0.0f" : "-0.0"; // x + -0 is x, -0 included
+  case BinOp::Mul: return isInt ? "1" : f32 ? "1.0f" : "1.0";
+  case BinOp::Max: return isInt ? "INT64_MIN" : "-INFINITY";
+  default: return isInt ? "INT64_MAX" : "INFINITY";
+  }
+}
+
+// Lanes take the iterations start + lane·step, start + (lane + 32)·step, …; a reduction into an outer
+// scalar starts from the operation's identity in every lane but the first, which keeps the scalar's
+// value, and the butterfly then leaves the whole reduction in every lane.
+void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t) {
+  for (const LStmt *r : lanes.reducers)
+    line(fmt::format("if (moa_lane != 0) {} = {};", name(r->scalar), identity(*r)));
+  const std::string &v = name(s.var);
+  std::string step = s.step == SymExpr(1) ? "" : " * " + integer(s.step);
+  line(fmt::format("for (int64_t {} = {} + moa_lane{}; {} < {}; {} += 32{}) {{", v, integer(s.start), step, v,
+                   integer(s.end), v, step));
+  for (const LStmt &x : s.body)
+    stmt(x, t);
+  line("}");
+  for (const LStmt *r : lanes.reducers) {
+    const char *suffix = r->type == ElemType::Int ? "i" : r->type == ElemType::F32 ? "f" : "";
+    const char *op = r->op == BinOp::Add ? "add" : r->op == BinOp::Mul ? "mul" : r->op == BinOp::Max ? "max" : "min";
+    line(fmt::format("{} = moart_warp_{}{}({});{}", name(r->scalar), op, suffix, name(r->scalar), where(r->loc)));
+  }
+  bool barrier = false;
+  forEachAccess(s.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+    barrier |= isStore && !lanePrivate(b, s, offset);
+  });
+  if (barrier)
+    line("__syncwarp(); /* the lanes' stores are seen by the whole warp */");
+}
+
+// A statement of a warp's split: uniform (every lane computes it alike), a loop spread over the lanes,
+// or a store of a uniform value, which the first lane writes.
+void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
+  switch (s.kind) {
+  case LStmt::Loop: {
+    LaneLoop lanes(s);
+    if (lanes.independent()) {
+      laneLoop(s, lanes, t);
+      return;
+    }
+    const std::string &v = name(s.var);
+    std::string step = s.step == SymExpr(1) ? "++" + v : v + " += " + integer(s.step);
+    line(fmt::format("for (int64_t {} = {}; {} < {}; {}) {{", v, integer(s.start), v, integer(s.end), step));
+    for (const LStmt &x : s.body)
+      warpStmt(x, t);
+    line("}");
+    return;
+  }
+  case LStmt::If:
+    line(fmt::format("if ({} < {}) {{", integer(s.lhs), integer(s.rhs)));
+    for (const LStmt &x : s.body)
+      warpStmt(x, t);
+    if (!s.orElse.empty()) {
+      line("} else {");
+      for (const LStmt &x : s.orElse)
+        warpStmt(x, t);
+    }
+    line("}");
+    return;
+  case LStmt::Store:
+    line("if (moa_lane == 0) {");
+    stmt(s, t);
+    line("}");
+    line("__syncwarp();");
+    return;
+  default: stmt(s, t);
+  }
+}
+
+// The kernel's parameters: every dim and chunk count (a kernel need not read each: `(void)`), then the
+// buffers it touches. Inputs it only reads are const and __restrict__; a partials buffer may be its own
+// result (one chunk), so written buffers are not.
+std::string CudaPrinter::params(const std::set<size_t> &used) const {
+  std::vector<std::string> out;
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      out.push_back("int64_t " + cn.dim(d.sym));
+  for (const ChunkCount &c : k.chunkCounts)
+    out.push_back("int64_t " + cn.dim(c.sym));
+  for (size_t b : used) {
+    const Buffer &buf = k.buffers[b];
+    bool readOnly = buf.role == Buffer::Input && !buf.inout;
+    out.push_back(fmt::format("{}{} *{}{}", readOnly ? "const " : "", cType(buf.elem), readOnly ? "__restrict__ " : "",
+                              cn.buffer(b)));
+  }
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+std::string CudaPrinter::args(const std::set<size_t> &used) const {
+  std::vector<std::string> out;
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      out.push_back(cn.dim(d.sym));
+  for (const ChunkCount &c : k.chunkCounts)
+    out.push_back(cn.dim(c.sym));
+  for (size_t b : used)
+    out.push_back(cn.buffer(b));
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
+// The nest's iteration count, Π (end − start).
+std::string CudaPrinter::total(const ParallelNest &nest) {
+  std::string out;
+  for (const LStmt *l : nest.loops)
+    out += fmt::format("{}{}", out.empty() ? "" : " * ", integer(l->end - l->start));
+  return out.empty() ? "1" : out;
+}
+
+void CudaPrinter::region(const Region &r) {
+  const std::string kernel = fmt::format("{}_stage{}", k.name, stages++);
+  const ParallelNest nest = nestOf(r);
+  const bool warps = !nest.loops.empty() && (r.part == Region::Splits || spreadsChunks(*nest.body));
+  std::set<size_t> used;
+  forEachAccess(r.body, [&](size_t b, const SymExpr &, bool) { used.insert(b); });
+  const ElemType t = regionType(r);
+
+  // the kernel, printed into `body` and moved to `kernels`
+  std::string host = std::move(body);
+  body.clear();
+  line(fmt::format("/* {} */", commentText(regionName(k, r))));
+  line(fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", warps ? warpThreadsPerBlock : threadsPerBlock,
+                   kernel, params(used)));
+  for (const TDim &d : k.dims)
+    if (!d.value)
+      line(fmt::format("(void){};", cn.dim(d.sym)));
+  for (const ChunkCount &c : k.chunkCounts)
+    line(fmt::format("(void){};", cn.dim(c.sym)));
+  std::set<Symbol> known;
+  for (const TDim &d : k.dims)
+    known.insert(d.sym);
+  for (const ChunkCount &c : k.chunkCounts)
+    known.insert(c.sym);
+  hoisted.clear();
+  hoist(r.body, known);
+  if (nest.loops.empty()) {
+    for (const LStmt &s : r.body)
+      stmt(s, t);
+  } else {
+    for (size_t d = 0; d < nest.loops.size(); ++d)
+      line(fmt::format("const int64_t moa_extent{} = {};", d, integer(nest.loops[d]->end - nest.loops[d]->start)));
+    std::string count;
+    for (size_t d = 0; d < nest.loops.size(); ++d)
+      count += fmt::format("{}moa_extent{}", d ? " * " : "", d);
+    line(fmt::format("const int64_t moa_total = {};", count));
+    if (warps) {
+      line("const int moa_lane = (int)(threadIdx.x & 31u);");
+      line("for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;"
+           " moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {");
+    } else {
+      line("for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;"
+           " moa_t += (int64_t)gridDim.x * blockDim.x) {");
+    }
+    line("int64_t moa_rest = moa_t;");
+    for (size_t d = nest.loops.size(); d-- > 0;) {
+      const LStmt &l = *nest.loops[d];
+      if (d == 0)
+        line(fmt::format("const int64_t {} = {} + moa_rest;", name(l.var), integer(l.start)));
+      else
+        line(fmt::format("const int64_t {} = {} + moa_rest % moa_extent{};\nmoa_rest /= moa_extent{};", name(l.var),
+                         integer(l.start), d, d));
+    }
+    for (const LStmt *l : nest.loops)
+      known.insert(l->var);
+    auto perIteration = hoist(*nest.body, known);
+    warpBody = nest.body;
+    for (const LStmt &s : *nest.body)
+      warps ? warpStmt(s, t) : stmt(s, t);
+    for (const auto &key : perIteration) // their locals end with the iteration
+      hoisted.erase(key);
+    line("}");
+  }
+  line("}");
+  line("");
+  hoisted.clear();
+  kernels += body;
+  body = std::move(host);
+
+  // the launch
+  line("");
+  line(fmt::format("/* {} */", commentText(regionName(k, r))));
+  if (r.onlyIfChunks)
+    line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
+  line("{");
+  const int per = warps ? warpThreadsPerBlock / 32 : threadsPerBlock;
+  line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest)));
+  line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", per - 1, per));
+  line("if (moa_total > 0)");
+  line(fmt::format("{}<<<(unsigned)(moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})), {}, 0, stream>>>({});",
+                   kernel, maxBlocks, maxBlocks, nest.loops.empty() ? 1 : warps ? warpThreadsPerBlock : threadsPerBlock,
+                   args(used)));
+  line("}");
+  if (r.onlyIfChunks)
+    line("}");
+}
+
+} // namespace
+
+EmittedKernel emitCuda(const Kernel &kernel, const EmitInputs &inputs) { return CudaPrinter(kernel).print(inputs); }
+
+} // namespace moac

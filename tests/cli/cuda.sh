@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The CUDA target's check path and the build-here, run-there flow (docs/cli.md, "moac check"):
+#   device     moac check --target=cuda builds the kernel and harness with nvcc; without a GPU it says so
+#              and exits 77, with one it passes (exit 77 from this script: no nvcc here)
+#   kept       --no-run writes the sets and run.sh, run.sh runs them, --compare passes; a changed output
+#              fails the comparison (on target c, so that it runs everywhere)
+#   usage      --no-run or --compare without --keep, both at once, --verify-output for cuda: usage errors
+# Usage: cuda.sh MOAC DSL_EXAMPLES WORKDIR CASE
+set -uo pipefail
+moac=$1 examples=$2 work=$3 case=$4
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+expect() { # expect RC MESSAGE ARGS...: moac ARGS exits RC and says MESSAGE
+  local rc=$1 want=$2 out got
+  shift 2
+  out=$("$moac" "$@" 2>&1)
+  got=$?
+  [ $got -eq "$rc" ] || fail "moac $*: exit $got, expected $rc: $out"
+  [[ $out == *"$want"* ]] || fail "moac $*: message '$out' lacks '$want'"
+  echo "ok   moac $*: exit $rc"
+}
+case $case in
+device)
+  nvcc=${MOAC_NVCC:-/usr/local/cuda/bin/nvcc}
+  [ -x "$nvcc" ] || command -v nvcc >/dev/null || { echo "skip: no nvcc"; exit 77; }
+  out=$("$moac" check "$examples/decode.moa" --target=cuda --dims n=300,dk=16,dv=8 --keep kept 2>&1)
+  rc=$?
+  case $rc in
+  77) [[ $out == *"no CUDA device here: the kernel and its harness were built, not run"* ]] || fail "exit 77 without the message: $out"
+      [ -x kept/harness ] && [ -f kept/moa_decode.cu ] || fail "no harness or kernel in kept/" ;;
+  0) [[ $out == *PASS* ]] || fail "exit 0 without PASS: $out" ;;
+  *) fail "exit $rc: $out" ;;
+  esac
+  echo "ok   moac check --target=cuda: exit $rc" ;;
+kept)
+  args=(check "$examples/gqa.moa" --target=c --dims B=1,hq=4,hkv=2,n=50,dk=8,dv=8 --keep kept)
+  expect 0 "run kept/run.sh there" "${args[@]}" --no-run
+  [ -d kept/set1 ] && [ -d kept/set2 ] && [ -f kept/set1/Q.moarr ] || fail "no input sets in kept/"
+  [ ! -e kept/set1/out_O.moarr ] || fail "--no-run ran the kernel"
+  sh kept/run.sh || fail "run.sh failed"
+  expect 0 PASS "${args[@]}" --compare
+  # a kernel that gave other numbers: the comparison must see it (the second set's output, first set's bytes)
+  cp kept/set1/out_O.moarr kept/set2/out_O.moarr
+  expect 1 FAIL "${args[@]}" --compare
+  rm kept/set2/out_O.moarr
+  expect 1 "out_O.moarr" "${args[@]}" --compare ;;
+usage)
+  expect 2 "--no-run needs --keep DIR" check "$examples/decode.moa" --dims n=4,dk=2,dv=2 --no-run
+  expect 2 "--compare needs --keep DIR" check "$examples/decode.moa" --dims n=4,dk=2,dv=2 --compare
+  expect 2 "two steps" check "$examples/decode.moa" --dims n=4,dk=2,dv=2 --keep k --no-run --compare
+  expect 2 "--verify-output checks C" compile "$examples/decode.moa" --target=cuda --verify-output -o k.cu ;;
+*) fail "unknown case $case" ;;
+esac
