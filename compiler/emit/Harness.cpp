@@ -7,11 +7,10 @@
 
 namespace moac {
 
-static const char *cType(ElemType t) { return t == ElemType::F32 ? "float" : t == ElemType::F64 ? "double" : "int64_t"; }
+const char *cElemType(ElemType t) { return t == ElemType::F32 ? "float" : t == ElemType::F64 ? "double" : "int64_t"; }
 static const char *dtype(ElemType t) { return t == ElemType::F32 ? "MOART_F32" : t == ElemType::F64 ? "MOART_F64" : "MOART_I64"; }
 
-// An integer expression over the dims as C (the harness's dim locals have the kernel's parameter names).
-static std::string cInteger(const SymExpr &e, const CNames &cn) {
+std::string cInteger(const SymExpr &e, const CNames &cn) {
   std::string out;
   for (const auto &t : e.terms()) {
     std::string term = fmt::format("INT64_C({})", t.coef);
@@ -62,7 +61,7 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
       out += fmt::format("  moart_array {} = {};\n", arg, file);
     }
     const char *qualifier = buf.inout ? "" : "const ";
-    out += fmt::format("  {0}{1} *{2} = ({0}{1} *){3}.data;\n", qualifier, cType(buf.elem), c, arg);
+    out += fmt::format("  {0}{1} *{2} = ({0}{1} *){3}.data;\n", qualifier, cElemType(buf.elem), c, arg);
     data.push_back({buf.inout ? DataClause::Copy : DataClause::CopyIn,
                     fmt::format("{}[0:moart_array_storage_count(&{})]", c, arg)});
     pointers += c + ", ";
@@ -78,7 +77,7 @@ std::string emitHarness(const Kernel &k, Target target, const std::string &heade
     out += fmt::format("  moart_array {0};\n  st = moart_array_create(&{0}, {1}, {2}, {3});\n"
                        "  if (st != MOART_OK)\n    return fail(\"output {4}\", moart_status_string(st));\n"
                        "  {5} *{6} = ({5} *){0}.data;\n",
-                       result, dtype(buf.elem), buf.shape.size(), shapeName, buf.name, cType(buf.elem), c);
+                       result, dtype(buf.elem), buf.shape.size(), shapeName, buf.name, cElemType(buf.elem), c);
     // Poisoned: an element the kernel does not write reads back as NaN (INT64_MIN for integers) and fails
     // the comparison. `copy`, not `copyout`, so that an offloaded kernel starts from the poison too.
     out += fmt::format("  moart_fill_poison(&{});\n", result);
