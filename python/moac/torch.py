@@ -85,7 +85,9 @@ def load(sources, target="openmp", names=None, moac=None, include_dir=None, buil
     include = _find_include(moac, include_dir)
     stems = [n or os.path.splitext(os.path.basename(s))[0] for s, n in zip(sources, names)]
     extension_name = extension_name or "moac_" + "_".join(stems) + "_" + target
-    folder = build_directory or os.path.join(os.path.expanduser("~"), ".cache", "moac", "torch", extension_name)
+    # absolute: cpp_extension links in its build folder, where a relative object path would not be found
+    folder = os.path.abspath(build_directory or
+                             os.path.join(os.path.expanduser("~"), ".cache", "moac", "torch", extension_name))
     os.makedirs(folder, exist_ok=True)
     cc = os.environ.get("CC", "cc")
     built = [_compile_program(moac, include, s, target, n, folder, cc) for s, n in zip(sources, names)]
