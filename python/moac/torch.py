@@ -13,6 +13,7 @@ unless a program, a kernel or moac's output changed.
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 
@@ -84,7 +85,10 @@ def load(sources, target="openmp", names=None, moac=None, include_dir=None, buil
     moac = _find_moac(moac)
     include = _find_include(moac, include_dir)
     stems = [n or os.path.splitext(os.path.basename(s))[0] for s, n in zip(sources, names)]
-    extension_name = extension_name or "moac_" + "_".join(stems) + "_" + target
+    if not extension_name:
+        extension_name = re.sub(r"[^A-Za-z0-9_]", "_", "moac_" + "_".join(stems) + "_" + target)
+        if len(extension_name) > 64:  # many programs: a name of their list
+            extension_name = "moac_" + hashlib.sha256(extension_name.encode()).hexdigest()[:16] + "_" + target
     # absolute: cpp_extension links in its build folder, where a relative object path would not be found
     folder = os.path.abspath(build_directory or
                              os.path.join(os.path.expanduser("~"), ".cache", "moac", "torch", extension_name))
