@@ -1,4 +1,4 @@
-# `cmake --install build --prefix P`: the moac driver, libmoart and its headers, bash completion, and the
+# `cmake --install build --prefix P`: the moac driver, libmoart and its headers, bash completion, moac.torch, and the
 # CMake package P/lib/cmake/moac (moacConfig.cmake, its version file, the exported targets moac::moac
 # and moac::rt, and moac_add_kernel). docs/cmake.md describes the package.
 include(GNUInstallDirs)
@@ -15,3 +15,6 @@ install(FILES ${PROJECT_BINARY_DIR}/moacConfig.cmake ${PROJECT_BINARY_DIR}/moacC
         DESTINATION ${MOAC_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/moac-completion.bash RENAME moac
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+# moac.torch (docs/pytorch.md): with P/share/moac/python on PYTHONPATH, `import moac.torch` finds this moac.
+install(FILES ${PROJECT_SOURCE_DIR}/python/moac/__init__.py ${PROJECT_SOURCE_DIR}/python/moac/torch.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/moac/python/moac)

@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_decode_q_LIFTED_BLOCK 0 /* q is row-major */
 #define moa_decode_q_LIFTED_AXIS 0
@@ -29,7 +42,12 @@ size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv);
  *   o: out o : f32<dv>
  *   workspace: moa_decode_workspace_bytes(n, dk, dv) bytes, 64-byte aligned
  */
-int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
-               const float *restrict V, float *o, void *workspace);
+int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *MOART_RESTRICT q,
+               const float *MOART_RESTRICT K, const float *MOART_RESTRICT V, float *o,
+               void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

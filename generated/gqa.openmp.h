@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_gqa_Q_LIFTED_BLOCK 0 /* Q is row-major */
 #define moa_gqa_Q_LIFTED_AXIS 0
@@ -34,7 +47,11 @@ size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, in
  *   workspace: moa_gqa_workspace_bytes(B, hq, hkv, n, dk, dv) bytes, 64-byte aligned
  */
 int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
-            const float *restrict Q, const float *restrict K, const float *restrict V, float *O,
-            void *workspace);
+            const float *MOART_RESTRICT Q, const float *MOART_RESTRICT K,
+            const float *MOART_RESTRICT V, float *O, void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,7 +28,9 @@ extern "C" {
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv);
 
 /* Returns 0; MOART_ERR_SHAPE, writing nothing, for dims it does not take (a dim out of range, an
- * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or workspace. */
+ * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or workspace;
+ * MOART_ERR_DEVICE when a launch fails. The arrays and the workspace are device memory; the kernels
+ * run on `stream` after the call returns. */
 /* Parameters, in order:
  *   t: dim t
  *   cap: dim cap

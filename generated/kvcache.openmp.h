@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_kvcache_q_LIFTED_BLOCK 0 /* q is row-major */
 #define moa_kvcache_q_LIFTED_AXIS 0
@@ -36,8 +49,12 @@ size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t d
  *   o: out o : f32<dv>
  *   workspace: moa_kvcache_workspace_bytes(t, cap, dk, dv) bytes, 64-byte aligned
  */
-int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
-                const float *restrict k, const float *restrict v, float *restrict K,
-                float *restrict V, float *o, void *workspace);
+int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *MOART_RESTRICT q,
+                const float *MOART_RESTRICT k, const float *MOART_RESTRICT v,
+                float *MOART_RESTRICT K, float *MOART_RESTRICT V, float *o, void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

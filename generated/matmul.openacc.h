@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_matmul_A_LIFTED_BLOCK 0 /* A is row-major */
 #define moa_matmul_A_LIFTED_AXIS 0
@@ -31,7 +44,12 @@ size_t moa_matmul_workspace_bytes(int64_t m, int64_t k, int64_t p);
  *   D: out D : f32<m p>
  *   workspace: moa_matmul_workspace_bytes(m, k, p) bytes, 64-byte aligned
  */
-int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const float *restrict B,
-               const float *restrict x, float *C, float *y, float *D, void *workspace);
+int moa_matmul(int64_t m, int64_t k, int64_t p, const float *MOART_RESTRICT A,
+               const float *MOART_RESTRICT B, const float *MOART_RESTRICT x, float *C, float *y,
+               float *D, void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

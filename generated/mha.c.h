@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_mha_Q_LIFTED_BLOCK 0 /* Q is row-major */
 #define moa_mha_Q_LIFTED_AXIS 0
@@ -31,7 +44,12 @@ size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int6
  *   O: out O : f32<B h dv>
  *   workspace: moa_mha_workspace_bytes(B, h, n, dk, dv) bytes, 64-byte aligned
  */
-int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
-            const float *restrict K, const float *restrict V, float *O, void *workspace);
+int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *MOART_RESTRICT Q,
+            const float *MOART_RESTRICT K, const float *MOART_RESTRICT V, float *O,
+            void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_reduce_rows_A_LIFTED_BLOCK 0 /* A is row-major */
 #define moa_reduce_rows_A_LIFTED_AXIS 0
@@ -28,8 +41,12 @@ size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m);
  *   mean: out mean : f32<>
  *   workspace: moa_reduce_rows_workspace_bytes(n, m) bytes, 64-byte aligned
  */
-int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum, float *rowSum,
-                    float *rowMax, float *rowMin, float *rowProd, float *total, float *mean,
-                    void *workspace);
+int moa_reduce_rows(int64_t n, int64_t m, const float *MOART_RESTRICT A, float *colSum,
+                    float *rowSum, float *rowMax, float *rowMin, float *rowProd, float *total,
+                    float *mean, void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -24,7 +24,9 @@ extern "C" {
 size_t moa_reshape_workspace_bytes(void);
 
 /* Returns 0; MOART_ERR_SHAPE, writing nothing, for dims it does not take (a dim out of range, an
- * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or workspace. */
+ * overflowing extent, a failed shape guard); MOART_ERR_ARG for a NULL array or workspace;
+ * MOART_ERR_DEVICE when a launch fails. The arrays and the workspace are device memory; the kernels
+ * run on `stream` after the call returns. */
 /* Parameters, in order:
  *   A: in A : f32<4 6>
  *   x: in x : f32<4>

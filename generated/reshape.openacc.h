@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_reshape_A_LIFTED_BLOCK 0 /* A is row-major */
 #define moa_reshape_A_LIFTED_AXIS 0
@@ -30,7 +43,12 @@ size_t moa_reshape_workspace_bytes(void);
  *   F: out F : f32<4 6>
  *   workspace: moa_reshape_workspace_bytes() bytes, 64-byte aligned
  */
-int moa_reshape(const float *restrict A, const float *restrict x, const float *restrict y, float *B,
-                float *C, float *D, float *E, float *F, void *workspace);
+int moa_reshape(const float *MOART_RESTRICT A, const float *MOART_RESTRICT x,
+                const float *MOART_RESTRICT y, float *B, float *C, float *D, float *E, float *F,
+                void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

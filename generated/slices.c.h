@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_slices_K_LIFTED_BLOCK 0 /* K is row-major */
 #define moa_slices_K_LIFTED_AXIS 0
@@ -31,7 +44,12 @@ size_t moa_slices_workspace_bytes(int64_t n, int64_t dk);
  *   H: out H : f32<1 dk>
  *   workspace: moa_slices_workspace_bytes(n, dk) bytes, 64-byte aligned
  */
-int moa_slices(int64_t n, int64_t dk, const float *restrict K, const float *restrict k,
-               const float *restrict v, float *K1, float *w, float *W, float *H, void *workspace);
+int moa_slices(int64_t n, int64_t dk, const float *MOART_RESTRICT K, const float *MOART_RESTRICT k,
+               const float *MOART_RESTRICT v, float *K1, float *w, float *W, float *H,
+               void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C99's restrict, or what C++ compilers call it. */
+#ifndef MOART_RESTRICT
+#ifdef __cplusplus
+#define MOART_RESTRICT __restrict
+#else
+#define MOART_RESTRICT restrict
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Array layouts: */
 #define moa_transpose_A_LIFTED_BLOCK 0 /* A is row-major */
 #define moa_transpose_A_LIFTED_AXIS 0
@@ -29,7 +42,12 @@ size_t moa_transpose_workspace_bytes(int64_t a, int64_t b, int64_t c);
  *   U: out U : f32<a b c>
  *   workspace: moa_transpose_workspace_bytes(a, b, c) bytes, 64-byte aligned
  */
-int moa_transpose(int64_t a, int64_t b, int64_t c, const float *restrict A, const float *restrict M,
-                  float *T, float *T2, float *S, float *U, void *workspace);
+int moa_transpose(int64_t a, int64_t b, int64_t c, const float *MOART_RESTRICT A,
+                  const float *MOART_RESTRICT M, float *T, float *T2, float *S, float *U,
+                  void *workspace);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,7 +22,7 @@ _moac() {
       COMPREPLY=($(compgen -W "$stages" -- "$cur")); return ;;
     --target) COMPREPLY=($(compgen -W "c openmp openacc" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-    -o | --output | --header | --depfile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -o | --output | --header | --depfile | --torch) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --keep | --inputs | --outputs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --dims | --seed | --schedule | --cc) return ;;
   esac
@@ -30,7 +30,7 @@ _moac() {
   local opts
   case $sub in
     "") COMPREPLY=($(compgen -W "compile explain check run --color --list-stages --version --help" -- "$cur")); return ;;
-    compile) opts="-o --output --emit --target --header --schedule --ascii --depfile --verify-output --color --help" ;;
+    compile) opts="-o --output --emit --target --header --schedule --ascii --depfile --verify-output --name --torch --color --help" ;;
     explain) opts="-o --output --ascii --html --target --color --help" ;;
     check) opts="--dims --seed --target --cc --keep --schedule --color --help" ;;
     run) opts="--dims --seed --inputs --outputs --ascii --color --help" ;;

@@ -2,6 +2,7 @@
 
 #include "CFormat.h"
 #include "Emit.h"
+#include "EmitTorch.h"
 #include "Fuse.h"
 #include "Lower.h"
 #include "Parser.h"
@@ -31,7 +32,8 @@ GeneratedCode emitCode(const TypedProgram &typed, const DnfProgram &dnf, const K
   EmitInputs inputs{sourceText, dumpDnf(dnf), printTraffic(trafficModel(dnf, typed)), options.command,
                     options.headerName};
   EmittedKernel emitted = emitKernel(kernel, options.target, inputs);
-  return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h")};
+  std::string torch = options.torch ? formatC(emitTorch(kernel, options.target, inputs), "kernel.cpp") : "";
+  return GeneratedCode{formatC(emitted.source, "kernel.c"), formatC(emitted.header, "kernel.h"), torch};
 }
 
 } // namespace
@@ -90,6 +92,8 @@ Compilation runPipeline(CompilationContext &ctx, uint32_t file, DiagnosticEngine
   if (stopAfter(Stage::Dnf))
     return c;
   c.kernel = lower(ctx, *c.dnf, options.schedule, options.target);
+  if (!options.kernelName.empty())
+    c.kernel->name = options.kernelName;
   if (stopAfter(Stage::Onf))
     return c;
   c.code = emitCode(*c.typed, *c.dnf, *c.kernel, sources.file(file).text, options);

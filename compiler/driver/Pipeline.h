@@ -43,11 +43,14 @@ struct CompileOptions {
   Schedule schedule;
   std::string command;    // the command line, recorded in generated files
   std::string headerName; // the kernel's companion header, included by the code ("" = none)
+  bool torch = false;     // --torch: also the PyTorch operator around the kernel (emit/EmitTorch.h)
+  std::string kernelName; // --name: the kernel's C name ("" = moa_ + the file's stem); kernelNameProblem() is ""
 };
 
 // The kernel source and its header (formatted with clang::format).
 struct GeneratedCode {
   std::string source, header;
+  std::string torch; // with CompileOptions::torch: the C++ extension source
 };
 
 // Every stage's product, from the tokens up to the stage asked for, or up to the first stage that

@@ -2,6 +2,7 @@
 // to the requested stage and prints the result. Exit status: 0 success, 1 errors in the program,
 // 2 usage errors, 70 internal errors (a bug in moac).
 #include "CFormat.h"
+#include "CNames.h"
 #include "CVerify.h"
 #include "CommentText.h"
 #include "CheckCommand.h"
@@ -46,6 +47,8 @@ struct Options {
   std::string schedule; // --schedule key=value,…
   std::string command;  // the command line, for generated files
   std::string depfile;  // --depfile FILE: make-style dependencies of the output
+  std::string name;     // --name IDENT: the kernel's C name
+  std::string torch;    // --torch FILE.cpp: also write a PyTorch operator around the kernel
   bool verifyOutput = false;
   bool html = false; // explain --html: the derivation as a page
 };
@@ -128,6 +131,8 @@ int runCompile(const Options &opts, ColorMode color) {
   options.target = opts.target;
   options.command = opts.command;
   options.headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
+  options.kernelName = opts.name;
+  options.torch = !opts.torch.empty();
   if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
     std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
     return exitUsage;
@@ -135,6 +140,11 @@ int runCompile(const Options &opts, ColorMode color) {
   if (opts.verifyOutput && opts.target == Target::Cuda) {
     std::fprintf(stderr, "moac: --verify-output checks C (Clang in process); a .cu kernel is checked by nvcc: "
                          "moac check --target=cuda builds it\n");
+    return exitUsage;
+  }
+  if (options.torch && options.schedule.layouts == Schedule::Layouts::Lifted) {
+    std::fprintf(stderr, "moac compile: --torch: the operator passes tensors as they are, row-major: not with "
+                         "--schedule layout=lifted\n");
     return exitUsage;
   }
   Compilation result = runPipeline(ctx, *file, diags, options);
@@ -162,12 +172,14 @@ int runCompile(const Options &opts, ColorMode color) {
     outputs.push_back({opts.output, code->source});
     if (!opts.header.empty())
       outputs.push_back({opts.header, code->header});
+    if (!opts.torch.empty())
+      outputs.push_back({opts.torch, code->torch});
   } else {
     outputs.push_back({opts.output, dumpStage(result, opts.ascii)});
   }
   std::vector<NamedPath> written;
   for (size_t i = 0; i < outputs.size(); ++i)
-    written.push_back({i == 0 ? "-o" : "--header", outputs[i].first});
+    written.push_back({i == 0 ? "-o" : outputs[i].first == opts.torch ? "--torch" : "--header", outputs[i].first});
   if (!opts.depfile.empty())
     written.push_back({"--depfile", opts.depfile});
   if (auto clash = outputClash(inputsRead(sources), written)) {
@@ -263,6 +275,12 @@ int run(int argc, char **argv) {
   compile->add_option("--schedule", opts.schedule,
                       "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted,"
                       "fuse=on|off,splits=N (docs/schedule.md)");
+  compile->add_option("--name", opts.name,
+                      "the kernel's C name (default moa_ + the file's stem); also names NAME_workspace_bytes and "
+                      "the header's guard and macros");
+  compile->add_option("--torch", opts.torch,
+                      "also write a PyTorch operator (C++ extension source registering torch.ops.moac.NAME) "
+                      "around the kernel; needs --header (docs/pytorch.md)");
   compile->add_option("--depfile", opts.depfile,
                       "also write a make-style dependency file: the outputs depend on the .moa source");
   compile->add_flag("--verify-output", opts.verifyOutput,
@@ -336,8 +354,20 @@ int run(int argc, char **argv) {
                            "backslash, control character or trigraph)\n", commentText(headerName).c_str());
       return exitUsage;
     }
-    opts.command = fmt::format("moac compile {} --target={}{}", recordedPath(opts.input), targetName(opts.target),
-                               opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
+    if (std::string problem = opts.name.empty() ? "" : kernelNameProblem(opts.name); !problem.empty()) {
+      std::fprintf(stderr, "moac compile: --name: '%s' cannot name a kernel: %s\n", commentText(opts.name).c_str(),
+                   problem.c_str());
+      return exitUsage;
+    }
+    if (!opts.torch.empty() && (opts.emit != Stage::Code || opts.header.empty() || opts.header == "-" ||
+                                opts.output == "-" || opts.torch == "-" || opts.target == Target::OpenACC)) {
+      std::fprintf(stderr, "moac compile: --torch writes an operator that includes the kernel's header and runs "
+                           "it on the CPU: it needs --emit=code, -o FILE, --header FILE and --target=c or openmp\n");
+      return exitUsage;
+    }
+    opts.command = fmt::format("moac compile {} --target={}{}{}", recordedPath(opts.input), targetName(opts.target),
+                               opts.schedule.empty() ? "" : " --schedule=" + opts.schedule,
+                               opts.name.empty() ? "" : " --name=" + opts.name);
     return runCompile(opts, color);
   }
   if (explainApp->parsed()) {

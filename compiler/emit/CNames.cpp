@@ -1,5 +1,6 @@
 #include "CNames.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 
@@ -132,6 +133,22 @@ std::string join(const std::string &base, const char *suffix) {
 
 } // namespace
 
+std::string kernelNameProblem(const std::string &name) {
+  auto identifierChar = [](char c) { return std::isalnum((unsigned char)c) || c == '_'; };
+  if (name.empty() || std::isdigit((unsigned char)name[0]) ||
+      !std::all_of(name.begin(), name.end(), identifierChar))
+    return "not a C identifier (letters, digits and _, not starting with a digit)";
+  if (name[0] == '_' || name.find("__") != std::string::npos)
+    return "C reserves names that start with _ or contain __";
+  if (startsWithNoCase(name, "moart_"))
+    return "names starting with moart_ are the runtime's";
+  std::set<std::string> reserved;
+  addReserved(reserved);
+  if (reserved.count(name))
+    return "a keyword or a name of the C library, which the kernel's callers may include";
+  return "";
+}
+
 bool CNames::fits(const std::string &name) const {
   return !name.empty() && name[0] != '_' && name.find("__") == std::string::npos && !startsWithNoCase(name, "moa_") &&
          !startsWithNoCase(name, "moart_") && !reserved.count(name);
@@ -154,6 +171,9 @@ CNames::CNames(const Kernel &k) : buffers(k.buffers.size()) {
   // minted name does.
   addReserved(reserved);
   taken = reserved;
+  // The kernel's own names (chosen with --name, they need not start with moa_): no parameter may hide them.
+  for (const char *suffix : {"", "_workspace_bytes", "_workspace_layout"})
+    taken.insert(k.name + suffix);
   // The program's names: first every one C may have as written, so that no renamed name can take it.
   struct Pending {
     const std::string *moa;

@@ -20,6 +20,12 @@
 
 namespace moac {
 
+// Why `name` cannot name a kernel (`moac compile --name=NAME`), or "" when it can: it must be a C
+// identifier that C and C++ leave to the user (no keyword or C library name, no leading `_`, no `__`) and
+// outside the runtime's `moart_` namespace; the kernel's own names are NAME, NAME_workspace_bytes and the
+// header's NAME_H, NAME_<input>_LIFTED_BLOCK.
+std::string kernelNameProblem(const std::string &name);
+
 class CNames {
 public:
   explicit CNames(const Kernel &kernel);

@@ -15,9 +15,6 @@
 
 namespace moac {
 
-// The C type of an element: float, double, int64_t.
-const char *cType(ElemType t);
-
 class CPrinter {
 public:
   CPrinter(const Kernel &k, const PragmaPolicy &policy, Target target) : k(k), policy(policy), target(target), cn(k) {
@@ -37,7 +34,7 @@ protected:
   // adds the kernel to `kernels`).
   virtual void region(const Region &r);
   std::string present(const Region &r);
-  std::string signature() const;
+  std::string signature(const char *restrictWord) const;
   std::string chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const;
   std::string workspaceLayout(const std::string &voidDims);
   std::string pointerChecks(size_t totalSlot);

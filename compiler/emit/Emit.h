@@ -60,6 +60,9 @@ struct EmittedKernel {
   std::string header; // the .h file
 };
 
+// The C type of an element: float, double, int64_t.
+const char *cType(ElemType t);
+
 EmittedKernel emitKernel(const Kernel &kernel, Target target, const EmitInputs &inputs);
 // The CUDA target (EmitCuda.cpp): a .cu file of kernels and their host launcher, and a C header.
 EmittedKernel emitCuda(const Kernel &kernel, const EmitInputs &inputs);

@@ -9,8 +9,7 @@ namespace moac {
 
 static const char *dtype(ElemType t) { return t == ElemType::F32 ? "MOART_F32" : t == ElemType::F64 ? "MOART_F64" : "MOART_I64"; }
 
-// An integer expression over the dims as C (the harness's dim locals have the kernel's parameter names).
-static std::string cInteger(const SymExpr &e, const CNames &cn) {
+std::string cInteger(const SymExpr &e, const CNames &cn) {
   std::string out;
   for (const auto &t : e.terms()) {
     std::string term = fmt::format("INT64_C({})", t.coef);

@@ -6,6 +6,9 @@
 #                spell them (exit 2, nothing written)
 #   check-dims   moac check with extents past the interpreter's limit, overflowing int64, or guards whose
 #                sides overflow: located errors like moac run's (exit 1)
+#   name         --name values that cannot name a C kernel (exit 2, nothing written); a name that a
+#                parameter has renames the parameter; the name gives the functions, the guard and macros
+#   torch        --torch without what the operator needs (exit 2, nothing written)
 #   oom          the interpreter out of memory (an allowed 2^28-element intermediate under ulimit -v)
 set -uo pipefail
 moac=$1 examples=$2 work=$3 case=$4
@@ -39,6 +42,26 @@ check-dims)
   expect 1 "square.moa:2:4: error: extent n*n cannot be evaluated: integer overflow" check square.moa --dims n=4000000000000
   expect 1 "shape guard t + 1 <= cap does not hold" \
     check "$examples/kvcache.moa" --dims t=9223372036854775807,cap=9223372036854775807,dk=4,dv=4
+  ;;
+name)
+  for name in 1k k-1 'k 1' int class printf size_t _k k__1 moart_k MOART_k 'é'; do
+    expect 2 'cannot name a kernel' compile k.moa -o k.c --header k.h --name="$name"
+  done
+  [ "$(ls)" = k.moa ] || fail "a refused compilation wrote files: $(ls)"
+  expect 0 '' compile k.moa -o k.c --header k.h --name=y
+  grep -q '^#ifndef y_H$' k.h && grep -q '^size_t y_workspace_bytes(int64_t n);$' k.h &&
+    grep -q '^#define y_x_LIFTED_BLOCK 0' k.h && grep -q '^int y(int64_t n, const float \*MOART_RESTRICT x, float \*v_y,' k.h ||
+    fail "k.h does not name the kernel y (and rename the output y): $(cat k.h)"
+  for cc in gcc clang; do
+    $cc -std=c99 -Wall -Wextra -Werror -I "$examples/../runtime/include" -c k.c -o k.o || fail "$cc rejects k.c"
+  done
+  ;;
+torch)
+  expect 2 'needs --emit=code, -o FILE, --header FILE and --target=c or openmp' compile k.moa -o k.c --torch k.cpp
+  expect 2 'needs --emit=code' compile k.moa -o k.c --header k.h --torch k.cpp --target=openacc
+  expect 2 'needs --emit=code' compile k.moa --emit=onf -o k.c --header k.h --torch k.cpp
+  expect 2 'not with --schedule layout=lifted' compile k.moa -o k.c --header k.h --torch k.cpp --schedule=layout=lifted
+  [ "$(ls)" = k.moa ] || fail "a refused compilation wrote files: $(ls)"
   ;;
 oom)
   printf 'dim n\nin x : f32[n]\nout y = +/ +/ (x o.* x)\n' >outer.moa

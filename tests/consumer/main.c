@@ -2,14 +2,22 @@
  * it against softmax(q·Kᵀ/√dk)·V computed here, directly and in double precision. The inputs are libmoart's
  * seeded fill (q, K, V are streams 0, 1, 2, as `moac run` and `moac check` use them). The same program
  * serves every target: built with -fopenacc it wraps the call in a data region (docs/abi.md).
+ * KERNEL and KERNEL_HEADER name another kernel of decode.moa (moac_add_kernel's FUNCTION_NAME).
  * Usage: decode-check [n dk dv]; exit status 0 when the error is within tolerance. */
-#include "decode.h"
+#ifndef KERNEL
+#define KERNEL moa_decode
+#define KERNEL_HEADER "decode.h"
+#endif
+#include KERNEL_HEADER
 
 #include <moart/moart.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
 
 /* The input as the kernel wants it stored: row-major, or lifted with block B (the header says which). */
 static float *storedAs(const moart_array *rowmajor, int64_t block, moart_array *owned, int64_t *count) {
@@ -46,21 +54,21 @@ int main(int argc, char **argv) {
   moart_fill_uniform(&V, 0, 2);
 
   int64_t qCount, kCount, vCount;
-  const float *qs = storedAs(&q, moa_decode_q_LIFTED_BLOCK, &qLifted, &qCount);
-  const float *ks = storedAs(&K, moa_decode_K_LIFTED_BLOCK, &kLifted, &kCount);
-  const float *vs = storedAs(&V, moa_decode_V_LIFTED_BLOCK, &vLifted, &vCount);
+  const float *qs = storedAs(&q, CAT(KERNEL, _q_LIFTED_BLOCK), &qLifted, &qCount);
+  const float *ks = storedAs(&K, CAT(KERNEL, _K_LIFTED_BLOCK), &kLifted, &kCount);
+  const float *vs = storedAs(&V, CAT(KERNEL, _V_LIFTED_BLOCK), &vLifted, &vCount);
   float *o = calloc((size_t)dv, sizeof(float));
-  size_t wsBytes = moa_decode_workspace_bytes(n, dk, dv);
+  size_t wsBytes = CAT(KERNEL, _workspace_bytes)(n, dk, dv);
   char *ws = moart_alloc_aligned(wsBytes > 0 ? wsBytes : 64);
   int status;
 #ifdef _OPENACC
 #pragma acc data copyin(qs[0:qCount], ks[0:kCount], vs[0:vCount]) copyout(o[0:dv]) create(ws[0:wsBytes])
-  { status = moa_decode(n, dk, dv, qs, ks, vs, o, ws); }
+  { status = KERNEL(n, dk, dv, qs, ks, vs, o, ws); }
 #else
   (void)qCount;
   (void)kCount;
   (void)vCount;
-  status = moa_decode(n, dk, dv, qs, ks, vs, o, ws);
+  status = KERNEL(n, dk, dv, qs, ks, vs, o, ws);
 #endif
   if (status != 0) {
     fprintf(stderr, "decode-check: the kernel returned %d\n", status);

@@ -1,0 +1,194 @@
+// The PyTorch operator around a generated kernel (EmitTorch.h). The text is C++17 over ATen and
+// torch/library.h only (not torch/extension.h: no Python headers, a third of the build time), registered
+// with TORCH_LIBRARY_FRAGMENT so that several kernels' operators share the `moac` namespace in one process.
+// Every helper is qualified by a namespace named after the kernel, so a .moa name (a parameter or local
+// here) can never hide one, and several operators can be compiled in one translation unit.
+#include "EmitTorch.h"
+
+#include "CNames.h"
+#include "CommentText.h"
+#include "Emit.h"
+#include "Harness.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace moac {
+
+namespace {
+
+const char *scalarType(ElemType t) { return t == ElemType::F32 ? "at::kFloat" : t == ElemType::F64 ? "at::kDouble" : "at::kLong"; }
+const char *moaType(ElemType t) { return t == ElemType::F32 ? "f32" : t == ElemType::F64 ? "f64" : "int"; }
+
+// Where a run-time dim is read from: the first input axis whose extent is exactly that dim.
+struct Axis {
+  size_t buffer, axis;
+};
+
+class TorchPrinter {
+public:
+  TorchPrinter(const Kernel &k, Target target) : k(k), target(target), cn(k), op(torchOperatorName(k)) {
+    ns = k.name + "_torch";
+    for (size_t b : k.inputs())
+      for (size_t a = 0; a < k.buffers[b].shape.size(); ++a)
+        if (auto s = k.buffers[b].shape[a].asSymbol(); s && !from.count(*s))
+          from[*s] = {b, a};
+  }
+  std::string print(const EmitInputs &in);
+
+private:
+  std::string helpers() const;
+  std::string body() const;
+  std::string schema() const;
+  std::string returnType() const;
+  std::vector<const TDim *> argumentDims() const; // the run-time dims no input axis gives
+  std::string shapeList(const SymVec &shape) const {
+    std::vector<std::string> extents;
+    for (const SymExpr &e : shape)
+      extents.push_back(e.asSymbol() ? cn.dim(*e.asSymbol()) : cInteger(e, cn));
+    return fmt::format("{{{}}}", fmt::join(extents, ", "));
+  }
+
+  const Kernel &k;
+  Target target;
+  CNames cn;
+  std::string op, ns;
+  std::map<Symbol, Axis> from;
+};
+
+std::vector<const TDim *> TorchPrinter::argumentDims() const {
+  std::vector<const TDim *> dims;
+  for (const TDim &d : k.dims)
+    if (!d.value && !from.count(d.sym))
+      dims.push_back(&d);
+  return dims;
+}
+
+// The checks, one function each, with the messages docs/pytorch.md shows.
+std::string TorchPrinter::helpers() const {
+  return fmt::format(
+      "// Device, dtype, rank and contiguity, checked before any size is read.\n"
+      "inline void checkTensor(const at::Tensor &t, const char *name, at::ScalarType dtype, int64_t rank, "
+      "const char *declared) {{\n"
+      "  TORCH_CHECK(t.device().is_cpu(), \"moac.{0}: \", name, \" is on \", t.device(), \": this operator runs the "
+      "kernel compiled for target {1} on the CPU (moac has no CUDA tensor path yet)\");\n"
+      "  TORCH_CHECK(t.scalar_type() == dtype, \"moac.{0}: \", name, \" must be \", dtype, \" (\", declared, \"), not "
+      "\", t.scalar_type());\n"
+      "  TORCH_CHECK(t.dim() == rank, \"moac.{0}: \", name, \" must have \", rank, \" dimensions (\", declared, \"), "
+      "not \", t.dim());\n"
+      "  TORCH_CHECK(t.is_contiguous(), \"moac.{0}: \", name, \" must be contiguous (row-major): call .contiguous()\");\n"
+      "}}\n\n"
+      "// The shape the program gives the array for these dims.\n"
+      "inline void checkShape(const at::Tensor &t, const char *name, at::IntArrayRef want, const char *declared, "
+      "const std::string &dims) {{\n"
+      "  TORCH_CHECK(t.sizes() == want, \"moac.{0}: \", name, \" has shape \", t.sizes(), \" where \", declared, \" is \", "
+      "want, \" for \", dims);\n"
+      "}}\n\n",
+      op, targetName(target));
+}
+
+std::string TorchPrinter::returnType() const {
+  std::vector<size_t> outs = k.outputs();
+  if (outs.empty())
+    return "void";
+  if (outs.size() == 1)
+    return "at::Tensor";
+  return fmt::format("std::tuple<{}>", fmt::join(std::vector<std::string>(outs.size(), "at::Tensor"), ", "));
+}
+
+// `decode(Tensor q, Tensor K, Tensor V) -> Tensor`; an inout is `Tensor(a!) K` (written in place), a dim no
+// input axis gives is `int t` after the tensors.
+std::string TorchPrinter::schema() const {
+  std::vector<std::string> args;
+  int alias = 0;
+  for (size_t b : k.inputs())
+    args.push_back(k.buffers[b].inout ? fmt::format("Tensor(a{}!) {}", alias++, cn.buffer(b))
+                                      : "Tensor " + cn.buffer(b));
+  for (const TDim *d : argumentDims())
+    args.push_back("int " + cn.dim(d->sym));
+  size_t outs = k.outputs().size();
+  std::string result = outs == 1 ? "Tensor" : fmt::format("({})", fmt::join(std::vector<std::string>(outs, "Tensor"), ", "));
+  return fmt::format("{}({}) -> {}", op, fmt::join(args, ", "), result);
+}
+
+std::string TorchPrinter::body() const {
+  std::vector<std::string> params, dimNames, dimText, kernelArgs;
+  for (size_t b : k.inputs())
+    params.push_back("const at::Tensor &" + cn.buffer(b));
+  for (const TDim *d : argumentDims())
+    params.push_back("int64_t " + cn.dim(d->sym));
+  std::string out = fmt::format("{} run({}) {{\n", returnType(), fmt::join(params, ", "));
+  for (size_t b : k.inputs()) {
+    const Buffer &buf = k.buffers[b];
+    out += fmt::format("  {}::checkTensor({}, \"{}\", {}, {}, \"{} : {}{}\");\n", ns, cn.buffer(b), cn.buffer(b),
+                       scalarType(buf.elem), buf.shape.size(), buf.inout ? "inout" : "in", moaType(buf.elem),
+                       commentText(strShapeAscii(buf.shape)));
+  }
+  for (const TDim &d : k.dims) {
+    if (d.value)
+      continue;
+    const std::string &c = cn.dim(d.sym);
+    if (auto it = from.find(d.sym); it != from.end())
+      out += fmt::format("  const int64_t {} = {}.size({});\n", c, cn.buffer(it->second.buffer), it->second.axis);
+    dimText.push_back(fmt::format("\"{}{} = \", {}", dimText.empty() ? "" : ", ", c, c));
+    kernelArgs.push_back(c);
+  }
+  out += fmt::format("  const std::string err = c10::str({}); // the dims, for the messages\n",
+                     dimText.empty() ? "\"no dims\"" : fmt::format("{}", fmt::join(dimText, ", ")));
+  for (size_t b : k.inputs())
+    out += fmt::format("  {}::checkShape({}, \"{}\", {}, \"{}\", err);\n", ns, cn.buffer(b), cn.buffer(b),
+                       shapeList(k.buffers[b].shape), commentText(strShapeAscii(k.buffers[b].shape)));
+  std::string dimArgs = fmt::format("{}", fmt::join(kernelArgs, ", "));
+  out += fmt::format("  const size_t workspace_bytes = {}_workspace_bytes({});\n", k.name, dimArgs);
+  out += fmt::format("  TORCH_CHECK(workspace_bytes != SIZE_MAX, \"moac.{}: the kernel does not take \", err, \" (a dim "
+                     "below its range, an extent past int64, or a failed shape guard: docs/abi.md)\");\n",
+                     op);
+  for (size_t b : k.outputs())
+    out += fmt::format("  at::Tensor {} = at::empty({}, at::TensorOptions().dtype({}));\n", cn.buffer(b),
+                       shapeList(k.buffers[b].shape), scalarType(k.buffers[b].elem));
+  // at::empty's CPU memory is 64-byte aligned (c10's alignment), as the ABI asks of the workspace.
+  out += "  at::Tensor workspace = at::empty({int64_t(workspace_bytes)}, at::TensorOptions().dtype(at::kByte));\n";
+  for (size_t b : k.inputs())
+    kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
+  for (size_t b : k.outputs())
+    kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
+  kernelArgs.push_back("workspace_bytes > 0 ? workspace.data_ptr() : nullptr");
+  out += fmt::format("  const int status = {}({});\n", k.name, fmt::join(kernelArgs, ", "));
+  out += fmt::format("  TORCH_CHECK(status == 0, \"moac.{}: the kernel returned status \", status, \" for \", err);\n",
+                     op);
+  std::vector<std::string> results;
+  for (size_t b : k.outputs())
+    results.push_back(cn.buffer(b));
+  if (results.size() == 1)
+    out += fmt::format("  return {};\n", results[0]);
+  else if (results.size() > 1)
+    out += fmt::format("  return {{{}}};\n", fmt::join(results, ", "));
+  return out + "}\n";
+}
+
+std::string TorchPrinter::print(const EmitInputs &in) {
+  std::string fileStem = commentText(k.fileName.substr(k.fileName.find_last_of('/') + 1));
+  std::string out = fmt::format(
+      "/* torch.ops.moac.{}: the PyTorch operator around {}, the kernel compiled by moac from {} for target {}.\n"
+      " * Generated by `{}`; do not edit. docs/pytorch.md. */\n"
+      "#include <ATen/ATen.h>\n#include <torch/library.h>\n\n#include <cstdint>\n#include <string>\n#include "
+      "<tuple>\n\n#include \"moart/kernel.h\"\n#include \"{}\"\n\nnamespace {} {{\n\n",
+      op, k.name, fileStem, targetName(target), commentText(in.command), in.headerName, ns);
+  out += helpers() + body();
+  out += fmt::format("\n}} // namespace {}\n\nTORCH_LIBRARY_FRAGMENT(moac, m) {{ m.def(\"{}\", &{}::run); }}\n", ns,
+                     schema(), ns);
+  return out;
+}
+
+} // namespace
+
+std::string torchOperatorName(const Kernel &kernel) {
+  return kernel.name.rfind("moa_", 0) == 0 && kernel.name.size() > 4 ? kernel.name.substr(4) : kernel.name;
+}
+
+std::string emitTorch(const Kernel &kernel, Target target, const EmitInputs &inputs) {
+  return TorchPrinter(kernel, target).print(inputs);
+}
+
+} // namespace moac
