@@ -1,4 +1,4 @@
-# moac_add_kernel(NAME SOURCES a.moa [b.moa ...] TARGET c|openmp|openacc
+# moac_add_kernel(NAME SOURCES a.moa [b.moa ...] TARGET c|openmp|openacc|cuda
 #                 [FUNCTION_NAME IDENT] [OUTPUT_DIRECTORY DIR] [ADD_TO EXISTING_TARGET]
 #                 [HEADER VAR] [OUT_VAR VAR] [INCLUDE_DESTINATION DIR] [OPTIONS option ...])
 #
@@ -15,7 +15,10 @@
 # A kernel is generated again when its .moa file, anything the depfile lists, or the moac executable
 # changes; moac leaves an output that would not change untouched. The kernels link moac::rt, and for openmp
 # OpenMP::OpenMP_C, for openacc the OpenACC options of MoacOpenACC.cmake (GCC: -fopenacc with offloading to
-# nvptx when an offload compiler is installed, else -foffload=disable), on compile and link lines.
+# nvptx when an offload compiler is installed, else -foffload=disable), on compile and link lines. TARGET
+# cuda generates a.cu (and the C header a.h) and needs the CUDA language, enabled by the caller
+# (enable_language(CUDA), with CMAKE_CUDA_ARCHITECTURES, e.g. 90): the kernels are then CUDA sources
+# (C++17) and link CUDA::cudart; moac never enables CUDA for a project that does not ask for it.
 #
 # Works from an installed package (find_package(moac), where moac::moac is imported) and inside moac's own
 # build tree (where moac::moac is an alias of the moac target). See docs/cmake.md.
@@ -27,6 +30,9 @@ include(GNUInstallDirs)
 # The custom command of one kernel; sets `${outVar}` to its outputs (with the stamp under Make).
 function(_moac_kernel_command moac source stem outDir target functionName options outVar)
   set(c ${outDir}/${stem}.c)
+  if(target STREQUAL "cuda")
+    set(c ${outDir}/${stem}.cu)
+  endif()
   set(h ${outDir}/${stem}.h)
   set(d ${outDir}/${stem}.d)
   # moac leaves an output that would not change untouched. Ninja then sees (restat) that nothing needs
@@ -47,6 +53,7 @@ function(_moac_kernel_command moac source stem outDir target functionName option
     set(name --name=${functionName})
   endif()
   file(RELATIVE_PATH shown ${CMAKE_BINARY_DIR} ${outDir})
+  get_filename_component(ext ${c} LAST_EXT)
   add_custom_command(
     ${outputs}
     COMMAND ${moac} compile ${source} --target=${target} -o ${c} --header ${h} --depfile ${d} ${name} ${options}
@@ -54,7 +61,7 @@ function(_moac_kernel_command moac source stem outDir target functionName option
     DEPENDS ${source} ${moac} $<TARGET_FILE:${moac}>
     DEPFILE ${d}
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-    COMMENT "moac: generating ${shown}/${stem}.c from ${source} (target ${target})"
+    COMMENT "moac: generating ${shown}/${stem}${ext} from ${source} (target ${target})"
     VERBATIM)
   set(${outVar} ${stamp} ${c} ${h} PARENT_SCOPE)
 endfunction()
@@ -69,8 +76,17 @@ function(moac_add_kernel name)
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "moac_add_kernel(${name}): no SOURCES given")
   endif()
-  if(NOT arg_TARGET MATCHES "^(c|openmp|openacc)$")
-    message(FATAL_ERROR "moac_add_kernel(${name}): TARGET must be c, openmp or openacc, not '${arg_TARGET}'")
+  if(NOT arg_TARGET MATCHES "^(c|openmp|openacc|cuda)$")
+    message(FATAL_ERROR "moac_add_kernel(${name}): TARGET must be c, openmp, openacc or cuda, not '${arg_TARGET}'")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(arg_TARGET STREQUAL "cuda" AND NOT "CUDA" IN_LIST languages)
+    message(FATAL_ERROR "moac_add_kernel(${name}): TARGET cuda needs the CUDA language: call enable_language(CUDA) "
+                        "first (with CMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc and CMAKE_CUDA_ARCHITECTURES=90)")
+  endif()
+  set(ext .c)
+  if(arg_TARGET STREQUAL "cuda")
+    set(ext .cu)
   endif()
   list(LENGTH arg_SOURCES nsources)
   if(arg_FUNCTION_NAME AND nsources GREATER 1)
@@ -116,7 +132,7 @@ function(moac_add_kernel name)
     _moac_kernel_command(${moac} ${source} ${stem} ${outDir} ${arg_TARGET} "${arg_FUNCTION_NAME}" "${arg_OPTIONS}"
                          outputs)
     list(APPEND generated ${outputs})
-    list(APPEND files ${outDir}/${stem}.c ${outDir}/${stem}.h)
+    list(APPEND files ${outDir}/${stem}${ext} ${outDir}/${stem}.h)
     list(APPEND headers ${outDir}/${stem}.h)
   endforeach()
   if(arg_HEADER)
@@ -143,6 +159,12 @@ function(moac_add_kernel name)
   if(arg_TARGET STREQUAL "openmp")
     find_package(OpenMP REQUIRED COMPONENTS C)
     target_link_libraries(${kernels} ${scope} OpenMP::OpenMP_C)
+  elseif(arg_TARGET STREQUAL "cuda")
+    find_package(CUDAToolkit REQUIRED)
+    if(NOT arg_ADD_TO)
+      set_target_properties(${name} PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+    endif()
+    target_link_libraries(${kernels} ${scope} CUDA::cudart)
   elseif(arg_TARGET STREQUAL "openacc")
     moac_openacc_flags(accFlags)
     target_compile_options(${kernels} ${scope} ${accFlags})
