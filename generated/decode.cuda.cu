@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(128)
         for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
           acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
         }
-        acc2 = moart_warp_addf(acc2);          /* decode.moa:13 */
+        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
         float e = (acc2 / sqrtf((float)(dk))); /* decode.moa:8 */
         float next = moart_maxf(m, e);         /* decode.moa:8 */
         float scale = moart_rescalef(m, next); /* decode.moa:8 */
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
       M = moart_maxf(M, online_m_part[c2]); /* decode.moa:14 */
     }
-    M = moart_warp_maxf(M); /* decode.moa:14 */
+    M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* decode.moa:14 */
     if (moa_lane != 0)
       S = -0.0f;
@@ -140,14 +140,14 @@ __global__ void __launch_bounds__(128)
       S = S + (online_o_part[(dv * c3 + i2)] *
                moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
     }
-    S = moart_warp_addf(S); /* decode.moa:14 */
+    S = moart_warp_addf(S); /* the lanes' partial results combined */
     float S2 = 0.0f;        /* decode.moa:10 */
     if (moa_lane != 0)
       S2 = -0.0f;
     for (int64_t c4 = 0 + moa_lane; c4 < P_online; c4 += 32) {
       S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
     }
-    S2 = moart_warp_addf(S2); /* decode.moa:10 */
+    S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       o[i2] = (S / S2); /* decode.moa:14 */
     }

@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(128)
           acc2 = acc2 + (Q[(hq * dk * i + dk * j + l2)] *
                          K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + l2)]); /* gqa.moa:14 */
         }
-        acc2 = moart_warp_addf(acc2);          /* gqa.moa:14 */
+        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
         float e = (acc2 / sqrtf((float)(dk))); /* gqa.moa:9 */
         float next = moart_maxf(m, e);         /* gqa.moa:9 */
         float scale = moart_rescalef(m, next); /* gqa.moa:9 */
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
       M = moart_maxf(M, online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]); /* gqa.moa:14 */
     }
-    M = moart_warp_maxf(M); /* gqa.moa:14 */
+    M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* gqa.moa:14 */
     if (moa_lane != 0)
       S = -0.0f;
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(128)
                moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
                               M)); /* gqa.moa:14 */
     }
-    S = moart_warp_addf(S); /* gqa.moa:14 */
+    S = moart_warp_addf(S); /* the lanes' partial results combined */
     float S2 = 0.0f;        /* gqa.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(128)
                  moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
                                 M)); /* gqa.moa:11 */
     }
-    S2 = moart_warp_addf(S2); /* gqa.moa:11 */
+    S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       O[(hq * dv * i2 + dv * j2 + k2)] = (S / S2); /* gqa.moa:16 */
     }

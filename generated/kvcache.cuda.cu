@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(128)
         for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
           acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
         }
-        acc2 = moart_warp_addf(acc2);          /* kvcache.moa:18 */
+        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
         float e = (acc2 / sqrtf((float)(dk))); /* kvcache.moa:13 */
         float next = moart_maxf(m, e);         /* kvcache.moa:13 */
         float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
       M = moart_maxf(M, online_m_part[c2]); /* kvcache.moa:19 */
     }
-    M = moart_warp_maxf(M); /* kvcache.moa:19 */
+    M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* kvcache.moa:19 */
     if (moa_lane != 0)
       S = -0.0f;
@@ -204,14 +204,14 @@ __global__ void __launch_bounds__(128)
       S = S + (online_o_part[(dv * c3 + i4)] *
                moart_rescalef(online_m_part[c3], M)); /* kvcache.moa:19 */
     }
-    S = moart_warp_addf(S); /* kvcache.moa:19 */
+    S = moart_warp_addf(S); /* the lanes' partial results combined */
     float S2 = 0.0f;        /* kvcache.moa:15 */
     if (moa_lane != 0)
       S2 = -0.0f;
     for (int64_t c4 = 0 + moa_lane; c4 < P_online; c4 += 32) {
       S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* kvcache.moa:15 */
     }
-    S2 = moart_warp_addf(S2); /* kvcache.moa:15 */
+    S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       o[i4] = (S / S2); /* kvcache.moa:19 */
     }

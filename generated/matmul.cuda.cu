@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c2 = g + moa_lane * Q_C; c2 < P_C; c2 += 32 * Q_C) {
       acc2 = acc2 + C_part[(m * p * c2 + p * i + j)]; /* matmul.moa:8 */
     }
-    acc2 = moart_warp_addf(acc2); /* matmul.moa:8 */
+    acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       C_group[(m * p * g + p * i + j)] = acc2; /* matmul.moa:8 */
     }
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c3 = 0 + moa_lane; c3 < Q_C; c3 += 32) {
       acc3 = acc3 + C_group[(m * p * c3 + p * i + j)]; /* matmul.moa:8 */
     }
-    acc3 = moart_warp_addf(acc3); /* matmul.moa:8 */
+    acc3 = moart_warp_addf(acc3); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       C[(p * i + j)] = acc3; /* matmul.moa:8 */
     }
@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c5 = g2 + moa_lane * Q_y; c5 < P_y; c5 += 32 * Q_y) {
       acc5 = acc5 + y_part[(m * c5 + i2)]; /* matmul.moa:9 */
     }
-    acc5 = moart_warp_addf(acc5); /* matmul.moa:9 */
+    acc5 = moart_warp_addf(acc5); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       y_group[(m * g2 + i2)] = acc5; /* matmul.moa:9 */
     }
@@ -249,7 +249,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c6 = 0 + moa_lane; c6 < Q_y; c6 += 32) {
       acc6 = acc6 + y_group[(m * c6 + i2)]; /* matmul.moa:9 */
     }
-    acc6 = moart_warp_addf(acc6); /* matmul.moa:9 */
+    acc6 = moart_warp_addf(acc6); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       y[i2] = acc6; /* matmul.moa:9 */
     }
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c8 = g3 + moa_lane * Q_D; c8 < P_D; c8 += 32 * Q_D) {
       acc8 = moart_maxf(acc8, D_part[(m * p * c8 + p * i3 + j2)]); /* matmul.moa:10 */
     }
-    acc8 = moart_warp_maxf(acc8); /* matmul.moa:10 */
+    acc8 = moart_warp_maxf(acc8); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       D_group[(m * p * g3 + p * i3 + j2)] = acc8; /* matmul.moa:10 */
     }
@@ -360,7 +360,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c9 = 0 + moa_lane; c9 < Q_D; c9 += 32) {
       acc9 = moart_maxf(acc9, D_group[(m * p * c9 + p * i3 + j2)]); /* matmul.moa:10 */
     }
-    acc9 = moart_warp_maxf(acc9); /* matmul.moa:10 */
+    acc9 = moart_warp_maxf(acc9); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       D[(p * i3 + j2)] = acc9; /* matmul.moa:10 */
     }

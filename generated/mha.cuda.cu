@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(128)
           acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
                          K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
         }
-        acc2 = moart_warp_addf(acc2);          /* mha.moa:14 */
+        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
         float e = (acc2 / sqrtf((float)(dk))); /* mha.moa:9 */
         float next = moart_maxf(m, e);         /* mha.moa:9 */
         float scale = moart_rescalef(m, next); /* mha.moa:9 */
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
       M = moart_maxf(M, online_m_part[(h * i2 * P_online + j2 * P_online + c2)]); /* mha.moa:14 */
     }
-    M = moart_warp_maxf(M); /* mha.moa:14 */
+    M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* mha.moa:14 */
     if (moa_lane != 0)
       S = -0.0f;
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(128)
                moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c3)],
                               M)); /* mha.moa:14 */
     }
-    S = moart_warp_addf(S); /* mha.moa:14 */
+    S = moart_warp_addf(S); /* the lanes' partial results combined */
     float S2 = 0.0f;        /* mha.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(128)
                  moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c4)],
                                 M)); /* mha.moa:11 */
     }
-    S2 = moart_warp_addf(S2); /* mha.moa:11 */
+    S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       O[(h * dv * i2 + dv * j2 + k2)] = (S / S2); /* mha.moa:16 */
     }

@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c2 = g + moa_lane * Q_colSum; c2 < P_colSum; c2 += 32 * Q_colSum) {
       acc2 = acc2 + colSum_part[(m * c2 + i)]; /* reduce-rows.moa:6 */
     }
-    acc2 = moart_warp_addf(acc2); /* reduce-rows.moa:6 */
+    acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       colSum_group[(m * g + i)] = acc2; /* reduce-rows.moa:6 */
     }
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c3 = 0 + moa_lane; c3 < Q_colSum; c3 += 32) {
       acc3 = acc3 + colSum_group[(m * c3 + i)]; /* reduce-rows.moa:6 */
     }
-    acc3 = moart_warp_addf(acc3); /* reduce-rows.moa:6 */
+    acc3 = moart_warp_addf(acc3); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       colSum[i] = acc3; /* reduce-rows.moa:6 */
     }
@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c5 = g2 + moa_lane * Q_rowSum; c5 < P_rowSum; c5 += 32 * Q_rowSum) {
       acc5 = acc5 + rowSum_part[(n * c5 + i2)]; /* reduce-rows.moa:7 */
     }
-    acc5 = moart_warp_addf(acc5); /* reduce-rows.moa:7 */
+    acc5 = moart_warp_addf(acc5); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowSum_group[(n * g2 + i2)] = acc5; /* reduce-rows.moa:7 */
     }
@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c6 = 0 + moa_lane; c6 < Q_rowSum; c6 += 32) {
       acc6 = acc6 + rowSum_group[(n * c6 + i2)]; /* reduce-rows.moa:7 */
     }
-    acc6 = moart_warp_addf(acc6); /* reduce-rows.moa:7 */
+    acc6 = moart_warp_addf(acc6); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowSum[i2] = acc6; /* reduce-rows.moa:7 */
     }
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c8 = g3 + moa_lane * Q_rowMax; c8 < P_rowMax; c8 += 32 * Q_rowMax) {
       acc8 = moart_maxf(acc8, rowMax_part[(n * c8 + i3)]); /* reduce-rows.moa:8 */
     }
-    acc8 = moart_warp_maxf(acc8); /* reduce-rows.moa:8 */
+    acc8 = moart_warp_maxf(acc8); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowMax_group[(n * g3 + i3)] = acc8; /* reduce-rows.moa:8 */
     }
@@ -428,7 +428,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c9 = 0 + moa_lane; c9 < Q_rowMax; c9 += 32) {
       acc9 = moart_maxf(acc9, rowMax_group[(n * c9 + i3)]); /* reduce-rows.moa:8 */
     }
-    acc9 = moart_warp_maxf(acc9); /* reduce-rows.moa:8 */
+    acc9 = moart_warp_maxf(acc9); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowMax[i3] = acc9; /* reduce-rows.moa:8 */
     }
@@ -511,7 +511,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c11 = g4 + moa_lane * Q_rowMin; c11 < P_rowMin; c11 += 32 * Q_rowMin) {
       acc11 = moart_minf(acc11, rowMin_part[(n * c11 + i4)]); /* reduce-rows.moa:9 */
     }
-    acc11 = moart_warp_minf(acc11); /* reduce-rows.moa:9 */
+    acc11 = moart_warp_minf(acc11); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowMin_group[(n * g4 + i4)] = acc11; /* reduce-rows.moa:9 */
     }
@@ -553,7 +553,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c12 = 0 + moa_lane; c12 < Q_rowMin; c12 += 32) {
       acc12 = moart_minf(acc12, rowMin_group[(n * c12 + i4)]); /* reduce-rows.moa:9 */
     }
-    acc12 = moart_warp_minf(acc12); /* reduce-rows.moa:9 */
+    acc12 = moart_warp_minf(acc12); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowMin[i4] = acc12; /* reduce-rows.moa:9 */
     }
@@ -636,7 +636,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c14 = g5 + moa_lane * Q_rowProd; c14 < P_rowProd; c14 += 32 * Q_rowProd) {
       acc14 = acc14 * rowProd_part[(n * c14 + i5)]; /* reduce-rows.moa:10 */
     }
-    acc14 = moart_warp_mulf(acc14); /* reduce-rows.moa:10 */
+    acc14 = moart_warp_mulf(acc14); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowProd_group[(n * g5 + i5)] = acc14; /* reduce-rows.moa:10 */
     }
@@ -678,7 +678,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c15 = 0 + moa_lane; c15 < Q_rowProd; c15 += 32) {
       acc15 = acc15 * rowProd_group[(n * c15 + i5)]; /* reduce-rows.moa:10 */
     }
-    acc15 = moart_warp_mulf(acc15); /* reduce-rows.moa:10 */
+    acc15 = moart_warp_mulf(acc15); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       rowProd[i5] = acc15; /* reduce-rows.moa:10 */
     }
@@ -759,7 +759,7 @@ __global__ void __launch_bounds__(128)
     for (int64_t c17 = g6 + moa_lane * Q_total; c17 < P_total; c17 += 32 * Q_total) {
       acc18 = acc18 + total_part[c17]; /* reduce-rows.moa:11 */
     }
-    acc18 = moart_warp_addf(acc18); /* reduce-rows.moa:11 */
+    acc18 = moart_warp_addf(acc18); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       total_group[g6] = acc18; /* reduce-rows.moa:11 */
     }

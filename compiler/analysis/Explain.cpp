@@ -15,7 +15,9 @@ namespace {
 void section(std::string &out, const char *title) { out += fmt::format("\n== {} ==\n", title); }
 
 // The target as the section title names it (the paper's spelling).
-const char *targetTitle(Target t) { return t == Target::OpenACC ? "OpenACC" : t == Target::OpenMP ? "OpenMP" : "C"; }
+const char *targetTitle(Target t) {
+  return t == Target::OpenACC ? "OpenACC" : t == Target::OpenMP ? "OpenMP" : t == Target::Cuda ? "CUDA" : "C";
+}
 
 std::string storageNotes(const DnfProgram &dnf) {
   std::string out;

@@ -271,8 +271,8 @@ std::string trafficPane(const DnfProgram &dnf, const TypedProgram &typed) {
   return out;
 }
 
-std::string codePane(const Kernel &k, const std::string &code) {
-  std::vector<std::vector<SourceLoc>> locs = codeLineLocations(k, code);
+std::string codePane(const Kernel &k, const std::string &code, Target target) {
+  std::vector<std::vector<SourceLoc>> locs = codeLineLocations(k, code, target);
   std::vector<std::string_view> lines = splitLines(code);
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i)
@@ -282,11 +282,18 @@ std::string codePane(const Kernel &k, const std::string &code) {
 }
 
 
-// The located statements and the loops of the kernel, in the order the emitter prints them.
-void emittedOrder(const std::vector<LStmt> &body, std::vector<SourceLoc> &statements, std::vector<SourceLoc> &loops) {
+// The located statements and the loops of the kernel, in the order the emitter prints them. `nest`: the
+// number of perfectly nested parallel loops at the top that the printer does not print as loops (CUDA maps
+// them onto the grid).
+void emittedOrder(const std::vector<LStmt> &body, std::vector<SourceLoc> &statements, std::vector<SourceLoc> &loops,
+                  int nest = 0) {
   for (const LStmt &s : body) {
     switch (s.kind) {
     case LStmt::Loop:
+      if (nest > 0 && body.size() == 1 && s.loopKind == LoopKind::Parallel) {
+        emittedOrder(s.body, statements, loops, nest - 1);
+        break;
+      }
       loops.push_back(s.loc);
       emittedOrder(s.body, statements, loops);
       break;
@@ -329,20 +336,23 @@ size_t lineComments(std::string_view line, const std::string &prefix) {
 
 } // namespace
 
-std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, const std::string &code) {
+std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, const std::string &code, Target target) {
+  const bool cuda = target == Target::Cuda;
   std::vector<SourceLoc> statements, loops;
   for (const Region &r : kernel.stages)
-    emittedOrder(r.body, statements, loops);
+    emittedOrder(r.body, statements, loops, cuda ? r.parallelDepth : 0);
   std::vector<std::string_view> lines = splitLines(code);
   std::vector<std::vector<SourceLoc>> result(lines.size());
   const std::string prefix = "/* " + baseName(kernel.fileName) + ":";
-  const std::string signature = "int " + kernel.name + "(";
+  // C: the kernel is the file's last function; CUDA: its stages are the __global__ functions, in order,
+  // before the host code, each around its grid-stride loop (`moa_t`, not a loop of the IR)
+  const std::string signature = cuda ? "__global__ " : "int " + kernel.name + "(";
   size_t first = 0;
   while (first < lines.size() && !lines[first].starts_with(signature))
     ++first;
   size_t statement = 0, loop = 0;
-  for (size_t i = first + 1; i < lines.size(); ++i) { // the kernel is the file's last function
-    if (trimmed(lines[i]).starts_with("for (")) {
+  for (size_t i = first + 1; i < lines.size(); ++i) {
+    if (trimmed(lines[i]).starts_with("for (") && !trimmed(lines[i]).starts_with("for (int64_t moa_t ")) {
       if (loop == loops.size())
         throw std::logic_error("explain --html: the C has more loops than the kernel");
       for (size_t j = i; j < lines.size(); ++j) { // a header clang-format wrapped ends at its `{`
@@ -383,7 +393,7 @@ std::string explainHtml(const ExplainPageInputs &in) {
   out += pane("derivation", "ψ-reduction: the derivation, rule by rule", derivationPane(in.dnf));
   out += pane("dnf", "DNF: the denotational normal form", dnfPane(in.dnf));
   out += pane("onf", fmt::format("ONF for {}: loops, layouts, γ", targetName(in.target)), onfPane(in.kernel, in.dnf));
-  out += pane("code", fmt::format("generated C ({})", targetName(in.target)), codePane(in.kernel, in.code));
+  out += pane("code", fmt::format("generated C ({})", targetName(in.target)), codePane(in.kernel, in.code, in.target));
   out += pane("traffic", "traffic", trafficPane(in.dnf, in.typed));
   out += fmt::format("</main>\n<pre id=\"selftest\"></pre>\n<script>\n{}</script>\n</body>\n</html>\n",
                      explainPageJs);

@@ -36,8 +36,10 @@ std::string explainHtml(const ExplainPageInputs &in);
 // located statement (declaration, assignment, accumulation, store) is the one whose line comment
 // `/* FILE:LINE */` is the k-th in the kernel's body (a statement wrapped by clang-format ends on that
 // line), and the k-th `for` header the k-th loop. The locations are the loop IR's own, line and column.
-// `code` may be formatted or not; throws std::logic_error when it does not have the kernel's shape.
-std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, const std::string &code);
+// `code` may be formatted or not; throws std::logic_error when it does not have the kernel's shape. For
+// CUDA the stages are the __global__ functions, whose parallel nests are the grid, not loops.
+std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, const std::string &code,
+                                                      Target target = Target::C);
 
 // Text for HTML: & < > " ' as character references; the rest (UTF-8) as it is.
 std::string escapeHtml(std::string_view text);

@@ -28,7 +28,7 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("file", opts.file, "the .moa program, or - for standard input")->required();
   cmd->add_option("--dims", opts.dims, "values of the run-time dims, e.g. n=4096,dk=64,dv=64");
   cmd->add_option("--seed", opts.seed, "seed of the inputs' fill (input k uses stream k)");
-  cmd->add_option("--target", opts.target, "c, openmp, openacc")
+  cmd->add_option("--target", opts.target, "c, openmp, openacc, cuda")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}, {"cuda", Target::Cuda}},
           CLI::ignore_case));

@@ -270,7 +270,7 @@ int run(int argc, char **argv) {
           fmt::format("stop after this stage and print it: {} (the default)", fmt::join(stageNames, ", ")))
       ->check(CLI::IsMember(stageNames, CLI::ignore_case));
   compile->add_flag("--ascii", opts.ascii, "print ASCII <n dk> instead of Unicode ⟨n dk⟩");
-  compile->add_option("--target", opts.target, "c (sequential C99), openmp, openacc")->transform(targetNames());
+  compile->add_option("--target", opts.target, "c (sequential C99), openmp, openacc, cuda (a .cu file)")->transform(targetNames());
   compile->add_option("--header", opts.header, "also write the kernel's header (signature, workspace size) here");
   compile->add_option("--schedule", opts.schedule,
                       "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted,"
@@ -293,7 +293,7 @@ int run(int argc, char **argv) {
   explainApp->add_flag("--ascii", opts.ascii, "ASCII spellings instead of the paper's Unicode");
   explainApp->add_option("--target", opts.explainTarget,
                          "lower for this target to show its layouts and γ-differences: c, openmp, openacc "
-                         "(the default)")
+                         "(the default), cuda")
       ->transform(targetNames());
   explainApp->add_flag("--html", opts.html,
                        "write the derivation as one self-contained HTML page (needs -o FILE): source, ψ-rules, DNF, "

@@ -306,7 +306,9 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t) {
   for (const LStmt *r : lanes.reducers) {
     const char *suffix = r->type == ElemType::Int ? "i" : r->type == ElemType::F32 ? "f" : "";
     const char *op = r->op == BinOp::Add ? "add" : r->op == BinOp::Mul ? "mul" : r->op == BinOp::Max ? "max" : "min";
-    line(fmt::format("{} = moart_warp_{}{}({});{}", name(r->scalar), op, suffix, name(r->scalar), where(r->loc)));
+    // no `/* FILE:LINE */`: that comment marks the loop IR's own statements (explain --html counts them)
+    line(fmt::format("{} = moart_warp_{}{}({}); /* the lanes' partial results combined */", name(r->scalar), op,
+                     suffix, name(r->scalar)));
   }
   bool barrier = false;
   forEachAccess(s.body, [&](size_t b, const SymExpr &offset, bool isStore) {

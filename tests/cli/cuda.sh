@@ -5,6 +5,8 @@
 #   kept       --no-run writes the sets and run.sh, run.sh runs them, --compare passes; a changed output
 #              fails the comparison (on target c, so that it runs everywhere)
 #   usage      --no-run or --compare without --keep, both at once, --verify-output for cuda: usage errors
+#   explain    moac explain --target=cuda, text and --html, for every example (fused and fuse=off): the page
+#              maps the CUDA kernels' lines to the loop IR (an internal error before)
 # Usage: cuda.sh MOAC DSL_EXAMPLES WORKDIR CASE
 set -uo pipefail
 moac=$1 examples=$2 work=$3 case=$4
@@ -49,5 +51,14 @@ usage)
   expect 2 "--compare needs --keep DIR" check "$examples/decode.moa" --dims n=4,dk=2,dv=2 --compare
   expect 2 "two steps" check "$examples/decode.moa" --dims n=4,dk=2,dv=2 --keep k --no-run --compare
   expect 2 "--verify-output checks C" compile "$examples/decode.moa" --target=cuda --verify-output -o k.cu ;;
+explain)
+  for f in "$examples"/*.moa; do
+    for schedule in fuse=on fuse=off; do
+      expect 0 "ONF for CUDA" explain "$f" --target=cuda --schedule "$schedule"
+      expect 0 "" explain "$f" --target=cuda --schedule "$schedule" --html -o page.html
+      grep -q "generated C (cuda)" page.html || fail "$f: the page has no CUDA pane"
+      grep -q "__global__" page.html || fail "$f: the page shows no kernel"
+    done
+  done ;;
 *) fail "unknown case $case" ;;
 esac
