@@ -1,10 +1,13 @@
-/* Shared by the benchmark drivers: a seeded fill, a monotonic clock and the report line. Each driver
- * times a kernel that moac generated from a .moa file in dsl-examples/ (bench/run builds them); the
- * drivers hold no kernel code. */
+/* Shared by the benchmark drivers: a seeded fill, a monotonic clock, the ceiling (a read-only stream over
+ * as many bytes as the kernel's minimum traffic, timed in the same process, interleaved with the kernel)
+ * and the report line (also appended as CSV to $BENCH_CSV). Each driver times a kernel that moac generated
+ * from a .moa file in dsl-examples/ (bench/run builds them), checks its output against a double-precision
+ * reference, and holds no kernel code. */
 #ifndef MOAC_BENCH_H
 #define MOAC_BENCH_H
 
 #define _POSIX_C_SOURCE 199309L
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,10 +49,61 @@ static double bench_median(double *times, int count) {
   return count % 2 ? times[count / 2] : 0.5 * (times[count / 2 - 1] + times[count / 2]);
 }
 
-/* one line per measurement: what ran, the median time per call, and the minimum traffic of `moac
- * explain` over that time (the kernel's effective bandwidth) */
-static void bench_report(const char *what, double seconds, double bytes) {
-  printf("%-44s %10.3f us  %8.2f MB  %9.1f GB/s\n", what, seconds * 1e6, bytes / 1e6, bytes / seconds / 1e9);
+/* The ceiling: every word of x read once (all threads, or the device's lanes), XOR-folded — integer
+ * operations, which the compiler vectorises without reassociating anything, so the loop runs at the
+ * memory's speed; the result is returned so that nothing is elided. On the device under OpenACC. */
+static uint32_t bench_read(const uint32_t *x, int64_t count) {
+  uint32_t s = 0;
+#if defined(_OPENACC)
+#pragma acc parallel loop gang vector reduction(^ : s) present(x[0:count])
+#elif defined(_OPENMP)
+#pragma omp parallel for simd reduction(^ : s) schedule(static)
+#endif
+  for (int64_t i = 0; i < count; ++i)
+    s ^= x[i];
+  return s;
 }
+
+/* max |got - ref| / max |ref| */
+static double bench_error(const float *got, const double *ref, int64_t count) {
+  double err = 0, scale = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    double d = fabs((double)got[i] - ref[i]);
+    err = d > err || d != d ? d : err;
+    scale = fabs(ref[i]) > scale ? fabs(ref[i]) : scale;
+  }
+  return scale > 0 ? err / scale : err;
+}
+
+/* One line per measurement: what ran, the median time per call (min–max), the minimum traffic of `moac
+ * explain` over that time (the kernel's effective bandwidth), the ceiling's bandwidth over the same bytes
+ * and the ratio, and the relative error against the double-precision reference (a failure above 1e-4
+ * exits 1). */
+static void bench_report(const char *system, const char *what, double *times, double *ceiling, int reps,
+                         double bytes, double error) {
+  double t = bench_median(times, reps), c = bench_median(ceiling, reps);
+  const char *csv = getenv("BENCH_CSV");
+  printf("%-10s %-36s %10.3f us (%.3f–%.3f)  %8.2f MB  %8.1f GB/s  ceiling %8.1f GB/s  %5.1f %%  err %.1e\n", system,
+         what, t * 1e6, times[0] * 1e6, times[reps - 1] * 1e6, bytes / 1e6, bytes / t / 1e9, bytes / c / 1e9,
+         100.0 * c / t, error);
+  if (csv && *csv) {
+    FILE *f = fopen(csv, "a");
+    if (f) {
+      fprintf(f, "%s,moac %s,%.1f,%.2f,%.2f,%.2f,%.0f,%.1f,,%.2e\n", what, system, bytes / 1e6, t * 1e6,
+              times[0] * 1e6, times[reps - 1] * 1e6, bytes / t / 1e9, 100.0 * c / t, error);
+      fprintf(f, "%s,ceiling,%.1f,%.2f,%.2f,%.2f,%.0f,100.0,,\n", what, bytes / 1e6, c * 1e6, ceiling[0] * 1e6,
+              ceiling[reps - 1] * 1e6, bytes / c / 1e9);
+      fclose(f);
+    }
+  }
+  if (!(error < 1e-4)) {
+    fprintf(stderr, "%s: the output differs from the double-precision reference by %g\n", what, error);
+    exit(1);
+  }
+}
+
+#ifndef BENCH_SYSTEM
+#define BENCH_SYSTEM "kernel"
+#endif
 
 #endif

@@ -1,12 +1,13 @@
 /* Times moa_decode (dsl-examples/decode.moa) for n in the given list: the median of `reps` calls after
- * one warm-up call (on a GPU the first launch JIT-compiles the PTX). With OpenACC every array lives on
- * the device for the whole run, as a serving loop would keep its KV cache there.
- * Usage: decode_bench REPS N...   (dk = dv = 64, or $MOAC_BENCH_D) */
+ * one warm-up call (on a GPU the first launch JIT-compiles the PTX), each followed by the ceiling over the
+ * same bytes; checks o against softmax(q·Kᵀ/√dk)·V in double. With OpenACC every array lives on the
+ * device for the whole run, as a serving loop would keep its KV cache there.
+ * Usage: decode_bench REPS N...   (dk = dv = 128, or $MOAC_BENCH_D) */
 #include "bench.h"
 #include "moa_decode.h"
 #include "moart/layout.h"
 
-static int64_t bench_d = 64; /* dk = dv */
+static int64_t bench_d = 128; /* dk = dv */
 
 static void run(int64_t n, int reps) {
   const int64_t dk = bench_d, dv = bench_d;
@@ -24,25 +25,53 @@ static void run(int64_t n, int reps) {
       K[i] = Krow[i];
   size_t wsBytes = moa_decode_workspace_bytes(n, dk, dv);
   char *ws = bench_alloc(wsBytes);
-  double *times = bench_alloc(sizeof(double) * (size_t)reps);
+  double *times = bench_alloc(sizeof(double) * (size_t)reps), *ceiling = bench_alloc(sizeof(double) * (size_t)reps);
+  const int64_t flat = n * (dk + dv) + dk + dv; /* the minimum traffic in floats */
+  uint32_t *stream = bench_alloc(sizeof(uint32_t) * (size_t)flat);
+  for (int64_t i = 0; i < flat; ++i)
+    stream[i] = (uint32_t)i * 2654435761u;
   int status = 0;
-#pragma acc data copyin(q[0:dk], K[0:kCount], V[0:n * dv]) copyout(o[0:dv]) create(ws[0:wsBytes > 0 ? wsBytes : 64])
+  uint32_t sink = 0;
+#pragma acc data copyin(q[0:dk], K[0:kCount], V[0:n * dv], stream[0:flat]) copyout(o[0:dv]) create(ws[0:wsBytes > 0 ? wsBytes : 64])
   {
     status |= moa_decode(n, dk, dv, q, K, V, o, ws);
+    sink ^= bench_read(stream, flat);
     for (int r = 0; r < reps; ++r) {
       double start = bench_now();
       status |= moa_decode(n, dk, dv, q, K, V, o, ws);
       times[r] = bench_now() - start;
+      start = bench_now();
+      sink ^= bench_read(stream, flat);
+      ceiling[r] = bench_now() - start;
     }
   }
   if (status) {
     fprintf(stderr, "moa_decode returned %d\n", status);
     exit(1);
   }
+  /* the reference: softmax(q·Kᵀ/√dk)·V in double */
+  double *s = bench_alloc(sizeof(double) * (size_t)n), *ref = bench_alloc(sizeof(double) * (size_t)dv), m = -INFINITY, z = 0;
+  for (int64_t l = 0; l < n; ++l) {
+    double dot = 0;
+    for (int64_t k = 0; k < dk; ++k)
+      dot += (double)q[k] * Krow[l * dk + k];
+    s[l] = dot / sqrt((double)dk);
+    m = s[l] > m ? s[l] : m;
+  }
+  for (int64_t j = 0; j < dv; ++j)
+    ref[j] = 0;
+  for (int64_t l = 0; l < n; ++l) {
+    double p = exp(s[l] - m);
+    z += p;
+    for (int64_t j = 0; j < dv; ++j)
+      ref[j] += p * V[l * dv + j];
+  }
+  for (int64_t j = 0; j < dv; ++j)
+    ref[j] /= z;
   char what[64];
-  snprintf(what, sizeof what, "decode n=%lld dk=dv=%lld", (long long)n, (long long)dk);
-  bench_report(what, bench_median(times, reps), 4.0 * (double)(n * dk + n * dv + dk + dv));
-  free(q), free(Krow), free(K), free(V), free(o), free(ws), free(times);
+  snprintf(what, sizeof what, "decode n=%lld dk=dv=%lld%s", (long long)n, (long long)dk, sink == 12345u ? " " : "");
+  bench_report(BENCH_SYSTEM, what, times, ceiling, reps, 4.0 * (double)flat, bench_error(o, ref, dv));
+  free(q), free(Krow), free(K), free(V), free(o), free(ws), free(times), free(ceiling), free(stream), free(s), free(ref);
 }
 
 int main(int argc, char **argv) {

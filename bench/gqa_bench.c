@@ -1,13 +1,45 @@
 /* Times moa_gqa (dsl-examples/gqa.moa) with hq query heads over hkv KV heads: the minimum traffic
  * (`moac explain`) reads each KV head once per group, (B·hkv·n·(dk + dv) + B·hq·(dk + dv)) × 4 B, so
- * if the query heads of a group share their KV head's reads the time falls with hkv.
- * Usage: gqa_bench REPS B HQ N HKV... */
+ * if the query heads of a group share their KV head's reads the time falls with hkv. Each call is followed
+ * by the ceiling over the same bytes; O is checked against the standard formula in double.
+ * Usage: gqa_bench REPS B HQ N HKV...   (dk = dv = 128, or $MOAC_BENCH_D) */
 #include "bench.h"
 #include "moa_gqa.h"
 #include "moart/layout.h"
 
+static int64_t bench_d = 128; /* dk = dv */
+
+/* O for query head (b, g) in double: softmax over the KV head g·hkv div hq's rows */
+static void reference(const float *Q, const float *K, const float *V, double *ref, int64_t B, int64_t hq, int64_t hkv,
+                      int64_t n, int64_t d) {
+  double *s = bench_alloc(sizeof(double) * (size_t)n);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t g = 0; g < hq; ++g) {
+      const float *q = Q + (b * hq + g) * d, *k = K + (b * hkv + g * hkv / hq) * n * d, *v = V + (b * hkv + g * hkv / hq) * n * d;
+      double *o = ref + (b * hq + g) * d, m = -INFINITY, z = 0;
+      for (int64_t l = 0; l < n; ++l) {
+        double dot = 0;
+        for (int64_t j = 0; j < d; ++j)
+          dot += (double)q[j] * k[l * d + j];
+        s[l] = dot / sqrt((double)d);
+        m = s[l] > m ? s[l] : m;
+      }
+      for (int64_t j = 0; j < d; ++j)
+        o[j] = 0;
+      for (int64_t l = 0; l < n; ++l) {
+        double p = exp(s[l] - m);
+        z += p;
+        for (int64_t j = 0; j < d; ++j)
+          o[j] += p * v[l * d + j];
+      }
+      for (int64_t j = 0; j < d; ++j)
+        o[j] /= z;
+    }
+  free(s);
+}
+
 static void run(int64_t B, int64_t hq, int64_t hkv, int64_t n, int reps) {
-  const int64_t dk = 64, dv = 64;
+  const int64_t dk = bench_d, dv = bench_d;
   const int64_t qCount = B * hq * dk, kCount = B * hkv * n * dk, vCount = B * hkv * n * dv, oCount = B * hq * dv;
   if (moa_gqa_V_LIFTED_BLOCK || (moa_gqa_K_LIFTED_BLOCK && moa_gqa_K_LIFTED_AXIS != 2)) {
     fprintf(stderr, "gqa_bench: the kernel wants a layout this driver does not make\n");
@@ -29,26 +61,37 @@ static void run(int64_t B, int64_t hq, int64_t hkv, int64_t n, int reps) {
       K[i] = Krow[i];
   size_t wsBytes = moa_gqa_workspace_bytes(B, hq, hkv, n, dk, dv);
   char *ws = bench_alloc(wsBytes);
-  double *times = bench_alloc(sizeof(double) * (size_t)reps);
+  double *times = bench_alloc(sizeof(double) * (size_t)reps), *ceiling = bench_alloc(sizeof(double) * (size_t)reps);
+  const int64_t flat = kCount + vCount + qCount + oCount; /* the minimum traffic in floats */
+  uint32_t *stream = bench_alloc(sizeof(uint32_t) * (size_t)flat);
+  for (int64_t i = 0; i < flat; ++i)
+    stream[i] = (uint32_t)i * 2654435761u;
   int status = 0;
-#pragma acc data copyin(Q[0:qCount], K[0:kStored], V[0:vCount]) copyout(O[0:oCount]) create(ws[0:wsBytes > 0 ? wsBytes : 64])
+  uint32_t sink = 0;
+#pragma acc data copyin(Q[0:qCount], K[0:kStored], V[0:vCount], stream[0:flat]) copyout(O[0:oCount]) create(ws[0:wsBytes > 0 ? wsBytes : 64])
   {
     status |= moa_gqa(B, hq, hkv, n, dk, dv, Q, K, V, O, ws);
+    sink ^= bench_read(stream, flat);
     for (int r = 0; r < reps; ++r) {
       double start = bench_now();
       status |= moa_gqa(B, hq, hkv, n, dk, dv, Q, K, V, O, ws);
       times[r] = bench_now() - start;
+      start = bench_now();
+      sink ^= bench_read(stream, flat);
+      ceiling[r] = bench_now() - start;
     }
   }
   if (status) {
     fprintf(stderr, "moa_gqa returned %d\n", status);
     exit(1);
   }
+  double *ref = bench_alloc(sizeof(double) * (size_t)oCount);
+  reference(Q, Krow, V, ref, B, hq, hkv, n, dk);
   char what[80];
-  snprintf(what, sizeof what, "gqa B=%lld hq=%lld hkv=%lld n=%lld", (long long)B, (long long)hq, (long long)hkv,
-           (long long)n);
-  bench_report(what, bench_median(times, reps), 4.0 * (double)(kCount + vCount + qCount + oCount));
-  free(Q), free(Krow), free(K), free(V), free(O), free(ws), free(times);
+  snprintf(what, sizeof what, "gqa B=%lld hq=%lld hkv=%lld n=%lld%s", (long long)B, (long long)hq, (long long)hkv,
+           (long long)n, sink == 12345u ? " " : "");
+  bench_report(BENCH_SYSTEM, what, times, ceiling, reps, 4.0 * (double)flat, bench_error(O, ref, oCount));
+  free(Q), free(Krow), free(K), free(V), free(O), free(ws), free(times), free(ceiling), free(stream), free(ref);
 }
 
 int main(int argc, char **argv) {
@@ -57,6 +100,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   int reps = atoi(argv[1]);
+  if (getenv("MOAC_BENCH_D"))
+    bench_d = strtoll(getenv("MOAC_BENCH_D"), NULL, 10);
   int64_t B = strtoll(argv[2], NULL, 10), hq = strtoll(argv[3], NULL, 10), n = strtoll(argv[4], NULL, 10);
   for (int i = 5; i < argc; ++i)
     run(B, hq, strtoll(argv[i], NULL, 10), n, reps > 0 ? reps : 1);
