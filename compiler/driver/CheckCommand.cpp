@@ -6,7 +6,9 @@
 #include "Harness.h"
 #include "Lower.h"
 #include "Pipeline.h"
+#include "StepLog.h"
 #include "TemporaryFolder.h"
+#include "Usage.h"
 #include "Traffic.h"
 
 #include <CLI/CLI.hpp>
@@ -28,10 +30,7 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("file", opts.file, "the .moa program, or - for standard input")->required();
   cmd->add_option("--dims", opts.dims, "values of the run-time dims, e.g. n=4096,dk=64,dv=64");
   cmd->add_option("--seed", opts.seed, "seed of the inputs' fill (input k uses stream k)");
-  cmd->add_option("--target", opts.target, "c, openmp, openacc")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
-          CLI::ignore_case));
+  addTargetOption(*cmd, opts.target, "c, openmp, openacc");
   cmd->add_option("--inputs-range", opts.inputsRange,
                   "fill the float inputs uniformly in [A, B) (A,B; repeat for several sets; default -1,1 and "
                   "-2^40,2^40)");
@@ -41,7 +40,14 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("--offload", opts.offload,
                   "openacc: none (build for the host, whatever offload compilers are installed) or nvptx (GCC "
                   "offload to an NVIDIA GPU, sm_80 PTX)")
-      ->check(CLI::IsMember({"none", "nvptx"}));
+      ->check(oneOf({"none", "nvptx"}));
+  cmd->add_flag("-v,--verbose", opts.verbose,
+                "print each step (compile, the build command, run, reference, compare) and its time as it happens");
+  cmd->add_flag("--time", opts.time, "print the time spent in each kind of step at the end");
+  cmd->add_option("--array-format", opts.arrayFormat,
+                  "the format of the inputs and outputs the harness reads and writes (what --keep keeps): moarr "
+                  "(the default) or npy")
+      ->check(oneOf({"moarr", "npy"}));
   return cmd;
 }
 
@@ -90,10 +96,10 @@ fs::path workFolder(const CheckOptions &opts, std::unique_ptr<TemporaryFolder> &
 // Writes the kernel, its header and the harness into `dir` and builds them with opts.cc; the path of the
 // harness executable, or empty after a failed build (reported with the compiler's log).
 fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const GeneratedCode &code,
-                      const std::string &headerName, const fs::path &dir) {
+                      const std::string &headerName, const fs::path &dir, StepLog &steps) {
   writeFile(dir / (kernel.name + ".c"), code.source);
   writeFile(dir / headerName, code.header);
-  writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName), "harness.c"));
+  writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName, arrayExtension(opts.arrayFormat)), "harness.c"));
   // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
   // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects. The options
   // are cmake/MoacOpenACC.cmake's, which moac_add_kernel and the tests use too.
@@ -105,7 +111,10 @@ fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const Gene
                                   flags, quote(runtime.includeDir), quote(dir.string()),
                                   quote((dir / (kernel.name + ".c")).string()), quote((dir / "harness.c").string()),
                                   quote(runtime.library), quote(exe.string()), quote((dir / "build.log").string()));
-  if (runShell(build) != 0) {
+  steps.begin("build", build);
+  int status = runShell(build);
+  steps.end();
+  if (status != 0) {
     std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
                  readFile(dir / "build.log").c_str());
     return {};
@@ -115,11 +124,11 @@ fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const Gene
 
 } // namespace
 
-int runCheckCommand(const CheckOptions &opts, ColorMode color) {
+int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts) {
   CompilationContext ctx; // this compilation's sources and symbols
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(color);
+  diags.configure(diagOpts);
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return 1;
@@ -129,22 +138,23 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   compile.command = "moac check";
   compile.headerName = kernelName(sources.file(*file).name) + ".h";
   if (auto problem = parseSchedule(opts.schedule, compile.schedule)) {
-    std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
-    return 2;
+    return usageError("--schedule: " + *problem);
   }
+  StepLog steps(opts.verbose, opts.time);
+  steps.begin("compile", fmt::format("{} --target={}{}", opts.file, targetName(opts.target),
+                                     opts.schedule.empty() ? "" : " --schedule=" + opts.schedule));
   Compilation compiled = runPipeline(ctx, *file, diags, compile);
+  steps.end();
   if (!compiled.ok())
     return 1;
   const TypedProgram &typed = *compiled.typed;
   auto parsed = parseDims(opts.dims);
   if (auto *problem = std::get_if<std::string>(&parsed)) {
-    std::fprintf(stderr, "moac check: --dims: %s\n", problem->c_str());
-    return 2;
+    return usageError("--dims: " + *problem);
   }
   std::vector<InputRange> ranges;
   if (auto problem = parseInputRanges(opts.inputsRange, typed, ranges)) {
-    std::fprintf(stderr, "moac check: --inputs-range: %s\n", problem->c_str());
-    return 2;
+    return usageError("--inputs-range: " + *problem);
   }
   auto dims = bindDims(typed, std::get<std::vector<DimArg>>(parsed), diags);
   if (!dims)
@@ -161,7 +171,7 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   if (dir.empty())
     return 1;
   const Kernel &kernel = *compiled.kernel;
-  fs::path exe = buildHarness(opts, kernel, *compiled.code, compile.headerName, dir);
+  fs::path exe = buildHarness(opts, kernel, *compiled.code, compile.headerName, dir, steps);
   if (exe.empty())
     return 1;
   std::string runCmd = quote(exe.string()) + " " + quote(dir.string());
@@ -174,7 +184,7 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
               opts.dims.c_str(), (unsigned long long)opts.seed);
   bool pass = true;
   for (const InputRange &range : ranges) {
-    CheckRun run{typed, *compiled.dnf, kernel, *dims, dir, runCmd, opts.seed};
+    CheckRun run{typed, *compiled.dnf, kernel, *dims, dir, runCmd, opts.seed, steps, arrayExtension(opts.arrayFormat)};
     std::optional<bool> ok = checkOnInputs(run, range, diags);
     if (!ok)
       return 1;
@@ -184,6 +194,8 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   if (!opts.keep.empty())
     std::printf("kept the kernel, harness, inputs and outputs in %s\n", dir.c_str());
   std::printf("%s\n", pass ? "PASS" : "FAIL");
+  std::fflush(stdout);
+  steps.printSummary();
   return pass ? 0 : 1;
 }
 

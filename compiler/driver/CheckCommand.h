@@ -26,10 +26,13 @@ struct CheckOptions {
   std::string schedule;
   std::vector<std::string> inputsRange; // "A,B" each: one comparison per range (docs/cli.md)
   std::string offload = "none"; // openacc: none (run on the host) or nvptx (GCC offload to NVIDIA GPUs)
+  bool verbose = false;         // -v: each step and its time as it happens (StepLog.h)
+  bool time = false;            // --time: the time of each kind of step at the end
+  std::string arrayFormat = "moarr"; // the harness's input and output files: moarr or npy
 };
 
 CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts);
 // Exit status: 0 every output within tolerance, 1 otherwise (or a build, run or program error).
-int runCheckCommand(const CheckOptions &opts, ColorMode color);
+int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts);
 
 } // namespace moac

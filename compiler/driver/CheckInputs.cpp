@@ -90,19 +90,24 @@ std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, 
   std::vector<NDArray> reference;
   for (size_t i = 0; i < inputs->size(); ++i) {
     mapInto((*inputs)[i].a, range);
-    if (!writeArray(run.dir.string(), run.typed.inputs[i].name, (*inputs)[i].a, diags))
+    if (!writeArray(run.dir.string(), run.typed.inputs[i].name, run.extension, (*inputs)[i].a, diags))
       return std::nullopt;
     reference.push_back(toNDArray((*inputs)[i].a));
   }
-  if (std::system(run.runCommand.c_str()) != 0) {
+  run.steps.begin("run", run.runCommand);
+  int status = std::system(run.runCommand.c_str());
+  run.steps.end();
+  if (status != 0) {
     std::fprintf(stderr, "moac check: running the kernel failed:\n%s", readText(run.dir / "run.log").c_str());
     return std::nullopt;
   }
   std::vector<NDArray> expected;
   std::vector<OutputBounds> bounds;
   try {
+    run.steps.begin("reference", "the interpreter and the error bounds on the same inputs");
     expected = interpret(run.typed, run.dims, reference);
     bounds = errorBounds(run.dnf, run.dims, reference);
+    run.steps.end();
   } catch (const EvalError &e) {
     diags.report(Diag::RunError, e.loc, e.what());
     return std::nullopt;
@@ -123,17 +128,19 @@ std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, 
     return v.ok;
   };
   bool pass = true;
+  run.steps.begin("compare", "every output against its bounds");
   std::vector<size_t> outs = run.kernel.outputs();
   for (size_t i = 0; i < outs.size(); ++i) {
     const Buffer &buf = run.kernel.buffers[outs[i]];
-    pass &= compare("out_" + buf.name + ".moarr", buf.name, buf.elem, buf.shape, i);
+    pass &= compare("out_" + buf.name + run.extension, buf.name, buf.elem, buf.shape, i);
   }
   // Each updated inout's whole storage: the rows the update writes, and the rest unchanged.
   for (size_t u = 0; u < run.dnf.updates.size(); ++u) {
     const DnfArray &in = run.dnf.arrays[*run.dnf.arrays[run.dnf.updates[u]].updates];
-    pass &= compare("inout_" + in.name + ".moarr", in.name + " (inout, after its update)", in.elem, in.shape,
+    pass &= compare("inout_" + in.name + run.extension, in.name + " (inout, after its update)", in.elem, in.shape,
                     outs.size() + u);
   }
+  run.steps.end();
   return pass;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "Dnf.h"
+#include "StepLog.h"
 #include "Lower.h"
 #include "NDArray.h"
 #include "Typed.h"
@@ -34,6 +35,8 @@ struct CheckRun {
   std::filesystem::path dir; // where the harness reads its inputs and writes its outputs
   std::string runCommand;    // runs the harness (its output goes to dir/run.log)
   uint64_t seed;
+  StepLog &steps;        // -v and --time
+  std::string extension; // of the array files: ".moarr" or ".npy"
 };
 
 // Prints one line per output and updated inout; nullopt when the inputs, the run or the reference failed

@@ -6,6 +6,7 @@
 #include "CommentText.h"
 #include "CheckCommand.h"
 #include "Diagnostics.h"
+#include "DiagnosticsJson.h"
 #include "DriverSupport.h"
 #include "Explain.h"
 #include "ExplainHtml.h"
@@ -13,6 +14,7 @@
 #include "Pipeline.h"
 #include "Psi.h"
 #include "RunCommand.h"
+#include "Usage.h"
 #include "Version.h"
 
 #include <CLI/CLI.hpp>
@@ -32,7 +34,6 @@ namespace {
 using namespace moac;
 
 constexpr int exitUserError = 1;
-constexpr int exitUsage = 2;
 constexpr int exitInternal = 70;
 
 struct Options {
@@ -88,12 +89,6 @@ std::vector<NamedPath> inputsRead(const SourceManager &sources) {
   return inputs;
 }
 
-auto targetNames() {
-  return CLI::CheckedTransformer(
-      std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}},
-      CLI::ignore_case);
-}
-
 // `moac --list-stages`: the stage table for scripts (scripts/update-golden, the completion script).
 int listStages() {
   for (const StageInfo &stage : stageTable)
@@ -105,21 +100,21 @@ int listStages() {
 // name it means the same; after it, it wins), all into one setting that each command's diagnostics use.
 void addColorOption(CLI::App &app, std::string &color) {
   app.add_option("--color", color, "colour diagnostics: auto (TTY without NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(oneOf({"auto", "always", "never"}));
   for (CLI::App *cmd : app.get_subcommands({}))
     cmd->add_option("--color", color, "colour diagnostics: auto, always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+        ->check(oneOf({"auto", "always", "never"}));
 }
 
 ColorMode colorMode(const std::string &s) {
   return s == "always" ? ColorMode::Always : s == "never" ? ColorMode::Never : ColorMode::Auto;
 }
 
-int runCompile(const Options &opts, ColorMode color) {
+int runCompile(const Options &opts, const DiagnosticOptions &diagOpts) {
   CompilationContext ctx; // this compilation's sources and symbols
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(color);
+  diags.configure(diagOpts);
   auto file = readSource(sources, diags, opts.input);
   if (!file)
     return exitUserError;
@@ -129,8 +124,7 @@ int runCompile(const Options &opts, ColorMode color) {
   options.command = opts.command;
   options.headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
   if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
-    std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
-    return exitUsage;
+    return usageError("--schedule: " + *problem);
   }
   Compilation result = runPipeline(ctx, *file, diags, options);
   if (!result.ok())
@@ -166,8 +160,7 @@ int runCompile(const Options &opts, ColorMode color) {
   if (!opts.depfile.empty())
     written.push_back({"--depfile", opts.depfile});
   if (auto clash = outputClash(inputsRead(sources), written)) {
-    std::fprintf(stderr, "moac compile: %s\n", clash->c_str());
-    return exitUsage;
+    return usageError(*clash);
   }
   for (const auto &[path, text] : outputs)
     if (!writeOutput(diags, path, text))
@@ -184,11 +177,11 @@ int runCompile(const Options &opts, ColorMode color) {
 }
 
 // moac explain FILE: the derivation from the program to its DNF and the storage analysis.
-int runExplain(const Options &opts, ColorMode color) {
+int runExplain(const Options &opts, const DiagnosticOptions &diagOpts) {
   CompilationContext ctx; // this compilation's sources and symbols
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(color);
+  diags.configure(diagOpts);
   auto file = readSource(sources, diags, opts.input);
   if (!file)
     return exitUserError;
@@ -196,8 +189,7 @@ int runExplain(const Options &opts, ColorMode color) {
   options.stopAfter = opts.html ? Stage::Code : Stage::Onf; // the page shows the C too
   options.target = opts.explainTarget;
   if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
-    std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
-    return exitUsage;
+    return usageError("--schedule: " + *problem);
   }
   // The page's C is what `moac compile FILE --target=T` prints, byte for byte, run in FILE's folder: the
   // page names no folder.
@@ -214,8 +206,7 @@ int runExplain(const Options &opts, ColorMode color) {
                                opts.explainTarget})
                 : explain(source, *result.typed, *result.dnf, *result.kernel, opts.explainTarget);
   if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}})) {
-    std::fprintf(stderr, "moac explain: %s\n", clash->c_str());
-    return exitUsage;
+    return usageError(*clash);
   }
   if (!writeOutput(diags, opts.output, opts.ascii ? asciify(text) : text))
     return exitUserError;
@@ -247,13 +238,13 @@ int run(int argc, char **argv) {
           "--emit",
           [&](const std::string &name) {
             for (const StageInfo &stage : stageTable)
-              if (CLI::detail::to_lower(name) == stage.name)
+              if (name == stage.name)
                 opts.emit = stage.stage;
           },
           fmt::format("stop after this stage and print it: {} (the default)", fmt::join(stageNames, ", ")))
-      ->check(CLI::IsMember(stageNames, CLI::ignore_case));
+      ->check(oneOf(stageNames));
   compile->add_flag("--ascii", opts.ascii, "print ASCII <n dk> instead of Unicode ⟨n dk⟩");
-  compile->add_option("--target", opts.target, "c (sequential C99), openmp, openacc")->transform(targetNames());
+  addTargetOption(*compile, opts.target, "c (sequential C99), openmp, openacc");
   compile->add_option("--header", opts.header, "also write the kernel's header (signature, workspace size) here");
   compile->add_option("--schedule", opts.schedule,
                       "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted,"
@@ -268,10 +259,8 @@ int run(int argc, char **argv) {
   explainApp->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   explainApp->add_option("-o,--output", opts.output, "write the explanation here (default: standard output)");
   explainApp->add_flag("--ascii", opts.ascii, "ASCII spellings instead of the paper's Unicode");
-  explainApp->add_option("--target", opts.explainTarget,
-                         "lower for this target to show its layouts and γ-differences: c, openmp, openacc "
-                         "(the default)")
-      ->transform(targetNames());
+  addTargetOption(*explainApp, opts.explainTarget,
+                  "lower for this target to show its layouts and γ-differences: c, openmp, openacc (the default)");
   explainApp->add_flag("--html", opts.html,
                        "write the derivation as one self-contained HTML page (needs -o FILE): source, ψ-rules, DNF, "
                        "ONF, traffic and C, linked through the source locations");
@@ -284,67 +273,57 @@ int run(int argc, char **argv) {
   RunOptions runOpts;
   CLI::App *runApp = addRunCommand(app, runOpts);
   addColorOption(app, colorName);
+  std::string diagnosticsFormat = "text";
+  addDiagnosticsFormatOption(app, diagnosticsFormat);
+  JsonDiagnostics json; // written when run returns, after the command's last diagnostic
 
   // CLI11 answers a misspelt subcommand with "A subcommand is required".
-  if (argc > 1 && argv[1][0] != '-') {
-    try {
-      app.get_subcommand(argv[1]);
-    } catch (const CLI::OptionNotFound &) {
-      std::fprintf(stderr, "unknown subcommand '%s' (expected compile, explain, check or run)\n"
-                           "Run with --help for more information.\n", argv[1]);
-      return exitUsage;
-    }
-  }
+  if (argc > 1 && argv[1][0] != '-')
+    if (std::optional<int> status = checkSubcommand(app, argv[1]))
+      return *status;
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    app.exit(e);
-    return exitUsage;
+    return reportParseError(app, e);
   }
-  const ColorMode color = colorMode(colorName);
+  DiagnosticOptions diagnostics{colorMode(colorName), diagnosticsFormat == "json" ? json.enable() : nullptr};
   if (wantStages)
     return listStages();
   if (app.get_subcommands().empty()) {
-    std::fprintf(stderr, "A subcommand is required\nRun with --help for more information.\n");
-    return exitUsage;
+    return usageError("a subcommand is required: compile, explain, check or run (moac --help lists them)");
   }
   if (checkApp->parsed())
-    return runCheckCommand(checkOpts, color);
+    return runCheckCommand(checkOpts, diagnostics);
   if (runApp->parsed())
-    return runRunCommand(runOpts, color);
+    return runRunCommand(runOpts, diagnostics);
   if (compile->parsed()) {
     if (opts.verifyOutput && opts.emit != Stage::Code) {
-      std::fprintf(stderr, "moac compile: --verify-output checks generated C: it needs --emit=code\n");
-      return exitUsage;
+      return usageError("--verify-output checks generated C: it needs --emit=code");
     }
     if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-")) {
-      std::fprintf(stderr, "moac compile: --depfile needs -o FILE (and --header FILE): a make target is a file\n");
-      return exitUsage;
+      return usageError("--depfile needs -o FILE (and --header FILE): a make target is a file");
     }
     // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
     // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).
     std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
     if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName) {
-      std::fprintf(stderr, "moac compile: --header: the name '%s' cannot be written in #include \"…\" (a quote, "
-                           "backslash, control character or trigraph)\n", commentText(headerName).c_str());
-      return exitUsage;
+      return usageError(fmt::format("--header: the name '{}' cannot be written in #include \"…\" (a quote, "
+                                    "backslash, control character or trigraph)", commentText(headerName)));
     }
     opts.command = fmt::format("moac compile {} --target={}{}", recordedPath(opts.input), targetName(opts.target),
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
-    return runCompile(opts, color);
+    return runCompile(opts, diagnostics);
   }
   if (explainApp->parsed()) {
     if (opts.html && opts.output == "-") {
-      std::fprintf(stderr, "moac explain: --html writes a page: it needs -o FILE\n");
-      return exitUsage;
+      return usageError("--html writes a page: it needs -o FILE");
     }
     if (opts.html && opts.ascii) {
-      std::fprintf(stderr, "moac explain: --ascii is for the text form: the page shows the paper's Unicode\n");
-      return exitUsage;
+      return usageError("--ascii is for the text form: the page shows the paper's Unicode");
     }
-    return runExplain(opts, color);
+    return runExplain(opts, diagnostics);
   }
   return exitUsage;
 }
