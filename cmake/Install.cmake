@@ -1,4 +1,4 @@
-# `cmake --install build --prefix P`: the moac driver, libmoart and its headers, bash completion, and the
+# `cmake --install build --prefix P`: the moac driver, its manual page, libmoart and its headers, bash completion, and the
 # CMake package P/lib/cmake/moac (moacConfig.cmake, its version file, the exported targets moac::moac
 # and moac::rt, and moac_add_kernel). docs/cmake.md describes the package.
 include(GNUInstallDirs)
@@ -15,3 +15,4 @@ install(FILES ${PROJECT_BINARY_DIR}/moacConfig.cmake ${PROJECT_BINARY_DIR}/moacC
         DESTINATION ${MOAC_INSTALL_CMAKEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/moac-completion.bash RENAME moac
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+install(FILES ${PROJECT_BINARY_DIR}/moac.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

@@ -9,6 +9,7 @@
 #include "DiagnosticsJson.h"
 #include "DriverSupport.h"
 #include "Explain.h"
+#include "ManPage.h"
 #include "ExplainHtml.h"
 #include "Outputs.h"
 #include "Pipeline.h"
@@ -276,6 +277,8 @@ int run(int argc, char **argv) {
   std::string diagnosticsFormat = "text";
   addDiagnosticsFormatOption(app, diagnosticsFormat);
   JsonDiagnostics json; // written when run returns, after the command's last diagnostic
+  bool wantManPage = false; // for the build, which installs it as moac.1; not in --help
+  app.add_flag("--man-page", wantManPage, "print the manual page moac(1) in troff")->group("");
 
   // CLI11 answers a misspelt subcommand with "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-')
@@ -291,6 +294,10 @@ int run(int argc, char **argv) {
   DiagnosticOptions diagnostics{colorMode(colorName), diagnosticsFormat == "json" ? json.enable() : nullptr};
   if (wantStages)
     return listStages();
+  if (wantManPage) {
+    std::fputs(manPage(app, fmt::format("moac {}", moacVersion)).c_str(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : exitUserError;
+  }
   if (app.get_subcommands().empty()) {
     return usageError("a subcommand is required: compile, explain, check or run (moac --help lists them)");
   }
