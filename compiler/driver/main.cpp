@@ -279,6 +279,10 @@ int run(int argc, char **argv) {
   JsonDiagnostics json; // written when run returns, after the command's last diagnostic
   bool wantManPage = false; // for the build, which installs it as moac.1; not in --help
   app.add_flag("--man-page", wantManPage, "print the manual page moac(1) in troff")->group("");
+  bool wantIncludeDir = false, wantLibrary = false;
+  app.add_flag("--print-include-dir", wantIncludeDir,
+               "print the folder of libmoart's headers (moart/moart.h), for cc -I: PREFIX/include when installed");
+  app.add_flag("--print-library", wantLibrary, "print the path of libmoart.a, which kernels link");
 
   // CLI11 answers a misspelt subcommand with "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-')
@@ -294,6 +298,10 @@ int run(int argc, char **argv) {
   DiagnosticOptions diagnostics{colorMode(colorName), diagnosticsFormat == "json" ? json.enable() : nullptr};
   if (wantStages)
     return listStages();
+  if (wantIncludeDir || wantLibrary) {
+    std::printf("%s\n", wantIncludeDir ? runtimePaths().includeDir.c_str() : runtimePaths().library.c_str());
+    return std::fflush(stdout) == 0 ? 0 : exitUserError;
+  }
   if (wantManPage) {
     std::fputs(manPage(app, fmt::format("moac {}", moacVersion)).c_str(), stdout);
     return std::fflush(stdout) == 0 ? 0 : exitUserError;
@@ -310,7 +318,8 @@ int run(int argc, char **argv) {
       return usageError("--verify-output checks generated C: it needs --emit=code");
     }
     if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-")) {
-      return usageError("--depfile needs -o FILE (and --header FILE): a make target is a file");
+      return usageError("--depfile needs every output in a file (-o FILE, and --header FILE if given): a make "
+                        "target is a file");
     }
     // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
     // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).

@@ -2,9 +2,13 @@
 # `man moac` after `cmake --install` (issue 18 item 6): the installed page is what `moac --man-page` prints,
 # groff renders it without a warning, and every option of `moac --help` and of each `moac SUB --help`
 # appears in the page under that subcommand.
-# Usage: manpage.sh MOAC BUILD_DIR WORKDIR
+# Usage: manpage.sh MOAC BUILD_DIR WORKDIR        (exit 77, skipped, without man or groff: scripts/setup
+# installs man-db and groff-base)
 set -uo pipefail
 moac=$1 build=$2 work=$3
+for tool in man groff; do
+  command -v $tool >/dev/null || { echo "SKIP: no $tool"; exit 77; }
+done
 rm -rf "$work" && mkdir -p "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" || fail "cmake --install: $(cat "$work/install.log")"
@@ -16,6 +20,9 @@ warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
 MANPATH=$work/prefix/share/man MANWIDTH=200 man -P cat moac >"$work/moac.txt" 2>"$work/man.err" ||
   fail "man moac: $(cat "$work/man.err")"
 grep -q '^NAME' "$work/moac.txt" || fail "man moac shows no NAME section"
+[ "$("$work/prefix/bin/moac" --print-include-dir)" = "$work/prefix/include" ] ||
+  fail "the installed moac's --print-include-dir is not PREFIX/include"
+[ -f "$("$work/prefix/bin/moac" --print-library)" ] || fail "the installed moac's --print-library is no file"
 # section SUB: the rendered text of subcommand SUB (the page's OPTIONS for moac itself)
 section() {
   if [ -z "$1" ]; then
