@@ -137,9 +137,8 @@ int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts)
   compile.target = opts.target;
   compile.command = "moac check";
   compile.headerName = kernelName(sources.file(*file).name) + ".h";
-  if (auto problem = parseSchedule(opts.schedule, compile.schedule)) {
+  if (auto problem = parseSchedule(opts.schedule, compile.schedule))
     return usageError("--schedule: " + *problem);
-  }
   StepLog steps(opts.verbose, opts.time);
   steps.begin("compile", fmt::format("{} --target={}{}", opts.file, targetName(opts.target),
                                      opts.schedule.empty() ? "" : " --schedule=" + opts.schedule));
@@ -149,13 +148,11 @@ int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts)
     return 1;
   const TypedProgram &typed = *compiled.typed;
   auto parsed = parseDims(opts.dims);
-  if (auto *problem = std::get_if<std::string>(&parsed)) {
+  if (auto *problem = std::get_if<std::string>(&parsed))
     return usageError("--dims: " + *problem);
-  }
   std::vector<InputRange> ranges;
-  if (auto problem = parseInputRanges(opts.inputsRange, typed, ranges)) {
+  if (auto problem = parseInputRanges(opts.inputsRange, typed, ranges))
     return usageError("--inputs-range: " + *problem);
-  }
   auto dims = bindDims(typed, std::get<std::vector<DimArg>>(parsed), diags);
   if (!dims)
     return 1;

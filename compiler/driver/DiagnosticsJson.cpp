@@ -14,20 +14,15 @@ namespace moac {
 namespace {
 
 const char *severityName(Severity s) {
-  return s == Severity::Error     ? "error"
-         : s == Severity::Warning ? "warning"
-                                  : "note";
+  return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "note";
 }
 
 llvm::json::Object toJson(const DiagRecord &d) {
   bool located = !d.file.empty();
   return llvm::json::Object{
-      {"file",
-       located ? llvm::json::Value(d.file) : llvm::json::Value(nullptr)},
-      {"line", located ? llvm::json::Value(int64_t(d.line))
-                       : llvm::json::Value(nullptr)},
-      {"column", located ? llvm::json::Value(int64_t(d.column))
-                         : llvm::json::Value(nullptr)},
+      {"file", located ? llvm::json::Value(d.file) : llvm::json::Value(nullptr)},
+      {"line", located ? llvm::json::Value(int64_t(d.line)) : llvm::json::Value(nullptr)},
+      {"column", located ? llvm::json::Value(int64_t(d.column)) : llvm::json::Value(nullptr)},
       {"severity", severityName(d.severity)},
       {"message", d.message},
   };
@@ -70,11 +65,9 @@ JsonDiagnostics::~JsonDiagnostics() {
 void addDiagnosticsFormatOption(CLI::App &app, std::string &format) {
   const char *help = "how diagnostics are written: text (the default), or json "
                      "(one array on standard error)";
-  app.add_option("--diagnostics-format", format, help)
-      ->check(oneOf({"text", "json"}));
+  app.add_option("--diagnostics-format", format, help)->check(oneOf({"text", "json"}));
   for (CLI::App *cmd : app.get_subcommands({}))
-    cmd->add_option("--diagnostics-format", format, help)
-        ->check(oneOf({"text", "json"}));
+    cmd->add_option("--diagnostics-format", format, help)->check(oneOf({"text", "json"}));
 }
 
 } // namespace moac

@@ -35,8 +35,7 @@ public:
 
 private:
   bool enabled = false;
-  std::vector<std::pair<DiagRecord, std::vector<DiagRecord>>>
-      entries; // each diagnostic and its notes
+  std::vector<std::pair<DiagRecord, std::vector<DiagRecord>>> entries; // each diagnostic and its notes
 };
 
 // `--diagnostics-format text|json`, on app and on every subcommand (as

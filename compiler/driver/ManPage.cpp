@@ -40,12 +40,9 @@ std::string optionEntries(const CLI::App &app) {
       names.push_back("\\fB\\-" + roff(s) + "\\fR");
     for (const std::string &l : opt->get_lnames())
       names.push_back("\\fB\\-\\-" + roff(l) + "\\fR");
-    std::string value = opt->get_option_text().empty() ? opt->get_type_name()
-                                                       : opt->get_option_text();
+    std::string value = opt->get_option_text().empty() ? opt->get_type_name() : opt->get_option_text();
     out += fmt::format(".TP\n{}{}\n{}\n", fmt::join(names, ", "),
-                       opt->get_type_size() != 0 && !value.empty()
-                           ? " \\fI" + roff(value) + "\\fR"
-                           : "",
+                       opt->get_type_size() != 0 && !value.empty() ? " \\fI" + roff(value) + "\\fR" : "",
                        roff(opt->get_description()));
   }
   return out;
@@ -76,23 +73,17 @@ docs/cmake.md (moac_add_kernel).
 
 std::string manPage(const CLI::App &app, const std::string &version) {
   std::vector<std::string> commands;
-  for (const CLI::App *sub :
-       app.get_subcommands([](const CLI::App *) { return true; }))
+  for (const CLI::App *sub : app.get_subcommands([](const CLI::App *) { return true; }))
     commands.push_back("\\fB" + sub->get_name() + "\\fR");
-  std::string out = fmt::format(
-      ".TH MOAC 1 \"\" \"{}\" \"User Commands\"\n.SH NAME\nmoac \\- {}\n",
-      roff(version),
-      roff(app.get_description().substr(app.get_description().find(':') + 2)));
+  std::string out = fmt::format(".TH MOAC 1 \"\" \"{}\" \"User Commands\"\n.SH NAME\nmoac \\- {}\n", roff(version),
+                                roff(app.get_description().substr(app.get_description().find(':') + 2)));
   out += fmt::format(".SH SYNOPSIS\n.B moac\n[\\fIOPTIONS\\fR] {} "
                      "\\fIFILE.moa\\fR [\\fIOPTIONS\\fR]\n",
                      fmt::join(commands, "|"));
-  out +=
-      ".SH OPTIONS\nThese also follow any subcommand.\n" + optionEntries(app);
+  out += ".SH OPTIONS\nThese also follow any subcommand.\n" + optionEntries(app);
   out += ".SH COMMANDS\n";
-  for (const CLI::App *sub :
-       app.get_subcommands([](const CLI::App *) { return true; })) {
-    out += fmt::format(".SS \"moac {} FILE.moa\"\n{}\n", sub->get_name(),
-                       roff(sub->get_description()));
+  for (const CLI::App *sub : app.get_subcommands([](const CLI::App *) { return true; })) {
+    out += fmt::format(".SS \"moac {} FILE.moa\"\n{}\n", sub->get_name(), roff(sub->get_description()));
     out += optionEntries(*sub);
   }
   return out + exitStatus;

@@ -141,9 +141,8 @@ int runRunCommand(const RunOptions &opts, const DiagnosticOptions &diagOpts) {
   DiagnosticEngine diags(sources);
   diags.configure(diagOpts);
   auto parsed = parseDims(opts.dims);
-  if (auto *message = std::get_if<std::string>(&parsed)) {
+  if (auto *message = std::get_if<std::string>(&parsed))
     return usageError("--dims: " + *message);
-  }
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return exitUserError;
@@ -166,9 +165,8 @@ int runRunCommand(const RunOptions &opts, const DiagnosticOptions &diagOpts) {
     for (const OwnedArray &array : *arrays)
       inputs.push_back(toNDArray(array.a));
     if (!opts.outputsDir.empty()) {
-      if (auto clash = outputsClash(*program, opts)) {
+      if (auto clash = outputsClash(*program, opts))
         return usageError(*clash);
-      }
       std::error_code ec;
       std::filesystem::create_directories(opts.outputsDir, ec);
       if (ec) {

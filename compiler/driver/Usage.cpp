@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <llvm/ADT/StringRef.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace moac {
@@ -16,15 +17,13 @@ int usageError(const std::string &message) {
 // A typo is a few edits, case aside (`OpenMP` is `openmp` misspelt): at most a
 // third of the letters (at least 2), and never the whole name (`-o` is no typo
 // of `-x`).
-std::optional<std::string> nearestName(std::string_view given,
-                                       const std::vector<std::string> &known) {
+std::optional<std::string> nearestName(std::string_view given, const std::vector<std::string> &known) {
   std::optional<std::string> best;
   unsigned bestDistance = 0;
   unsigned limit = std::max<unsigned>(2, unsigned(given.size() / 3));
   std::string lowerGiven = llvm::StringRef(given.data(), given.size()).lower();
   for (const std::string &name : known) {
-    unsigned d = llvm::StringRef(llvm::StringRef(name).lower())
-                     .edit_distance(lowerGiven, true, limit + 1);
+    unsigned d = llvm::StringRef(llvm::StringRef(name).lower()).edit_distance(lowerGiven, true, limit + 1);
     if (d <= limit && d < given.size() && (!best || d < bestDistance)) {
       best = name;
       bestDistance = d;
@@ -33,8 +32,7 @@ std::optional<std::string> nearestName(std::string_view given,
   return best;
 }
 
-std::string didYouMean(std::string_view given,
-                       const std::vector<std::string> &known) {
+std::string didYouMean(std::string_view given, const std::vector<std::string> &known) {
   std::optional<std::string> near = nearestName(given, known);
   return near ? fmt::format("; did you mean '{}'?", *near) : "";
 }
@@ -45,14 +43,12 @@ CLI::Validator oneOf(std::vector<std::string> names) {
       [names](std::string &value) -> std::string {
         if (std::find(names.begin(), names.end(), value) != names.end())
           return {};
-        return fmt::format("'{}' is not one of {}{}", value,
-                           fmt::join(names, ", "), didYouMean(value, names));
+        return fmt::format("'{}' is not one of {}{}", value, fmt::join(names, ", "), didYouMean(value, names));
       },
       description);
 }
 
-void addTargetOption(CLI::App &cmd, Target &target,
-                     const std::string &description) {
+void addTargetOption(CLI::App &cmd, Target &target, const std::string &description) {
   std::vector<std::string> names;
   for (Target t : allTargets())
     names.push_back(targetName(t));
@@ -71,8 +67,7 @@ namespace {
 
 std::vector<std::string> subcommandNames(const CLI::App &app) {
   std::vector<std::string> names;
-  for (const CLI::App *sub :
-       app.get_subcommands([](const CLI::App *) { return true; }))
+  for (const CLI::App *sub : app.get_subcommands([](const CLI::App *) { return true; }))
     names.push_back(sub->get_name());
   return names;
 }
@@ -104,33 +99,29 @@ std::string extrasMessage(const CLI::App &app) {
   addOptionNames(owner, known);
   if (&owner != &app)
     addOptionNames(app, known);
-  return fmt::format("unknown option '{}' for '{}'{}", name, command,
-                     didYouMean(name, known));
+  return fmt::format("unknown option '{}' for '{}'{}", name, command, didYouMean(name, known));
 }
 
 } // namespace
 
-std::optional<int> checkSubcommand(const CLI::App &app,
-                                   const std::string &name) {
+std::optional<int> checkSubcommand(const CLI::App &app, const std::string &name) {
   std::vector<std::string> names = subcommandNames(app);
   if (std::find(names.begin(), names.end(), name) != names.end())
     return std::nullopt;
   std::string suggestion = didYouMean(name, names);
-  return usageError(fmt::format(
-      "unknown subcommand '{}'{}", name,
-      suggestion.empty() ? fmt::format(" (expected {})", fmt::join(names, ", "))
-                         : suggestion));
+  return usageError(
+      fmt::format("unknown subcommand '{}'{}", name,
+                  suggestion.empty() ? fmt::format(" (expected {})", fmt::join(names, ", ")) : suggestion));
 }
 
 int reportParseError(const CLI::App &app, const CLI::ParseError &error) {
   if (dynamic_cast<const CLI::ExtrasError *>(&error))
     return usageError(extrasMessage(app));
   std::vector<CLI::App *> parsed = app.get_subcommands();
-  if (dynamic_cast<const CLI::RequiredError *>(&error) &&
-      std::string(error.what()) == "file is required" && !parsed.empty())
-    return usageError(fmt::format(
-        "'moac {}' needs the program: a .moa file, or - for standard input",
-        parsed.front()->get_name()));
+  if (dynamic_cast<const CLI::RequiredError *>(&error) && std::string(error.what()) == "file is required" &&
+      !parsed.empty())
+    return usageError(
+        fmt::format("'moac {}' needs the program: a .moa file, or - for standard input", parsed.front()->get_name()));
   // CLI11's own messages ("Could not convert: --seed = abc") in LLVM's style:
   // lower-case first letter.
   std::string message = error.what();

@@ -9,8 +9,8 @@
 #include "DiagnosticsJson.h"
 #include "DriverSupport.h"
 #include "Explain.h"
-#include "ManPage.h"
 #include "ExplainHtml.h"
+#include "ManPage.h"
 #include "Outputs.h"
 #include "Pipeline.h"
 #include "Psi.h"
@@ -124,9 +124,8 @@ int runCompile(const Options &opts, const DiagnosticOptions &diagOpts) {
   options.target = opts.target;
   options.command = opts.command;
   options.headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
-  if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
+  if (auto problem = parseSchedule(opts.schedule, options.schedule))
     return usageError("--schedule: " + *problem);
-  }
   Compilation result = runPipeline(ctx, *file, diags, options);
   if (!result.ok())
     return exitUserError;
@@ -160,9 +159,8 @@ int runCompile(const Options &opts, const DiagnosticOptions &diagOpts) {
     written.push_back({i == 0 ? "-o" : "--header", outputs[i].first});
   if (!opts.depfile.empty())
     written.push_back({"--depfile", opts.depfile});
-  if (auto clash = outputClash(inputsRead(sources), written)) {
+  if (auto clash = outputClash(inputsRead(sources), written))
     return usageError(*clash);
-  }
   for (const auto &[path, text] : outputs)
     if (!writeOutput(diags, path, text))
       return exitUserError;
@@ -189,9 +187,8 @@ int runExplain(const Options &opts, const DiagnosticOptions &diagOpts) {
   CompileOptions options;
   options.stopAfter = opts.html ? Stage::Code : Stage::Onf; // the page shows the C too
   options.target = opts.explainTarget;
-  if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
+  if (auto problem = parseSchedule(opts.schedule, options.schedule))
     return usageError("--schedule: " + *problem);
-  }
   // The page's C is what `moac compile FILE --target=T` prints, byte for byte, run in FILE's folder: the
   // page names no folder.
   options.command = fmt::format("moac compile {} --target={}", opts.input.substr(opts.input.find_last_of('/') + 1),
@@ -206,9 +203,8 @@ int runExplain(const Options &opts, const DiagnosticOptions &diagOpts) {
       opts.html ? explainHtml({source, result.tokens, *result.typed, *result.dnf, *result.kernel, result.code->source,
                                opts.explainTarget})
                 : explain(source, *result.typed, *result.dnf, *result.kernel, opts.explainTarget);
-  if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}})) {
+  if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}}))
     return usageError(*clash);
-  }
   if (!writeOutput(diags, opts.output, opts.ascii ? asciify(text) : text))
     return exitUserError;
   return 0;
@@ -306,39 +302,32 @@ int run(int argc, char **argv) {
     std::fputs(manPage(app, fmt::format("moac {}", moacVersion)).c_str(), stdout);
     return std::fflush(stdout) == 0 ? 0 : exitUserError;
   }
-  if (app.get_subcommands().empty()) {
+  if (app.get_subcommands().empty())
     return usageError("a subcommand is required: compile, explain, check or run (moac --help lists them)");
-  }
   if (checkApp->parsed())
     return runCheckCommand(checkOpts, diagnostics);
   if (runApp->parsed())
     return runRunCommand(runOpts, diagnostics);
   if (compile->parsed()) {
-    if (opts.verifyOutput && opts.emit != Stage::Code) {
+    if (opts.verifyOutput && opts.emit != Stage::Code)
       return usageError("--verify-output checks generated C: it needs --emit=code");
-    }
-    if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-")) {
-      return usageError("--depfile needs every output in a file (-o FILE, and --header FILE if given): a make "
-                        "target is a file");
-    }
+    if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-"))
+      return usageError("--depfile needs -o FILE, and --header FILE if given: a make target is a file");
     // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
     // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).
     std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
-    if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName) {
+    if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName)
       return usageError(fmt::format("--header: the name '{}' cannot be written in #include \"…\" (a quote, "
                                     "backslash, control character or trigraph)", commentText(headerName)));
-    }
     opts.command = fmt::format("moac compile {} --target={}{}", recordedPath(opts.input), targetName(opts.target),
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule);
     return runCompile(opts, diagnostics);
   }
   if (explainApp->parsed()) {
-    if (opts.html && opts.output == "-") {
+    if (opts.html && opts.output == "-")
       return usageError("--html writes a page: it needs -o FILE");
-    }
-    if (opts.html && opts.ascii) {
+    if (opts.html && opts.ascii)
       return usageError("--ascii is for the text form: the page shows the paper's Unicode");
-    }
     return runExplain(opts, diagnostics);
   }
   return exitUsage;

@@ -63,7 +63,7 @@ style)
   usage "--dims: 'n' is not NAME=VALUE (expected e.g. n=8,dk=4)" run k.moa --dims n
   usage "--dims: 'n' is not NAME=VALUE (expected e.g. n=8,dk=4)" check k.moa --dims n
   usage "could not convert: --seed = abc" run k.moa --dims n=2 --seed abc
-  usage "--depfile needs every output in a file (-o FILE, and --header FILE if given): a make target is a file" \
+  usage "--depfile needs -o FILE, and --header FILE if given: a make target is a file" \
     compile k.moa --depfile k.d
   ;;
 json)
