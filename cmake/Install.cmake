@@ -1,4 +1,5 @@
-# `cmake --install build --prefix P`: the moac driver, libmoart and its headers, bash completion, moac.torch, and the
+# `cmake --install build --prefix P`: the moac driver, its manual page, libmoart and its headers, bash completion,
+# moac.torch, and the
 # CMake package P/lib/cmake/moac (moacConfig.cmake, its version file, the exported targets moac::moac
 # and moac::rt, and moac_add_kernel). docs/cmake.md describes the package.
 include(GNUInstallDirs)
@@ -18,3 +19,4 @@ install(FILES ${PROJECT_SOURCE_DIR}/scripts/moac-completion.bash RENAME moac
 # moac.torch (docs/pytorch.md): with P/share/moac/python on PYTHONPATH, `import moac.torch` finds this moac.
 install(FILES ${PROJECT_SOURCE_DIR}/python/moac/__init__.py ${PROJECT_SOURCE_DIR}/python/moac/torch.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/moac/python/moac)
+install(FILES ${PROJECT_BINARY_DIR}/moac.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

@@ -6,7 +6,9 @@
 #include "Harness.h"
 #include "Lower.h"
 #include "Pipeline.h"
+#include "StepLog.h"
 #include "TemporaryFolder.h"
+#include "Usage.h"
 #include "Traffic.h"
 
 #include <CLI/CLI.hpp>
@@ -28,10 +30,7 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("file", opts.file, "the .moa program, or - for standard input")->required();
   cmd->add_option("--dims", opts.dims, "values of the run-time dims, e.g. n=4096,dk=64,dv=64");
   cmd->add_option("--seed", opts.seed, "seed of the inputs' fill (input k uses stream k)");
-  cmd->add_option("--target", opts.target, "c, openmp, openacc, cuda")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}, {"cuda", Target::Cuda}},
-          CLI::ignore_case));
+  addTargetOption(*cmd, opts.target, "c, openmp, openacc, cuda");
   cmd->add_option("--inputs-range", opts.inputsRange,
                   "fill the float inputs uniformly in [A, B) (A,B; repeat for several sets; default -1,1 and "
                   "-2^40,2^40)");
@@ -41,7 +40,7 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
   cmd->add_option("--offload", opts.offload,
                   "openacc: none (build for the host, whatever offload compilers are installed) or nvptx (GCC "
                   "offload to an NVIDIA GPU, sm_80 PTX)")
-      ->check(CLI::IsMember({"none", "nvptx"}));
+      ->check(oneOf({"none", "nvptx"}));
   cmd->add_option("--nvcc", opts.nvcc,
                   "cuda: the CUDA compiler (default: $MOAC_NVCC, else /usr/local/cuda/bin/nvcc, else nvcc)");
   cmd->add_option("--cuda-arch", opts.cudaArch, "cuda: the GPU architecture to build for (default sm_90)");
@@ -49,6 +48,13 @@ CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts) {
                 "build the harness and write every input set into the --keep folder with a run.sh, and stop");
   cmd->add_flag("--compare", opts.compare,
                 "compare the outputs that the --keep folder's run.sh wrote (after --no-run) with the reference");
+  cmd->add_flag("-v,--verbose", opts.verbose,
+                "print each step (compile, the build command, run, reference, compare) and its time as it happens");
+  cmd->add_flag("--time", opts.time, "print the time spent in each kind of step at the end");
+  cmd->add_option("--array-format", opts.arrayFormat,
+                  "the format of the inputs and outputs the harness reads and writes (what --keep keeps): moarr "
+                  "(the default) or npy")
+      ->check(oneOf({"moarr", "npy"}));
   return cmd;
 }
 
@@ -111,11 +117,11 @@ std::string cudaBuild(const CheckOptions &opts, const fs::path &kernel, const fs
 // Writes the kernel, its header and the harness into `dir` and builds them with opts.cc (nvcc for CUDA);
 // the path of the harness executable, or empty after a failed build (reported with the compiler's log).
 fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const GeneratedCode &code,
-                      const std::string &headerName, const fs::path &dir) {
+                      const std::string &headerName, const fs::path &dir, StepLog &steps) {
   const fs::path source = dir / (kernel.name + (opts.target == Target::Cuda ? ".cu" : ".c"));
   writeFile(source, code.source);
   writeFile(dir / headerName, code.header);
-  writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName), "harness.c"));
+  writeFile(dir / "harness.c", formatC(emitHarness(kernel, opts.target, headerName, arrayExtension(opts.arrayFormat)), "harness.c"));
   // OpenACC is built for the host unless asked otherwise: with GCC's nvptx offload compiler installed,
   // plain -fopenacc would also build PTX for the default sm_35, which CUDA 12+ ptxas rejects. The options
   // are cmake/MoacOpenACC.cmake's, which moac_add_kernel and the tests use too.
@@ -130,7 +136,10 @@ fs::path buildHarness(const CheckOptions &opts, const Kernel &kernel, const Gene
                         shellQuote(runtime.includeDir), shellQuote(dir.string()), shellQuote(source.string()),
                         shellQuote((dir / "harness.c").string()), shellQuote(runtime.library), shellQuote(exe.string()),
                         shellQuote((dir / "build.log").string()));
-  if (runShell(build) != 0) {
+  steps.begin("build", build);
+  int status = runShell(build);
+  steps.end();
+  if (status != 0) {
     std::fprintf(stderr, "moac check: building the kernel failed:\n%s\n%s", build.c_str(),
                  readFile(dir / "build.log").c_str());
     return {};
@@ -190,20 +199,16 @@ int compareKept(const CheckOptions &opts, const CheckRun &run, const std::vector
 
 } // namespace
 
-int runCheckCommand(const CheckOptions &opts, ColorMode color) {
+int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts) {
   CompilationContext ctx; // this compilation's sources and symbols
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(color);
-  if ((opts.noRun || opts.compare) && opts.keep.empty()) {
-    std::fprintf(stderr, "moac check: %s needs --keep DIR: the folder the sets are written to and read from\n",
-                 opts.noRun ? "--no-run" : "--compare");
-    return 2;
-  }
-  if (opts.noRun && opts.compare) {
-    std::fprintf(stderr, "moac check: --no-run and --compare are two steps: give one of them\n");
-    return 2;
-  }
+  diags.configure(diagOpts);
+  if ((opts.noRun || opts.compare) && opts.keep.empty())
+    return usageError(fmt::format("{} needs --keep DIR: the folder the sets are written to and read from",
+                                  opts.noRun ? "--no-run" : "--compare"));
+  if (opts.noRun && opts.compare)
+    return usageError("--no-run and --compare are two steps: give one of them");
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return 1;
@@ -212,24 +217,22 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   compile.target = opts.target;
   compile.command = "moac check";
   compile.headerName = kernelName(sources.file(*file).name) + ".h";
-  if (auto problem = parseSchedule(opts.schedule, compile.schedule)) {
-    std::fprintf(stderr, "moac check: --schedule: %s\n", problem->c_str());
-    return 2;
-  }
+  if (auto problem = parseSchedule(opts.schedule, compile.schedule))
+    return usageError("--schedule: " + *problem);
+  StepLog steps(opts.verbose, opts.time);
+  steps.begin("compile", fmt::format("{} --target={}{}", opts.file, targetName(opts.target),
+                                     opts.schedule.empty() ? "" : " --schedule=" + opts.schedule));
   Compilation compiled = runPipeline(ctx, *file, diags, compile);
+  steps.end();
   if (!compiled.ok())
     return 1;
   const TypedProgram &typed = *compiled.typed;
   auto parsed = parseDims(opts.dims);
-  if (auto *problem = std::get_if<std::string>(&parsed)) {
-    std::fprintf(stderr, "moac check: --dims: %s\n", problem->c_str());
-    return 2;
-  }
+  if (auto *problem = std::get_if<std::string>(&parsed))
+    return usageError("--dims: " + *problem);
   std::vector<InputRange> ranges;
-  if (auto problem = parseInputRanges(opts.inputsRange, typed, ranges)) {
-    std::fprintf(stderr, "moac check: --inputs-range: %s\n", problem->c_str());
-    return 2;
-  }
+  if (auto problem = parseInputRanges(opts.inputsRange, typed, ranges))
+    return usageError("--inputs-range: " + *problem);
   auto dims = bindDims(typed, std::get<std::vector<DimArg>>(parsed), diags);
   if (!dims)
     return 1;
@@ -245,10 +248,11 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   if (dir.empty())
     return 1;
   const Kernel &kernel = *compiled.kernel;
-  CheckRun run{typed, *compiled.dnf, kernel, *dims, (dir / "harness").string(), opts.seed};
+  CheckRun run{typed, *compiled.dnf, kernel, *dims, (dir / "harness").string(), opts.seed, steps,
+               arrayExtension(opts.arrayFormat)};
   if (opts.compare)
     return compareKept(opts, run, ranges, dir, diags);
-  if (buildHarness(opts, kernel, *compiled.code, compile.headerName, dir).empty())
+  if (buildHarness(opts, kernel, *compiled.code, compile.headerName, dir, steps).empty())
     return 1;
   if (opts.noRun)
     return writeKept(opts, run, ranges, dir, diags);
@@ -273,6 +277,8 @@ int runCheckCommand(const CheckOptions &opts, ColorMode color) {
   if (!opts.keep.empty())
     std::printf("kept the kernel, harness, inputs and outputs in %s\n", dir.c_str());
   std::printf("%s\n", pass ? "PASS" : "FAIL");
+  std::fflush(stdout);
+  steps.printSummary();
   return pass ? 0 : 1;
 }
 

@@ -32,6 +32,9 @@ struct CheckOptions {
   // Build here, run elsewhere: --no-run builds the harness and writes every input set into --keep DIR
   // (DIR/set1, DIR/set2, … and DIR/run.sh); --compare compares the outputs run.sh wrote there.
   bool noRun = false, compare = false;
+  bool verbose = false;         // -v: each step and its time as it happens (StepLog.h)
+  bool time = false;            // --time: the time of each kind of step at the end
+  std::string arrayFormat = "moarr"; // the harness's input and output files: moarr or npy
 };
 
 // The exit status of `moac check --target=cuda` where no CUDA device is present: built, not run.
@@ -40,6 +43,6 @@ constexpr int exitNoDevice = 77;
 CLI::App *addCheckCommand(CLI::App &app, CheckOptions &opts);
 // Exit status: 0 every output within tolerance, 1 otherwise (or a build, run or program error), 2 usage,
 // exitNoDevice for a CUDA check without a device.
-int runCheckCommand(const CheckOptions &opts, ColorMode color);
+int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts);
 
 } // namespace moac

@@ -62,7 +62,7 @@ std::optional<std::vector<NDArray>> makeSet(const CheckRun &run, const InputRang
   std::vector<NDArray> reference;
   for (size_t i = 0; i < inputs->size(); ++i) {
     mapInto((*inputs)[i].a, range);
-    if (dir && !writeArray(dir->string(), run.typed.inputs[i].name, (*inputs)[i].a, diags))
+    if (dir && !writeArray(dir->string(), run.typed.inputs[i].name, run.extension, (*inputs)[i].a, diags))
       return std::nullopt;
     reference.push_back(toNDArray((*inputs)[i].a));
   }
@@ -122,8 +122,10 @@ std::optional<bool> compareOutputs(const CheckRun &run, const InputRange &range,
   std::vector<NDArray> expected;
   std::vector<OutputBounds> bounds;
   try {
+    run.steps.begin("reference", "the interpreter and the error bounds on the same inputs");
     expected = interpret(run.typed, run.dims, reference);
     bounds = errorBounds(run.dnf, run.dims, reference);
+    run.steps.end();
   } catch (const EvalError &e) {
     diags.report(Diag::RunError, e.loc, e.what());
     return std::nullopt;
@@ -144,17 +146,19 @@ std::optional<bool> compareOutputs(const CheckRun &run, const InputRange &range,
     return v.ok;
   };
   bool pass = true;
+  run.steps.begin("compare", "every output against its bounds");
   std::vector<size_t> outs = run.kernel.outputs();
   for (size_t i = 0; i < outs.size(); ++i) {
     const Buffer &buf = run.kernel.buffers[outs[i]];
-    pass &= compare("out_" + buf.name + ".moarr", buf.name, buf.elem, buf.shape, i);
+    pass &= compare("out_" + buf.name + run.extension, buf.name, buf.elem, buf.shape, i);
   }
   // Each updated inout's whole storage: the rows the update writes, and the rest unchanged.
   for (size_t u = 0; u < run.dnf.updates.size(); ++u) {
     const DnfArray &in = run.dnf.arrays[*run.dnf.arrays[run.dnf.updates[u]].updates];
-    pass &= compare("inout_" + in.name + ".moarr", in.name + " (inout, after its update)", in.elem, in.shape,
+    pass &= compare("inout_" + in.name + run.extension, in.name + " (inout, after its update)", in.elem, in.shape,
                     outs.size() + u);
   }
+  run.steps.end();
   return pass;
 }
 
@@ -163,7 +167,10 @@ std::optional<bool> checkOnInputs(const CheckRun &run, const InputRange &range, 
   auto reference = writeInputs(run, range, dir, diags);
   if (!reference)
     return std::nullopt;
-  int status = runShell(harnessCommand(run, dir));
+  const std::string command = harnessCommand(run, dir);
+  run.steps.begin("run", command);
+  int status = runShell(command);
+  run.steps.end();
   if (status == noDeviceStatus) {
     *noDevice = true;
     return std::nullopt;

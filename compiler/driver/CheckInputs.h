@@ -5,6 +5,7 @@
 #include "Dnf.h"
 #include "Lower.h"
 #include "NDArray.h"
+#include "StepLog.h"
 #include "Typed.h"
 
 #include <filesystem>
@@ -33,6 +34,8 @@ struct CheckRun {
   const DimValues &dims;
   std::string harness; // the built harness: `harness DIR dims…` reads DIR's inputs, writes its outputs
   uint64_t seed;
+  StepLog &steps;        // -v and --time
+  std::string extension; // of the array files: ".moarr" or ".npy"
 };
 
 // The exit status of a CUDA harness on a machine without a CUDA device (docs/cli.md).

@@ -163,8 +163,8 @@ bool guardHolds(const Guard &guard, const DimValues &dims) {
   }
 }
 
-// Each input from DIR/<name>.moarr (its dtype and shape must be the declared ones) or from the seeded
-// fill with stream = the input's declaration index.
+// Each input from DIR/<name>.npy or .moarr (its dtype and shape must be the declared ones) or from the
+// seeded fill with stream = the input's declaration index.
 std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
                                                   const RunOptions &opts, DiagnosticEngine &diags) {
   std::vector<OwnedArray> arrays;
@@ -183,8 +183,15 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
     }
     OwnedArray array;
     if (!opts.inputsDir.empty()) {
-      std::string path = arrayPath(opts.inputsDir, in.name);
+      std::string path = inputArrayPath(opts.inputsDir, in.name);
       char err[512] = "";
+      if (std::error_code ec; path.size() > 4 && path.substr(path.size() - 4) == ".npy" &&
+                              fs::exists(arrayPath(opts.inputsDir, in.name, ".moarr"), ec)) {
+        diags.reportSpan(Diag::InputFileError, in.loc, length, in.name,
+                         fmt::format("both {} and {} exist: remove one", path,
+                                     arrayPath(opts.inputsDir, in.name, ".moarr")));
+        return std::nullopt;
+      }
       if (moart_read_array(path.c_str(), &array.a, err, sizeof err) != MOART_OK) {
         diags.reportSpan(Diag::InputFileError, in.loc, length, in.name, err);
         return std::nullopt;
@@ -212,16 +219,27 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
   return arrays;
 }
 
-std::string arrayPath(const std::string &dir, const std::string &file) {
-  return (std::filesystem::path(dir) / (file + ".moarr")).string();
+std::string arrayExtension(const std::string &format) { return "." + format; }
+
+std::string arrayPath(const std::string &dir, const std::string &file, const std::string &extension) {
+  return (std::filesystem::path(dir) / (file + extension)).string();
+}
+
+std::string inputArrayPath(const std::string &dir, const std::string &name) {
+  std::error_code ec;
+  std::string npy = arrayPath(dir, name, ".npy");
+  return fs::exists(npy, ec) ? npy : arrayPath(dir, name, ".moarr");
 }
 
 // Through a temporary file beside the target, renamed over it unless the bytes are the same (Outputs.h).
-bool writeArray(const std::string &dir, const std::string &file, const moart_array &a, DiagnosticEngine &diags) {
-  std::string path = arrayPath(dir, file), temporary;
+bool writeArray(const std::string &dir, const std::string &file, const std::string &extension, const moart_array &a,
+                DiagnosticEngine &diags) {
+  std::string path = arrayPath(dir, file, extension), temporary;
   std::optional<std::string> problem = makeTemporaryBeside(path, temporary);
   if (!problem) {
-    moart_status st = moart_write_array(temporary.c_str(), &a);
+    // in the target's format: the temporary's name does not end in it
+    moart_status st = extension == ".npy" ? moart_write_npy(temporary.c_str(), &a)
+                                          : moart_write_moarr(temporary.c_str(), &a);
     if (st != MOART_OK) {
       std::remove(temporary.c_str());
       problem = moart_status_string(st);

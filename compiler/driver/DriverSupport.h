@@ -39,13 +39,20 @@ std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector
 // Whether a run-time shape guard holds for these dims, as the kernel decides it: a guard whose sides
 // overflow int64 does not hold (the kernel returns MOART_ERR_SHAPE for it, docs/abi.md).
 bool guardHolds(const Guard &guard, const DimValues &dims);
-// Each input from DIR/<name>.moarr (opts.inputsDir) or from the seeded fill, stream = declaration index.
+// Each input from DIR/<name>.npy or DIR/<name>.moarr (opts.inputsDir) or from the seeded fill, stream =
+// declaration index.
 std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
                                                   const RunOptions &opts, DiagnosticEngine &diags);
-// DIR/FILE.moarr, the array file `moac run --inputs/--outputs` and the check harness use.
-std::string arrayPath(const std::string &dir, const std::string &file);
-// Writes DIR/FILE.moarr atomically and only when its bytes change; a failure is a Diag::CannotWrite.
-bool writeArray(const std::string &dir, const std::string &file, const moart_array &a, DiagnosticEngine &diags);
+// `--array-format moarr|npy` of moac run and moac check: the extension of the files they write (".moarr",
+// ".npy"), which libmoart's reader and writer go by.
+std::string arrayExtension(const std::string &format);
+// DIR/FILE.EXT (EXT from arrayExtension), the array file `moac run --outputs` and the check harness use.
+std::string arrayPath(const std::string &dir, const std::string &file, const std::string &extension);
+// The file `moac run --inputs DIR` reads for input NAME: DIR/NAME.npy when it exists, else DIR/NAME.moarr.
+std::string inputArrayPath(const std::string &dir, const std::string &name);
+// Writes DIR/FILE.EXT atomically and only when its bytes change; a failure is a Diag::CannotWrite.
+bool writeArray(const std::string &dir, const std::string &file, const std::string &extension, const moart_array &a,
+                DiagnosticEngine &diags);
 
 // libmoart's headers and static library, which `moac check` builds against and `--verify-output` parses
 // with: beside the executable when moac runs installed (PREFIX/bin/moac: PREFIX/include and

@@ -7,6 +7,7 @@
 #include "Interpreter.h"
 #include "Outputs.h"
 #include "Pipeline.h"
+#include "Usage.h"
 
 #include <moart/moart.h>
 
@@ -29,7 +30,6 @@ namespace moac {
 namespace {
 
 constexpr int exitUserError = 1;
-constexpr int exitUsage = 2;
 
 bool validName(std::string_view s) {
   if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
@@ -56,7 +56,7 @@ std::vector<NamedPath> readFiles(const TypedProgram &program, const RunOptions &
   std::vector<NamedPath> files{{"the program", opts.file}};
   if (!opts.inputsDir.empty())
     for (const TInput &in : program.inputs)
-      files.push_back({"input file", arrayPath(opts.inputsDir, in.name)});
+      files.push_back({"input file", inputArrayPath(opts.inputsDir, in.name)});
   return files;
 }
 
@@ -65,14 +65,15 @@ std::vector<NamedPath> readFiles(const TypedProgram &program, const RunOptions &
 // input files; everything is held against the program and against each other.
 std::optional<std::string> outputsClash(const TypedProgram &program, const RunOptions &opts) {
   std::vector<NamedPath> files, results;
+  std::string ext = arrayExtension(opts.arrayFormat);
   for (const TInput &in : program.inputs)
-    files.push_back({"output file", arrayPath(opts.outputsDir, in.name)});
+    files.push_back({"output file", arrayPath(opts.outputsDir, in.name, ext)});
   for (const auto &binding : program.bindings)
     if (binding->isOutput)
-      files.push_back({"output file", arrayPath(opts.outputsDir, binding->name)});
+      files.push_back({"output file", arrayPath(opts.outputsDir, binding->name, ext)});
   for (const auto &binding : program.bindings)
     if (binding->updates)
-      files.push_back({"output file", arrayPath(opts.outputsDir, updatedFile(program.inputs[*binding->updates].name))});
+      files.push_back({"output file", arrayPath(opts.outputsDir, updatedFile(program.inputs[*binding->updates].name), ext)});
   results.assign(files.begin() + std::ptrdiff_t(program.inputs.size()), files.end());
   if (auto clash = outputClash(readFiles(program, opts), results))
     return clash;
@@ -120,26 +121,28 @@ CLI::App *addRunCommand(CLI::App &app, RunOptions &opts) {
           "NAME=N,...");
   run->add_option("--seed", opts.seed, "seed of the generated inputs (input k uses stream k; default 0)")
       ->option_text("S");
-  run->add_option("--inputs", opts.inputsDir, "read each input from DIR/<name>.moarr instead of generating it")
+  run->add_option("--inputs", opts.inputsDir,
+                  "read each input from DIR/<name>.npy or DIR/<name>.moarr instead of generating it")
       ->option_text("DIR");
-  run->add_option("--outputs", opts.outputsDir, "write every input and output to DIR/<name>.moarr")
+  run->add_option("--outputs", opts.outputsDir, "write every input and output to DIR/<name>.moarr (or .npy)")
       ->option_text("DIR");
+  run->add_option("--array-format", opts.arrayFormat, "the format of the files --outputs writes: moarr (the "
+                  "default) or npy (NumPy's, for np.load)")
+      ->check(oneOf({"moarr", "npy"}));
   run->add_flag("--exact", opts.exact,
                 "compute every f32 value in f64: the program's value without f32 rounding (a float64 reference)");
   run->add_flag("--ascii", opts.ascii, "spell symbolic shapes in messages as <n dk> instead of ⟨n dk⟩");
   return run;
 }
 
-int runRunCommand(const RunOptions &opts, ColorMode color) {
+int runRunCommand(const RunOptions &opts, const DiagnosticOptions &diagOpts) {
   CompilationContext ctx; // this compilation's sources and symbols
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(color);
+  diags.configure(diagOpts);
   auto parsed = parseDims(opts.dims);
-  if (auto *message = std::get_if<std::string>(&parsed)) {
-    std::fprintf(stderr, "--dims: %s\n", message->c_str());
-    return exitUsage;
-  }
+  if (auto *message = std::get_if<std::string>(&parsed))
+    return usageError("--dims: " + *message);
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return exitUserError;
@@ -162,10 +165,8 @@ int runRunCommand(const RunOptions &opts, ColorMode color) {
     for (const OwnedArray &array : *arrays)
       inputs.push_back(toNDArray(array.a));
     if (!opts.outputsDir.empty()) {
-      if (auto clash = outputsClash(*program, opts)) {
-        std::fprintf(stderr, "moac run: %s\n", clash->c_str());
-        return exitUsage;
-      }
+      if (auto clash = outputsClash(*program, opts))
+        return usageError(*clash);
       std::error_code ec;
       std::filesystem::create_directories(opts.outputsDir, ec);
       if (ec) {
@@ -173,7 +174,8 @@ int runRunCommand(const RunOptions &opts, ColorMode color) {
         return exitUserError;
       }
       for (size_t i = 0; i < arrays->size(); ++i)
-        if (!writeArray(opts.outputsDir, program->inputs[i].name, (*arrays)[i].a, diags))
+        if (!writeArray(opts.outputsDir, program->inputs[i].name, arrayExtension(opts.arrayFormat), (*arrays)[i].a,
+                        diags))
           return exitUserError;
     }
     InterpretOptions interpretOptions;
@@ -191,7 +193,7 @@ int runRunCommand(const RunOptions &opts, ColorMode color) {
                          fmt::format("cannot print {} '{}': {}", what, name, moart_status_string(st)));
         return false;
       }
-      return opts.outputsDir.empty() || writeArray(opts.outputsDir, file, out.a, diags);
+      return opts.outputsDir.empty() || writeArray(opts.outputsDir, file, arrayExtension(opts.arrayFormat), out.a, diags);
     };
     // the outputs in `out` order, then each updated inout's storage after its update, under the inout's name
     size_t k = 0;

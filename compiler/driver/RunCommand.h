@@ -21,8 +21,9 @@ struct RunOptions {
   std::string file;
   std::string dims;       // "n=8,dk=4,dv=4"
   uint64_t seed = 0;      // for moart_fill_uniform; input k uses stream k
-  std::string inputsDir;  // read DIR/<input>.moarr instead of filling
-  std::string outputsDir; // write DIR/<input>.moarr and DIR/<output>.moarr
+  std::string inputsDir;  // read DIR/<input>.npy or DIR/<input>.moarr instead of filling
+  std::string outputsDir; // write DIR/<input>.EXT and DIR/<output>.EXT
+  std::string arrayFormat = "moarr"; // EXT of the files written: moarr or npy
   bool ascii = false;
   bool exact = false;     // compute f32 values in f64 (InterpretOptions::exactFloats)
 };
@@ -41,6 +42,6 @@ std::variant<std::vector<DimArg>, std::string> parseDims(std::string_view text);
 CLI::App *addRunCommand(CLI::App &app, RunOptions &opts);
 
 // Exit status: 0 success, 1 errors in the program, its dims, its inputs or during evaluation.
-int runRunCommand(const RunOptions &opts, ColorMode color);
+int runRunCommand(const RunOptions &opts, const DiagnosticOptions &diagOpts);
 
 } // namespace moac

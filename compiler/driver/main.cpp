@@ -7,13 +7,16 @@
 #include "CommentText.h"
 #include "CheckCommand.h"
 #include "Diagnostics.h"
+#include "DiagnosticsJson.h"
 #include "DriverSupport.h"
 #include "Explain.h"
 #include "ExplainHtml.h"
+#include "ManPage.h"
 #include "Outputs.h"
 #include "Pipeline.h"
 #include "Psi.h"
 #include "RunCommand.h"
+#include "Usage.h"
 #include "Version.h"
 
 #include <CLI/CLI.hpp>
@@ -33,7 +36,6 @@ namespace {
 using namespace moac;
 
 constexpr int exitUserError = 1;
-constexpr int exitUsage = 2;
 constexpr int exitInternal = 70;
 
 struct Options {
@@ -91,12 +93,6 @@ std::vector<NamedPath> inputsRead(const SourceManager &sources) {
   return inputs;
 }
 
-auto targetNames() {
-  return CLI::CheckedTransformer(
-      std::map<std::string, Target>{{"c", Target::C}, {"openmp", Target::OpenMP}, {"openacc", Target::OpenACC}, {"cuda", Target::Cuda}},
-      CLI::ignore_case);
-}
-
 // `moac --list-stages`: the stage table for scripts (scripts/update-golden, the completion script).
 int listStages() {
   for (const StageInfo &stage : stageTable)
@@ -108,21 +104,21 @@ int listStages() {
 // name it means the same; after it, it wins), all into one setting that each command's diagnostics use.
 void addColorOption(CLI::App &app, std::string &color) {
   app.add_option("--color", color, "colour diagnostics: auto (TTY without NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(oneOf({"auto", "always", "never"}));
   for (CLI::App *cmd : app.get_subcommands({}))
     cmd->add_option("--color", color, "colour diagnostics: auto, always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+        ->check(oneOf({"auto", "always", "never"}));
 }
 
 ColorMode colorMode(const std::string &s) {
   return s == "always" ? ColorMode::Always : s == "never" ? ColorMode::Never : ColorMode::Auto;
 }
 
-int runCompile(const Options &opts, ColorMode color) {
+int runCompile(const Options &opts, const DiagnosticOptions &diagOpts) {
   CompilationContext ctx; // this compilation's sources and symbols
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(color);
+  diags.configure(diagOpts);
   auto file = readSource(sources, diags, opts.input);
   if (!file)
     return exitUserError;
@@ -133,20 +129,13 @@ int runCompile(const Options &opts, ColorMode color) {
   options.headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
   options.kernelName = opts.name;
   options.torch = !opts.torch.empty();
-  if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
-    std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
-    return exitUsage;
-  }
-  if (opts.verifyOutput && opts.target == Target::Cuda) {
-    std::fprintf(stderr, "moac: --verify-output checks C (Clang in process); a .cu kernel is checked by nvcc: "
-                         "moac check --target=cuda builds it\n");
-    return exitUsage;
-  }
-  if (options.torch && options.schedule.layouts == Schedule::Layouts::Lifted) {
-    std::fprintf(stderr, "moac compile: --torch: the operator passes tensors as they are, row-major: not with "
-                         "--schedule layout=lifted\n");
-    return exitUsage;
-  }
+  if (auto problem = parseSchedule(opts.schedule, options.schedule))
+    return usageError("--schedule: " + *problem);
+  if (opts.verifyOutput && opts.target == Target::Cuda)
+    return usageError("--verify-output checks C (Clang in process); a .cu kernel is checked by nvcc: moac check "
+                      "--target=cuda builds it");
+  if (options.torch && options.schedule.layouts == Schedule::Layouts::Lifted)
+    return usageError("--torch: the operator passes tensors as they are, row-major: not with --schedule layout=lifted");
   Compilation result = runPipeline(ctx, *file, diags, options);
   if (!result.ok())
     return exitUserError;
@@ -182,10 +171,8 @@ int runCompile(const Options &opts, ColorMode color) {
     written.push_back({i == 0 ? "-o" : outputs[i].first == opts.torch ? "--torch" : "--header", outputs[i].first});
   if (!opts.depfile.empty())
     written.push_back({"--depfile", opts.depfile});
-  if (auto clash = outputClash(inputsRead(sources), written)) {
-    std::fprintf(stderr, "moac compile: %s\n", clash->c_str());
-    return exitUsage;
-  }
+  if (auto clash = outputClash(inputsRead(sources), written))
+    return usageError(*clash);
   for (const auto &[path, text] : outputs)
     if (!writeOutput(diags, path, text))
       return exitUserError;
@@ -201,21 +188,19 @@ int runCompile(const Options &opts, ColorMode color) {
 }
 
 // moac explain FILE: the derivation from the program to its DNF and the storage analysis.
-int runExplain(const Options &opts, ColorMode color) {
+int runExplain(const Options &opts, const DiagnosticOptions &diagOpts) {
   CompilationContext ctx; // this compilation's sources and symbols
   SourceManager &sources = ctx.sources;
   DiagnosticEngine diags(sources);
-  diags.setColor(color);
+  diags.configure(diagOpts);
   auto file = readSource(sources, diags, opts.input);
   if (!file)
     return exitUserError;
   CompileOptions options;
   options.stopAfter = opts.html ? Stage::Code : Stage::Onf; // the page shows the C too
   options.target = opts.explainTarget;
-  if (auto problem = parseSchedule(opts.schedule, options.schedule)) {
-    std::fprintf(stderr, "moac: --schedule: %s\n", problem->c_str());
-    return exitUsage;
-  }
+  if (auto problem = parseSchedule(opts.schedule, options.schedule))
+    return usageError("--schedule: " + *problem);
   // The page's C is what `moac compile FILE --target=T` prints, byte for byte, run in FILE's folder: the
   // page names no folder.
   options.command = fmt::format("moac compile {} --target={}", opts.input.substr(opts.input.find_last_of('/') + 1),
@@ -230,10 +215,8 @@ int runExplain(const Options &opts, ColorMode color) {
       opts.html ? explainHtml({source, result.tokens, *result.typed, *result.dnf, *result.kernel, result.code->source,
                                opts.explainTarget})
                 : explain(source, *result.typed, *result.dnf, *result.kernel, opts.explainTarget);
-  if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}})) {
-    std::fprintf(stderr, "moac explain: %s\n", clash->c_str());
-    return exitUsage;
-  }
+  if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}}))
+    return usageError(*clash);
   if (!writeOutput(diags, opts.output, opts.ascii ? asciify(text) : text))
     return exitUserError;
   return 0;
@@ -264,13 +247,13 @@ int run(int argc, char **argv) {
           "--emit",
           [&](const std::string &name) {
             for (const StageInfo &stage : stageTable)
-              if (CLI::detail::to_lower(name) == stage.name)
+              if (name == stage.name)
                 opts.emit = stage.stage;
           },
           fmt::format("stop after this stage and print it: {} (the default)", fmt::join(stageNames, ", ")))
-      ->check(CLI::IsMember(stageNames, CLI::ignore_case));
+      ->check(oneOf(stageNames));
   compile->add_flag("--ascii", opts.ascii, "print ASCII <n dk> instead of Unicode ⟨n dk⟩");
-  compile->add_option("--target", opts.target, "c (sequential C99), openmp, openacc, cuda (a .cu file)")->transform(targetNames());
+  addTargetOption(*compile, opts.target, "c (sequential C99), openmp, openacc, cuda (a .cu file)");
   compile->add_option("--header", opts.header, "also write the kernel's header (signature, workspace size) here");
   compile->add_option("--schedule", opts.schedule,
                       "override the schedule: threads=N,chunk=N,block=N,layout=auto|rowmajor|lifted,"
@@ -291,10 +274,8 @@ int run(int argc, char **argv) {
   explainApp->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   explainApp->add_option("-o,--output", opts.output, "write the explanation here (default: standard output)");
   explainApp->add_flag("--ascii", opts.ascii, "ASCII spellings instead of the paper's Unicode");
-  explainApp->add_option("--target", opts.explainTarget,
-                         "lower for this target to show its layouts and γ-differences: c, openmp, openacc "
-                         "(the default), cuda")
-      ->transform(targetNames());
+  addTargetOption(*explainApp, opts.explainTarget,
+                  "lower for this target to show its layouts and γ-differences: c, openmp, openacc (the default), cuda");
   explainApp->add_flag("--html", opts.html,
                        "write the derivation as one self-contained HTML page (needs -o FILE): source, ψ-rules, DNF, "
                        "ONF, traffic and C, linked through the source locations");
@@ -307,79 +288,73 @@ int run(int argc, char **argv) {
   RunOptions runOpts;
   CLI::App *runApp = addRunCommand(app, runOpts);
   addColorOption(app, colorName);
+  std::string diagnosticsFormat = "text";
+  addDiagnosticsFormatOption(app, diagnosticsFormat);
+  JsonDiagnostics json; // written when run returns, after the command's last diagnostic
+  bool wantManPage = false; // for the build, which installs it as moac.1; not in --help
+  app.add_flag("--man-page", wantManPage, "print the manual page moac(1) in troff")->group("");
+  bool wantIncludeDir = false, wantLibrary = false;
+  app.add_flag("--print-include-dir", wantIncludeDir,
+               "print the folder of libmoart's headers (moart/moart.h), for cc -I: PREFIX/include when installed");
+  app.add_flag("--print-library", wantLibrary, "print the path of libmoart.a, which kernels link");
 
   // CLI11 answers a misspelt subcommand with "A subcommand is required".
-  if (argc > 1 && argv[1][0] != '-') {
-    try {
-      app.get_subcommand(argv[1]);
-    } catch (const CLI::OptionNotFound &) {
-      std::fprintf(stderr, "unknown subcommand '%s' (expected compile, explain, check or run)\n"
-                           "Run with --help for more information.\n", argv[1]);
-      return exitUsage;
-    }
-  }
+  if (argc > 1 && argv[1][0] != '-')
+    if (std::optional<int> status = checkSubcommand(app, argv[1]))
+      return *status;
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    app.exit(e);
-    return exitUsage;
+    return reportParseError(app, e);
   }
-  const ColorMode color = colorMode(colorName);
+  DiagnosticOptions diagnostics{colorMode(colorName), diagnosticsFormat == "json" ? json.enable() : nullptr};
   if (wantStages)
     return listStages();
-  if (app.get_subcommands().empty()) {
-    std::fprintf(stderr, "A subcommand is required\nRun with --help for more information.\n");
-    return exitUsage;
+  if (wantIncludeDir || wantLibrary) {
+    std::printf("%s\n", wantIncludeDir ? runtimePaths().includeDir.c_str() : runtimePaths().library.c_str());
+    return std::fflush(stdout) == 0 ? 0 : exitUserError;
   }
+  if (wantManPage) {
+    std::fputs(manPage(app, fmt::format("moac {}", moacVersion)).c_str(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : exitUserError;
+  }
+  if (app.get_subcommands().empty())
+    return usageError("a subcommand is required: compile, explain, check or run (moac --help lists them)");
   if (checkApp->parsed())
-    return runCheckCommand(checkOpts, color);
+    return runCheckCommand(checkOpts, diagnostics);
   if (runApp->parsed())
-    return runRunCommand(runOpts, color);
+    return runRunCommand(runOpts, diagnostics);
   if (compile->parsed()) {
-    if (opts.verifyOutput && opts.emit != Stage::Code) {
-      std::fprintf(stderr, "moac compile: --verify-output checks generated C: it needs --emit=code\n");
-      return exitUsage;
-    }
-    if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-")) {
-      std::fprintf(stderr, "moac compile: --depfile needs -o FILE (and --header FILE): a make target is a file\n");
-      return exitUsage;
-    }
+    if (opts.verifyOutput && opts.emit != Stage::Code)
+      return usageError("--verify-output checks generated C: it needs --emit=code");
+    if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-"))
+      return usageError("--depfile needs -o FILE, and --header FILE if given: a make target is a file");
     // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
     // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).
     std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
-    if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName) {
-      std::fprintf(stderr, "moac compile: --header: the name '%s' cannot be written in #include \"…\" (a quote, "
-                           "backslash, control character or trigraph)\n", commentText(headerName).c_str());
-      return exitUsage;
-    }
-    if (std::string problem = opts.name.empty() ? "" : kernelNameProblem(opts.name); !problem.empty()) {
-      std::fprintf(stderr, "moac compile: --name: '%s' cannot name a kernel: %s\n", commentText(opts.name).c_str(),
-                   problem.c_str());
-      return exitUsage;
-    }
+    if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName)
+      return usageError(fmt::format("--header: the name '{}' cannot be written in #include \"…\" (a quote, "
+                                    "backslash, control character or trigraph)", commentText(headerName)));
+    if (std::string problem = opts.name.empty() ? "" : kernelNameProblem(opts.name); !problem.empty())
+      return usageError(fmt::format("--name: '{}' cannot name a kernel: {}", commentText(opts.name), problem));
     if (!opts.torch.empty() && (opts.emit != Stage::Code || opts.header.empty() || opts.header == "-" ||
-                                opts.output == "-" || opts.torch == "-" || opts.target == Target::OpenACC)) {
-      std::fprintf(stderr, "moac compile: --torch writes an operator that includes the kernel's header and runs "
-                           "it on the CPU: it needs --emit=code, -o FILE, --header FILE and --target=c or openmp\n");
-      return exitUsage;
-    }
+                                opts.output == "-" || opts.torch == "-" || opts.target == Target::OpenACC ||
+                                opts.target == Target::Cuda))
+      return usageError("--torch writes an operator that includes the kernel's header and runs it on the CPU: it "
+                        "needs --emit=code, -o FILE, --header FILE and --target=c or openmp");
     opts.command = fmt::format("moac compile {} --target={}{}{}", recordedPath(opts.input), targetName(opts.target),
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule,
                                opts.name.empty() ? "" : " --name=" + opts.name);
-    return runCompile(opts, color);
+    return runCompile(opts, diagnostics);
   }
   if (explainApp->parsed()) {
-    if (opts.html && opts.output == "-") {
-      std::fprintf(stderr, "moac explain: --html writes a page: it needs -o FILE\n");
-      return exitUsage;
-    }
-    if (opts.html && opts.ascii) {
-      std::fprintf(stderr, "moac explain: --ascii is for the text form: the page shows the paper's Unicode\n");
-      return exitUsage;
-    }
-    return runExplain(opts, color);
+    if (opts.html && opts.output == "-")
+      return usageError("--html writes a page: it needs -o FILE");
+    if (opts.html && opts.ascii)
+      return usageError("--ascii is for the text form: the page shows the paper's Unicode");
+    return runExplain(opts, diagnostics);
   }
   return exitUsage;
 }

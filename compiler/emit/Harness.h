@@ -18,7 +18,9 @@ std::string cInteger(const SymExpr &e, const CNames &cn);
 
 // Usage of the built program: `harness DIR dim1 dim2 …` (run-time dims in declaration order); inputs are
 // DIR/<input>.moarr, outputs go to DIR/out_<output>.moarr, and every inout's storage after the run to
-// DIR/inout_<input>.moarr. Exit 0, or non-zero with a message.
-std::string emitHarness(const Kernel &kernel, Target target, const std::string &headerName);
+// DIR/inout_<input>.moarr. Exit 0, or non-zero with a message. With arrayExtension ".npy" the files are
+// .npy instead (libmoart reads and writes by the extension).
+std::string emitHarness(const Kernel &kernel, Target target, const std::string &headerName,
+                        const std::string &arrayExtension = ".moarr");
 
 } // namespace moac

@@ -51,13 +51,21 @@ void DiagnosticEngine::emit(Diag kind, SourceLoc loc, uint32_t length, const std
     if (errors >= errorLimit) {
       if (!suppressed) {
         suppressed = true;
-        write(fmt::format("{}error: {}{}\n", color ? "\033[1;31m" : "",
-                          diagInfo(Diag::TooManyErrors).format, color ? "\033[0m" : ""));
+        if (consumer)
+          consumer(DiagRecord{Severity::Error, "", 0, 0, diagInfo(Diag::TooManyErrors).format});
+        else
+          write(fmt::format("{}error: {}{}\n", color ? "\033[1;31m" : "",
+                            diagInfo(Diag::TooManyErrors).format, color ? "\033[0m" : ""));
       }
       return;
     }
     ++errors;
   } else if (suppressed) {
+    return;
+  }
+  if (consumer) {
+    consumer(DiagRecord{info.severity, loc.valid() ? sources.file(loc.file).name : "", loc.valid() ? loc.line : 0,
+                        loc.valid() ? loc.col : 0, message});
     return;
   }
   const char *label = info.severity == Severity::Error     ? "error"

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,30 @@ const DiagInfo &diagInfo(Diag kind);
 
 enum class ColorMode { Auto, Always, Never };
 
+// One diagnostic as data, for a renderer other than the text one (the driver's
+// --diagnostics-format=json). An unlocated diagnostic has an empty file and line 0.
+struct DiagRecord {
+  Severity severity;
+  std::string file;
+  uint32_t line = 0, column = 0;
+  std::string message;
+};
+
+// How a command's diagnostics are shown: coloured text, or handed to a consumer instead.
+struct DiagnosticOptions {
+  ColorMode color = ColorMode::Auto;
+  std::function<void(const DiagRecord &)> consumer;
+};
+
 class DiagnosticEngine {
 public:
   explicit DiagnosticEngine(const SourceManager &sources, std::FILE *out = stderr);
 
   void setColor(ColorMode mode);
+  void configure(const DiagnosticOptions &options) {
+    setColor(options.color);
+    consumer = options.consumer;
+  }
   // Renders into `sink` instead of a FILE (used by tests).
   void captureInto(std::string *sink) { capture = sink; }
 
@@ -69,6 +89,7 @@ private:
   const SourceManager &sources;
   std::FILE *out;
   std::string *capture = nullptr;
+  std::function<void(const DiagRecord &)> consumer;
   bool color = false;
   unsigned errors = 0;
   bool suppressed = false;

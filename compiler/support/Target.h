@@ -2,6 +2,8 @@
 // emitters, the C verifier and the driver.
 #pragma once
 
+#include <vector>
+
 namespace moac {
 
 enum class Target { C, OpenMP, OpenACC, Cuda };
@@ -12,5 +14,8 @@ inline bool isGpu(Target t) { return t == Target::OpenACC || t == Target::Cuda; 
 
 // The spelling of `--target=`: `c`, `openmp`, `openacc`, `cuda`.
 const char *targetName(Target t);
+
+// Every target, in declaration order: what `--target=` accepts and --help lists.
+std::vector<Target> allTargets();
 
 } // namespace moac

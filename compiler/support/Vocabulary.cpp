@@ -1,6 +1,8 @@
 #include "ElemType.h"
 #include "Target.h"
 
+#include <string_view>
+
 namespace moac {
 
 const char *spell(ElemType t) {
@@ -20,6 +22,15 @@ const char *targetName(Target t) {
   case Target::Cuda: return "cuda";
   }
   return "?";
+}
+
+// The enumerators are consecutive from 0 and targetName names each, so the list follows the enum and
+// its names without a third copy to keep in step.
+std::vector<Target> allTargets() {
+  std::vector<Target> targets;
+  for (int i = 0; std::string_view(targetName(Target(i))) != "?"; ++i)
+    targets.push_back(Target(i));
+  return targets;
 }
 
 } // namespace moac

@@ -1,4 +1,5 @@
-/* io.c - read and write .moarr array files (format: docs/runtime.md).
+/* io.c - read and write .moarr array files (format: docs/runtime.md), and
+ * .npy files through npy.c when the path ends in .npy.
  *
  * Reading trusts nothing in the file: the header is checked field by field,
  * the element count is overflow-checked, and the file size is compared with
@@ -50,8 +51,8 @@ static void swap_elements(unsigned char *data, size_t count, size_t elem) {
 }
 
 /* Write elements little-endian, swapping a copy on big-endian hosts. */
-static int write_elements(FILE *f, const unsigned char *data, size_t count,
-                          size_t elem) {
+int moart_internal_write_elements(FILE *f, const unsigned char *data,
+                                  size_t count, size_t elem) {
   unsigned char buf[CHUNK * 8];
   if (moart_internal_little_endian())
     return fwrite(data, elem, count, f) == count;
@@ -67,29 +68,47 @@ static int write_elements(FILE *f, const unsigned char *data, size_t count,
   return 1;
 }
 
-static moart_status write_file(const char *path, const moart_array *a) {
+static moart_status write_moarr(FILE *f, const moart_array *a) {
   unsigned char header[HEADER_FIXED + 8 * MOART_MAX_RANK];
   size_t header_size = HEADER_FIXED + 8 * (size_t)a->rank;
-  int k, ok;
-  FILE *f = fopen(path, "wb");
-  if (!f)
-    return MOART_ERR_IO;
+  int k;
   memcpy(header, MOART_FILE_MAGIC, MOART_FILE_MAGIC_SIZE);
   put_le(header + 8, (uint64_t)a->dtype, 4);
   put_le(header + 12, (uint64_t)a->rank, 4);
   for (k = 0; k < a->rank; ++k)
     put_le(header + HEADER_FIXED + 8 * k, (uint64_t)a->shape[k], 8);
-  ok = fwrite(header, 1, header_size, f) == header_size &&
-       write_elements(f, (const unsigned char *)a->data, (size_t)a->count,
-                      moart_dtype_size(a->dtype));
-  if (fclose(f) != 0 || !ok) {
-    remove(path);
+  return fwrite(header, 1, header_size, f) == header_size &&
+                 moart_internal_write_elements(
+                     f, (const unsigned char *)a->data, (size_t)a->count,
+                     moart_dtype_size(a->dtype))
+             ? MOART_OK
+             : MOART_ERR_IO;
+}
+
+int moart_internal_is_npy_path(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+
+/* A row-major array into a new file at path, as .npy or .moarr; a failed
+ * write leaves no file. */
+static moart_status write_file(const char *path, const moart_array *a,
+                               int npy) {
+  moart_status status;
+  FILE *f = fopen(path, "wb");
+  if (!f)
     return MOART_ERR_IO;
+  status = npy ? moart_internal_write_npy(f, a) : write_moarr(f, a);
+  if (fclose(f) != 0 || status != MOART_OK) {
+    remove(path);
+    return status != MOART_OK ? status : MOART_ERR_IO;
   }
   return MOART_OK;
 }
 
-moart_status moart_write_array(const char *path, const moart_array *array) {
+/* Any layout: a lifted array is written from a row-major copy. */
+static moart_status write_as(const char *path, const moart_array *array,
+                             int npy) {
   moart_array copy;
   moart_status status;
   if (!path || !array || (!array->data && array->count))
@@ -101,28 +120,31 @@ moart_status moart_write_array(const char *path, const moart_array *array) {
   if (moart_array_storage_count(array) < 0)
     return MOART_ERR_LAYOUT;
   if (array->layout.kind == MOART_LAYOUT_ROW_MAJOR)
-    return write_file(path, array);
+    return write_file(path, array, npy);
   status = moart_array_create(&copy, array->dtype, array->rank, array->shape);
   if (status == MOART_OK)
     status = moart_array_relayout(array, &copy);
   if (status == MOART_OK)
-    status = write_file(path, &copy);
+    status = write_file(path, &copy, npy);
   moart_array_free(&copy);
   return status;
 }
 
-#if defined(__GNUC__)
-#define PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define PRINTF_LIKE(fmt, args)
-#endif
+moart_status moart_write_array(const char *path, const moart_array *array) {
+  return write_as(path, array, path && moart_internal_is_npy_path(path));
+}
+
+moart_status moart_write_moarr(const char *path, const moart_array *array) {
+  return write_as(path, array, 0);
+}
+
+moart_status moart_write_npy(const char *path, const moart_array *array) {
+  return write_as(path, array, 1);
+}
 
 /* Record a failure: "path: message" into err, then pass the status through. */
-static moart_status fail(moart_status status, char *err, size_t errlen,
-                         const char *path, const char *fmt, ...)
-    PRINTF_LIKE(5, 6);
-static moart_status fail(moart_status status, char *err, size_t errlen,
-                         const char *path, const char *fmt, ...) {
+moart_status moart_internal_fail(moart_status status, char *err, size_t errlen,
+                                 const char *path, const char *fmt, ...) {
   va_list args;
   int used;
   if (!err || errlen == 0)
@@ -137,7 +159,7 @@ static moart_status fail(moart_status status, char *err, size_t errlen,
 }
 
 /* File size in bytes, or -1 when the stream cannot seek (a pipe). */
-static long long file_size(FILE *f) {
+long long moart_internal_file_size(FILE *f) {
   off_t size;
   if (fseeko(f, 0, SEEK_END) != 0)
     return -1;
@@ -156,49 +178,52 @@ static moart_status read_header(FILE *f, const char *path, moart_array *a,
   size_t magic = got < MOART_FILE_MAGIC_SIZE ? got : MOART_FILE_MAGIC_SIZE;
   uint64_t dtype, rank;
   if (got < HEADER_FIXED && ferror(f))
-    return fail(MOART_ERR_IO, err, errlen, path, "read error: %s",
-                strerror(errno));
+    return moart_internal_fail(MOART_ERR_IO, err, errlen, path,
+                               "read error: %s", strerror(errno));
   for (k = 0; k < magic; ++k)
     if (header[k] != (unsigned char)MOART_FILE_MAGIC[k])
       break;
   if (k < magic && k < 5)
-    return fail(MOART_ERR_MAGIC, err, errlen, path,
-                "not a .moarr file (bad magic)");
+    return moart_internal_fail(MOART_ERR_MAGIC, err, errlen, path,
+                               "not a .moarr file (bad magic)");
   if (k < magic)
-    return fail(
+    return moart_internal_fail(
         MOART_ERR_VERSION, err, errlen, path,
         "unsupported .moarr version (bytes 5-7 are %u %u %u, expected 1 0 0)",
         header[5], magic > 6 ? header[6] : 0u, magic > 7 ? header[7] : 0u);
   if (got < HEADER_FIXED)
-    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
-                "truncated header: %zu of %d bytes", got, HEADER_FIXED);
+    return moart_internal_fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                               "truncated header: %zu of %d bytes", got,
+                               HEADER_FIXED);
   dtype = get_le(header + 8, 4);
   rank = get_le(header + 12, 4);
   if (dtype != MOART_F32 && dtype != MOART_F64 && dtype != MOART_I64)
-    return fail(MOART_ERR_DTYPE, err, errlen, path,
-                "unknown dtype code %u (expected 1 f32, 2 f64 or 3 i64)",
-                (unsigned)dtype);
+    return moart_internal_fail(
+        MOART_ERR_DTYPE, err, errlen, path,
+        "unknown dtype code %u (expected 1 f32, 2 f64 or 3 i64)",
+        (unsigned)dtype);
   if (rank > MOART_MAX_RANK)
-    return fail(MOART_ERR_RANK, err, errlen, path,
-                "rank %u exceeds the maximum of %d", (unsigned)rank,
-                MOART_MAX_RANK);
+    return moart_internal_fail(MOART_ERR_RANK, err, errlen, path,
+                               "rank %u exceeds the maximum of %d",
+                               (unsigned)rank, MOART_MAX_RANK);
   got = fread(extents, 8, (size_t)rank, f);
   if (got < rank)
-    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
-                "truncated header: %zu of %u extents", got, (unsigned)rank);
+    return moart_internal_fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                               "truncated header: %zu of %u extents", got,
+                               (unsigned)rank);
   a->dtype = (moart_dtype)dtype;
   a->rank = (int)rank;
   for (k = 0; k < rank; ++k) {
     uint64_t extent = get_le(extents + 8 * k, 8);
     if (extent > (uint64_t)INT64_MAX)
-      return fail(MOART_ERR_OVERFLOW, err, errlen, path,
-                  "extents overflow: extent %zu is %llu", k,
-                  (unsigned long long)extent);
+      return moart_internal_fail(MOART_ERR_OVERFLOW, err, errlen, path,
+                                 "extents overflow: extent %zu is %llu", k,
+                                 (unsigned long long)extent);
     a->shape[k] = (int64_t)extent;
   }
   if (moart_shape_count(a->rank, a->shape, moart_dtype_size(a->dtype),
                         &a->count) != MOART_OK)
-    return fail(
+    return moart_internal_fail(
         MOART_ERR_OVERFLOW, err, errlen, path,
         "extents overflow: the byte size of the elements exceeds int64");
   return MOART_OK;
@@ -223,8 +248,8 @@ static moart_status read_stream(FILE *f, const char *path,
       grown = realloc(buf, cap);
       if (!grown) {
         free(buf);
-        return fail(MOART_ERR_NOMEM, err, errlen, path,
-                    "cannot allocate %zu bytes", cap);
+        return moart_internal_fail(MOART_ERR_NOMEM, err, errlen, path,
+                                   "cannot allocate %zu bytes", cap);
       }
       buf = grown;
     }
@@ -237,21 +262,22 @@ static moart_status read_stream(FILE *f, const char *path,
     int io_error = ferror(f);
     free(buf);
     if (io_error)
-      return fail(MOART_ERR_IO, err, errlen, path, "read error: %s",
-                  strerror(errno));
-    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
-                "truncated data: %zu of %lld elements present", have / elem,
-                (long long)head->count);
+      return moart_internal_fail(MOART_ERR_IO, err, errlen, path,
+                                 "read error: %s", strerror(errno));
+    return moart_internal_fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                               "truncated data: %zu of %lld elements present",
+                               have / elem, (long long)head->count);
   }
   if (fgetc(f) != EOF) {
     free(buf);
-    return fail(MOART_ERR_TRAILING, err, errlen, path,
-                "trailing bytes after the data");
+    return moart_internal_fail(MOART_ERR_TRAILING, err, errlen, path,
+                               "trailing bytes after the data");
   }
   status = moart_array_create(out, head->dtype, head->rank, head->shape);
   if (status != MOART_OK) {
     free(buf);
-    return fail(status, err, errlen, path, "cannot allocate %zu bytes", want);
+    return moart_internal_fail(status, err, errlen, path,
+                               "cannot allocate %zu bytes", want);
   }
   if (want > 0)
     memcpy(out->data, buf, want);
@@ -261,47 +287,59 @@ static moart_status read_stream(FILE *f, const char *path,
   return MOART_OK;
 }
 
+/* The elements of an array whose header (header_size bytes, describing head)
+ * has been read from f: checked against the file's size (or, for a pipe,
+ * against the bytes that arrive) before anything is allocated. */
+moart_status moart_internal_read_data(FILE *f, const char *path, long long size,
+                                      long long header_size,
+                                      const moart_array *head, moart_array *out,
+                                      char *err, size_t errlen) {
+  size_t elem = moart_dtype_size(head->dtype), got;
+  long long data_size = (long long)head->count * (long long)elem;
+  moart_status status;
+  if (size >= 0 && size - header_size < data_size)
+    return moart_internal_fail(
+        MOART_ERR_TRUNCATED, err, errlen, path,
+        "truncated data: %lld bytes of elements expected, %lld present",
+        data_size, size - header_size);
+  if (size >= 0 && size - header_size > data_size)
+    return moart_internal_fail(
+        MOART_ERR_TRAILING, err, errlen, path,
+        "%lld trailing bytes after the %lld bytes of elements",
+        size - header_size - data_size, data_size);
+  if (size < 0)
+    return read_stream(f, path, head, out, err, errlen);
+  status = moart_array_create(out, head->dtype, head->rank, head->shape);
+  if (status != MOART_OK)
+    return moart_internal_fail(status, err, errlen, path,
+                               "cannot allocate %lld bytes", data_size);
+  got = fread(out->data, elem, (size_t)out->count, f);
+  if (got < (size_t)out->count && ferror(f))
+    return moart_internal_fail(MOART_ERR_IO, err, errlen, path,
+                               "read error: %s", strerror(errno));
+  if (got < (size_t)out->count)
+    return moart_internal_fail(MOART_ERR_TRUNCATED, err, errlen, path,
+                               "truncated data: %zu of %lld elements present",
+                               got, (long long)out->count);
+  if (fgetc(f) != EOF)
+    return moart_internal_fail(MOART_ERR_TRAILING, err, errlen, path,
+                               "trailing bytes after the data");
+  if (!moart_internal_little_endian())
+    swap_elements((unsigned char *)out->data, (size_t)out->count, elem);
+  return MOART_OK;
+}
+
 static moart_status read_file(FILE *f, const char *path, moart_array *out,
                               char *err, size_t errlen) {
-  long long size = file_size(f), header_size, data_size;
+  long long size = moart_internal_file_size(f);
   moart_array head;
   moart_status status;
-  size_t elem, got;
   memset(&head, 0, sizeof head);
   status = read_header(f, path, &head, err, errlen);
   if (status != MOART_OK)
     return status;
-  elem = moart_dtype_size(head.dtype);
-  header_size = HEADER_FIXED + 8LL * head.rank;
-  data_size = (long long)head.count * (long long)elem;
-  if (size >= 0 && size - header_size < data_size)
-    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
-                "truncated data: %lld bytes of elements expected, %lld present",
-                data_size, size - header_size);
-  if (size >= 0 && size - header_size > data_size)
-    return fail(MOART_ERR_TRAILING, err, errlen, path,
-                "%lld trailing bytes after the %lld bytes of elements",
-                size - header_size - data_size, data_size);
-  if (size < 0)
-    return read_stream(f, path, &head, out, err, errlen);
-  status = moart_array_create(out, head.dtype, head.rank, head.shape);
-  if (status != MOART_OK)
-    return fail(status, err, errlen, path, "cannot allocate %lld bytes",
-                data_size);
-  got = fread(out->data, elem, (size_t)out->count, f);
-  if (got < (size_t)out->count && ferror(f))
-    return fail(MOART_ERR_IO, err, errlen, path, "read error: %s",
-                strerror(errno));
-  if (got < (size_t)out->count)
-    return fail(MOART_ERR_TRUNCATED, err, errlen, path,
-                "truncated data: %zu of %lld elements present", got,
-                (long long)out->count);
-  if (fgetc(f) != EOF)
-    return fail(MOART_ERR_TRAILING, err, errlen, path,
-                "trailing bytes after the data");
-  if (!moart_internal_little_endian())
-    swap_elements((unsigned char *)out->data, (size_t)out->count, elem);
-  return MOART_OK;
+  return moart_internal_read_data(f, path, size, HEADER_FIXED + 8LL * head.rank,
+                                  &head, out, err, errlen);
 }
 
 moart_status moart_read_array(const char *path, moart_array *out, char *err,
@@ -311,15 +349,19 @@ moart_status moart_read_array(const char *path, moart_array *out, char *err,
   if (err && errlen > 0)
     err[0] = '\0';
   if (!out)
-    return fail(MOART_ERR_ARG, err, errlen, path, "no output array given");
+    return moart_internal_fail(MOART_ERR_ARG, err, errlen, path,
+                               "no output array given");
   memset(out, 0, sizeof *out);
   if (!path)
-    return fail(MOART_ERR_ARG, err, errlen, path, "no path given");
+    return moart_internal_fail(MOART_ERR_ARG, err, errlen, path,
+                               "no path given");
   f = fopen(path, "rb");
   if (!f)
-    return fail(MOART_ERR_IO, err, errlen, path, "cannot open: %s",
-                strerror(errno));
-  status = read_file(f, path, out, err, errlen);
+    return moart_internal_fail(MOART_ERR_IO, err, errlen, path,
+                               "cannot open: %s", strerror(errno));
+  status = moart_internal_is_npy_path(path)
+               ? moart_internal_read_npy(f, path, out, err, errlen)
+               : read_file(f, path, out, err, errlen);
   fclose(f);
   if (status != MOART_OK)
     moart_array_free(out);

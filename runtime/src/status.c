@@ -22,9 +22,9 @@ const char *moart_status_string(moart_status status) {
   case MOART_ERR_IO:
     return "i/o error";
   case MOART_ERR_MAGIC:
-    return "not a .moarr file";
+    return "not a .moarr or .npy file";
   case MOART_ERR_VERSION:
-    return "unsupported .moarr version";
+    return "unsupported .moarr or .npy version";
   case MOART_ERR_TRUNCATED:
     return "truncated file";
   case MOART_ERR_TRAILING:

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_moarr_py.sh - scripts/moarr.py against libmoart: files and the seeded
 # fill must agree bit for bit in both directions (test_moarr.py does the work).
-# Usage: test_moarr_py.sh MOARR_TOOL SCRIPTS_DIR WORK_DIR
+# Usage: test_moarr_py.sh MOARR_TOOL SCRIPTS_DIR WORK_DIR [SCRIPT]  (SCRIPT: test_moarr.py by default;
+# test_npy.py checks the .npy files against numpy the same way)
 # Exits 77 (CTest's skip code) when /usr/bin/python3 cannot import numpy.
 set -eu
 tool=$1
@@ -15,4 +16,4 @@ if ! "$python" -c 'import numpy' >/dev/null 2>&1; then
 fi
 rm -rf "$work"
 mkdir -p "$work"
-exec "$python" "$(dirname "$0")/test_moarr.py" "$tool" "$scripts" "$work"
+exec "$python" "$(dirname "$0")/${4:-test_moarr.py}" "$tool" "$scripts" "$work"

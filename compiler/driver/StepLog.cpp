@@ -1,0 +1,40 @@
+#include "StepLog.h"
+
+#include <cstdio>
+
+namespace moac {
+
+void StepLog::begin(const std::string &kind, const std::string &detail) {
+  current = kind;
+  if (verbose) {
+    std::fflush(stdout); // the report so far first, where both streams go to one file
+    std::fprintf(stderr, "moac check: %s: %s\n", kind.c_str(), detail.c_str());
+    std::fflush(stderr);
+  }
+  started = std::chrono::steady_clock::now();
+}
+
+void StepLog::end() {
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (verbose)
+    std::fprintf(stderr, "moac check: %s: done in %.3f s\n", current.c_str(), seconds);
+  for (auto &[kind, total] : totals)
+    if (kind == current) {
+      total += seconds;
+      return;
+    }
+  totals.push_back({current, seconds});
+}
+
+void StepLog::printSummary() const {
+  if (!summary)
+    return;
+  double all = 0;
+  for (const auto &[kind, seconds] : totals) {
+    std::fprintf(stderr, "moac check: time: %-9s %8.3f s\n", kind.c_str(), seconds);
+    all += seconds;
+  }
+  std::fprintf(stderr, "moac check: time: %-9s %8.3f s\n", "total", all);
+}
+
+} // namespace moac
