@@ -102,6 +102,36 @@ static void bench_report(const char *system, const char *what, double *times, do
   }
 }
 
+/* The reference: O[b, g] = softmax(Q[b, g]·Kᵀ/√d)·V in double over KV head g·hkv div hq (B = hq = hkv = 1:
+ * decode), every array row-major with d = dk = dv. */
+static void bench_reference(const float *Q, const float *K, const float *V, double *ref, int64_t B, int64_t hq, int64_t hkv,
+                      int64_t n, int64_t d) {
+  double *s = bench_alloc(sizeof(double) * (size_t)n);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t g = 0; g < hq; ++g) {
+      const float *q = Q + (b * hq + g) * d, *k = K + (b * hkv + g * hkv / hq) * n * d, *v = V + (b * hkv + g * hkv / hq) * n * d;
+      double *o = ref + (b * hq + g) * d, m = -INFINITY, z = 0;
+      for (int64_t l = 0; l < n; ++l) {
+        double dot = 0;
+        for (int64_t j = 0; j < d; ++j)
+          dot += (double)q[j] * k[l * d + j];
+        s[l] = dot / sqrt((double)d);
+        m = s[l] > m ? s[l] : m;
+      }
+      for (int64_t j = 0; j < d; ++j)
+        o[j] = 0;
+      for (int64_t l = 0; l < n; ++l) {
+        double p = exp(s[l] - m);
+        z += p;
+        for (int64_t j = 0; j < d; ++j)
+          o[j] += p * v[l * d + j];
+      }
+      for (int64_t j = 0; j < d; ++j)
+        o[j] /= z;
+    }
+  free(s);
+}
+
 #ifndef BENCH_SYSTEM
 #define BENCH_SYSTEM "kernel"
 #endif

@@ -49,29 +49,12 @@ static void run(int64_t n, int reps) {
     fprintf(stderr, "moa_decode returned %d\n", status);
     exit(1);
   }
-  /* the reference: softmax(q·Kᵀ/√dk)·V in double */
-  double *s = bench_alloc(sizeof(double) * (size_t)n), *ref = bench_alloc(sizeof(double) * (size_t)dv), m = -INFINITY, z = 0;
-  for (int64_t l = 0; l < n; ++l) {
-    double dot = 0;
-    for (int64_t k = 0; k < dk; ++k)
-      dot += (double)q[k] * Krow[l * dk + k];
-    s[l] = dot / sqrt((double)dk);
-    m = s[l] > m ? s[l] : m;
-  }
-  for (int64_t j = 0; j < dv; ++j)
-    ref[j] = 0;
-  for (int64_t l = 0; l < n; ++l) {
-    double p = exp(s[l] - m);
-    z += p;
-    for (int64_t j = 0; j < dv; ++j)
-      ref[j] += p * V[l * dv + j];
-  }
-  for (int64_t j = 0; j < dv; ++j)
-    ref[j] /= z;
+  double *ref = bench_alloc(sizeof(double) * (size_t)dv);
+  bench_reference(q, Krow, V, ref, 1, 1, 1, n, dk);
   char what[64];
   snprintf(what, sizeof what, "decode n=%lld dk=dv=%lld%s", (long long)n, (long long)dk, sink == 12345u ? " " : "");
   bench_report(BENCH_SYSTEM, what, times, ceiling, reps, 4.0 * (double)flat, bench_error(o, ref, dv));
-  free(q), free(Krow), free(K), free(V), free(o), free(ws), free(times), free(ceiling), free(stream), free(s), free(ref);
+  free(q), free(Krow), free(K), free(V), free(o), free(ws), free(times), free(ceiling), free(stream), free(ref);
 }
 
 int main(int argc, char **argv) {

@@ -9,35 +9,6 @@
 
 static int64_t bench_d = 128; /* dk = dv */
 
-/* O for query head (b, g) in double: softmax over the KV head g·hkv div hq's rows */
-static void reference(const float *Q, const float *K, const float *V, double *ref, int64_t B, int64_t hq, int64_t hkv,
-                      int64_t n, int64_t d) {
-  double *s = bench_alloc(sizeof(double) * (size_t)n);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t g = 0; g < hq; ++g) {
-      const float *q = Q + (b * hq + g) * d, *k = K + (b * hkv + g * hkv / hq) * n * d, *v = V + (b * hkv + g * hkv / hq) * n * d;
-      double *o = ref + (b * hq + g) * d, m = -INFINITY, z = 0;
-      for (int64_t l = 0; l < n; ++l) {
-        double dot = 0;
-        for (int64_t j = 0; j < d; ++j)
-          dot += (double)q[j] * k[l * d + j];
-        s[l] = dot / sqrt((double)d);
-        m = s[l] > m ? s[l] : m;
-      }
-      for (int64_t j = 0; j < d; ++j)
-        o[j] = 0;
-      for (int64_t l = 0; l < n; ++l) {
-        double p = exp(s[l] - m);
-        z += p;
-        for (int64_t j = 0; j < d; ++j)
-          o[j] += p * v[l * d + j];
-      }
-      for (int64_t j = 0; j < d; ++j)
-        o[j] /= z;
-    }
-  free(s);
-}
-
 static void run(int64_t B, int64_t hq, int64_t hkv, int64_t n, int reps) {
   const int64_t dk = bench_d, dv = bench_d;
   const int64_t qCount = B * hq * dk, kCount = B * hkv * n * dk, vCount = B * hkv * n * dv, oCount = B * hq * dv;
@@ -86,7 +57,7 @@ static void run(int64_t B, int64_t hq, int64_t hkv, int64_t n, int reps) {
     exit(1);
   }
   double *ref = bench_alloc(sizeof(double) * (size_t)oCount);
-  reference(Q, Krow, V, ref, B, hq, hkv, n, dk);
+  bench_reference(Q, Krow, V, ref, B, hq, hkv, n, dk);
   char what[80];
   snprintf(what, sizeof what, "gqa B=%lld hq=%lld hkv=%lld n=%lld%s", (long long)B, (long long)hq, (long long)hkv,
            (long long)n, sink == 12345u ? " " : "");
