@@ -30,6 +30,7 @@ protected:
   std::string expr(const LExprPtr &e, ElemType t);
   std::string asType(const LExprPtr &e, ElemType t);
   void stmt(const LStmt &s, ElemType t);
+  std::string loopHeader(const LStmt &loop); // `for (int64_t i = start; i < end; ++i) {`
   // Prints one region into `body`: its loop nest (C, OpenMP, OpenACC) or its launch (CUDA, which also
   // adds the kernel to `kernels`).
   virtual void region(const Region &r);

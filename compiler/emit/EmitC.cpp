@@ -152,9 +152,7 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
       if (!pragma.empty())
         line(pragma);
     }
-    const std::string &v = name(s.var);
-    std::string step = s.step == SymExpr(1) ? "++" + v : v + " += " + integer(s.step);
-    line(fmt::format("for (int64_t {} = {}; {} < {}; {}) {{", v, integer(s.start), v, integer(s.end), step));
+    line(loopHeader(s));
     for (const LStmt &x : s.body)
       stmt(x, t);
     line("}");
@@ -209,6 +207,12 @@ std::string CPrinter::present(const Region &r) {
     out += fmt::format("{}{}[0:{}]", out.empty() ? "" : ", ", cn.buffer(b),
                        integer(k.buffers[b].storageElements()));
   return out;
+}
+
+std::string CPrinter::loopHeader(const LStmt &s) {
+  const std::string &v = name(s.var);
+  std::string step = s.step == SymExpr(1) ? "++" + v : v + " += " + integer(s.step);
+  return fmt::format("for (int64_t {} = {}; {} < {}; {}) {{", v, integer(s.start), v, integer(s.end), step);
 }
 
 ElemType CPrinter::regionType(const Region &r) {

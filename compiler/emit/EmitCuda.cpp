@@ -328,9 +328,7 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
       laneLoop(s, lanes, t);
       return;
     }
-    const std::string &v = name(s.var);
-    std::string step = s.step == SymExpr(1) ? "++" + v : v + " += " + integer(s.step);
-    line(fmt::format("for (int64_t {} = {}; {} < {}; {}) {{", v, integer(s.start), v, integer(s.end), step));
+    line(loopHeader(s));
     for (const LStmt &x : s.body)
       warpStmt(x, t);
     line("}");
