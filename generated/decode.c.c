@@ -82,6 +82,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
@@ -119,15 +120,34 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
               moart_floordiv((n + P_online - 1), P_online));
          ++l) {
       if (l < n) {
-        float acc2 = 0.0f; /* decode.moa:13 */
-        for (int64_t l2 = 0; l2 < dk; ++l2) {
+        float acc2 = 0.0f;      /* decode.moa:13 */
+        float acc_lane = 0.0f;  /* decode.moa:13 */
+        float acc_lane2 = 0.0f; /* decode.moa:13 */
+        float acc_lane3 = 0.0f; /* decode.moa:13 */
+        float acc_lane4 = 0.0f; /* decode.moa:13 */
+        float acc_lane5 = 0.0f; /* decode.moa:13 */
+        float acc_lane6 = 0.0f; /* decode.moa:13 */
+        float acc_lane7 = 0.0f; /* decode.moa:13 */
+        for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* decode.moa:13 */
+          acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
+          acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* decode.moa:13 */
+          acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* decode.moa:13 */
+          acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* decode.moa:13 */
+          acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* decode.moa:13 */
+          acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* decode.moa:13 */
+          acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* decode.moa:13 */
+        }
+        for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
           acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
         }
-        float e = (acc2 / sqrtf((float)(dk))); /* decode.moa:8 */
-        float next = moart_maxf(m, e);         /* decode.moa:8 */
-        float scale = moart_rescalef(m, next); /* decode.moa:8 */
-        float w = moart_rescalef(e, next);     /* decode.moa:8 */
-        acc = ((acc * scale) + w);             /* decode.moa:8 */
+        acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode.moa:13 */
+        float e = (acc2 / sqrtf((float)(dk)));                        /* decode.moa:8 */
+        float next = moart_maxf(m, e);                                /* decode.moa:8 */
+        float scale = moart_rescalef(m, next);                        /* decode.moa:8 */
+        float w = moart_rescalef(e, next);                            /* decode.moa:8 */
+        acc = ((acc * scale) + w);                                    /* decode.moa:8 */
         for (int64_t i = 0; i < dv; ++i) {
           online_o_part[(dv * c + i)] =
               ((online_o_part[(dv * c + i)] * scale) + (w * V[(dv * l + i)])); /* decode.moa:8 */

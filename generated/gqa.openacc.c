@@ -124,6 +124,7 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
@@ -175,18 +176,54 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
                   moart_floordiv((n + P_online - 1), P_online));
              ++l) {
           if (l < n) {
-            float acc2 = 0.0f; /* gqa.moa:14 */
+            float acc2 = 0.0f;      /* gqa.moa:14 */
+            float acc_lane = 0.0f;  /* gqa.moa:14 */
+            float acc_lane2 = 0.0f; /* gqa.moa:14 */
+            float acc_lane3 = 0.0f; /* gqa.moa:14 */
+            float acc_lane4 = 0.0f; /* gqa.moa:14 */
+            float acc_lane5 = 0.0f; /* gqa.moa:14 */
+            float acc_lane6 = 0.0f; /* gqa.moa:14 */
+            float acc_lane7 = 0.0f; /* gqa.moa:14 */
 #pragma acc loop seq
-            for (int64_t l2 = 0; l2 < dk; ++l2) {
+            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              acc2 = acc2 + (Q[(hq * dk * i + dk * j + l2)] *
+                             K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) + dk * l +
+                                l2)]); /* gqa.moa:14 */
+              acc_lane = acc_lane + (Q[(hq * dk * i + dk * j + l2 + 1)] *
+                                     K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                        dk * l + l2 + 1)]); /* gqa.moa:14 */
+              acc_lane2 = acc_lane2 + (Q[(hq * dk * i + dk * j + l2 + 2)] *
+                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 2)]); /* gqa.moa:14 */
+              acc_lane3 = acc_lane3 + (Q[(hq * dk * i + dk * j + l2 + 3)] *
+                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 3)]); /* gqa.moa:14 */
+              acc_lane4 = acc_lane4 + (Q[(hq * dk * i + dk * j + l2 + 4)] *
+                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 4)]); /* gqa.moa:14 */
+              acc_lane5 = acc_lane5 + (Q[(hq * dk * i + dk * j + l2 + 5)] *
+                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 5)]); /* gqa.moa:14 */
+              acc_lane6 = acc_lane6 + (Q[(hq * dk * i + dk * j + l2 + 6)] *
+                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 6)]); /* gqa.moa:14 */
+              acc_lane7 = acc_lane7 + (Q[(hq * dk * i + dk * j + l2 + 7)] *
+                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 7)]); /* gqa.moa:14 */
+            }
+#pragma acc loop seq
+            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
               acc2 = acc2 + (Q[(hq * dk * i + dk * j + l2)] *
                              K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) + dk * l +
                                 l2)]); /* gqa.moa:14 */
             }
-            float e = (acc2 / sqrtf((float)(dk))); /* gqa.moa:9 */
-            float next = moart_maxf(m, e);         /* gqa.moa:9 */
-            float scale = moart_rescalef(m, next); /* gqa.moa:9 */
-            float w = moart_rescalef(e, next);     /* gqa.moa:9 */
-            acc = ((acc * scale) + w);             /* gqa.moa:9 */
+            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                    ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* gqa.moa:14 */
+            float e = (acc2 / sqrtf((float)(dk)));                        /* gqa.moa:9 */
+            float next = moart_maxf(m, e);                                /* gqa.moa:9 */
+            float scale = moart_rescalef(m, next);                        /* gqa.moa:9 */
+            float w = moart_rescalef(e, next);                            /* gqa.moa:9 */
+            acc = ((acc * scale) + w);                                    /* gqa.moa:9 */
 #pragma acc loop seq
             for (int64_t k = 0; k < dv; ++k) {
               online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =

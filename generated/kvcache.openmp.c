@@ -108,6 +108,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_add_checked(t, 1, &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
     return 0;
   if (!(moart_add_checked(t, 1, &overflow) <= cap) ||
@@ -169,15 +170,34 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
          (c * moart_floordiv((t + P_online), P_online) + moart_floordiv((t + P_online), P_online));
          ++l) {
       if (l < (t + 1)) {
-        float acc2 = 0.0f; /* kvcache.moa:18 */
-        for (int64_t l2 = 0; l2 < dk; ++l2) {
+        float acc2 = 0.0f;      /* kvcache.moa:18 */
+        float acc_lane = 0.0f;  /* kvcache.moa:18 */
+        float acc_lane2 = 0.0f; /* kvcache.moa:18 */
+        float acc_lane3 = 0.0f; /* kvcache.moa:18 */
+        float acc_lane4 = 0.0f; /* kvcache.moa:18 */
+        float acc_lane5 = 0.0f; /* kvcache.moa:18 */
+        float acc_lane6 = 0.0f; /* kvcache.moa:18 */
+        float acc_lane7 = 0.0f; /* kvcache.moa:18 */
+        for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* kvcache.moa:18 */
+          acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
+          acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* kvcache.moa:18 */
+          acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* kvcache.moa:18 */
+          acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* kvcache.moa:18 */
+          acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* kvcache.moa:18 */
+          acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* kvcache.moa:18 */
+          acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* kvcache.moa:18 */
+        }
+        for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
           acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
         }
-        float e = (acc2 / sqrtf((float)(dk))); /* kvcache.moa:13 */
-        float next = moart_maxf(m, e);         /* kvcache.moa:13 */
-        float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
-        float w = moart_rescalef(e, next);     /* kvcache.moa:13 */
-        acc = ((acc * scale) + w);             /* kvcache.moa:13 */
+        acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* kvcache.moa:18 */
+        float e = (acc2 / sqrtf((float)(dk)));                        /* kvcache.moa:13 */
+        float next = moart_maxf(m, e);                                /* kvcache.moa:13 */
+        float scale = moart_rescalef(m, next);                        /* kvcache.moa:13 */
+        float w = moart_rescalef(e, next);                            /* kvcache.moa:13 */
+        acc = ((acc * scale) + w);                                    /* kvcache.moa:13 */
         for (int64_t i3 = 0; i3 < dv; ++i3) {
           online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
                                           (w * V[(dv * l + i3)])); /* kvcache.moa:13 */

@@ -119,6 +119,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
@@ -161,16 +162,50 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
                   moart_floordiv((n + P_online - 1), P_online));
              ++l) {
           if (l < n) {
-            float acc2 = 0.0f; /* mha.moa:14 */
-            for (int64_t l2 = 0; l2 < dk; ++l2) {
+            float acc2 = 0.0f;      /* mha.moa:14 */
+            float acc_lane = 0.0f;  /* mha.moa:14 */
+            float acc_lane2 = 0.0f; /* mha.moa:14 */
+            float acc_lane3 = 0.0f; /* mha.moa:14 */
+            float acc_lane4 = 0.0f; /* mha.moa:14 */
+            float acc_lane5 = 0.0f; /* mha.moa:14 */
+            float acc_lane6 = 0.0f; /* mha.moa:14 */
+            float acc_lane7 = 0.0f; /* mha.moa:14 */
+            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+              acc_lane =
+                  acc_lane + (Q[(h * dk * i + dk * j + l2 + 1)] *
+                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 1)]); /* mha.moa:14 */
+              acc_lane2 =
+                  acc_lane2 + (Q[(h * dk * i + dk * j + l2 + 2)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 2)]); /* mha.moa:14 */
+              acc_lane3 =
+                  acc_lane3 + (Q[(h * dk * i + dk * j + l2 + 3)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 3)]); /* mha.moa:14 */
+              acc_lane4 =
+                  acc_lane4 + (Q[(h * dk * i + dk * j + l2 + 4)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 4)]); /* mha.moa:14 */
+              acc_lane5 =
+                  acc_lane5 + (Q[(h * dk * i + dk * j + l2 + 5)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 5)]); /* mha.moa:14 */
+              acc_lane6 =
+                  acc_lane6 + (Q[(h * dk * i + dk * j + l2 + 6)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 6)]); /* mha.moa:14 */
+              acc_lane7 =
+                  acc_lane7 + (Q[(h * dk * i + dk * j + l2 + 7)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 7)]); /* mha.moa:14 */
+            }
+            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
               acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
                              K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
             }
-            float e = (acc2 / sqrtf((float)(dk))); /* mha.moa:9 */
-            float next = moart_maxf(m, e);         /* mha.moa:9 */
-            float scale = moart_rescalef(m, next); /* mha.moa:9 */
-            float w = moart_rescalef(e, next);     /* mha.moa:9 */
-            acc = ((acc * scale) + w);             /* mha.moa:9 */
+            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                    ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* mha.moa:14 */
+            float e = (acc2 / sqrtf((float)(dk)));                        /* mha.moa:9 */
+            float next = moart_maxf(m, e);                                /* mha.moa:9 */
+            float scale = moart_rescalef(m, next);                        /* mha.moa:9 */
+            float w = moart_rescalef(e, next);                            /* mha.moa:9 */
+            acc = ((acc * scale) + w);                                    /* mha.moa:9 */
             for (int64_t k = 0; k < dv; ++k) {
               online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
                   ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *

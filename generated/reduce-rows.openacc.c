@@ -172,6 +172,7 @@ static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets
   offsets[19] = (size_t)total;
   total = moart_add_checked(
       total, (Q_total > 1 ? moart_bytes_checked(Q_total, sizeof(float), &overflow) : 0), &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(n, 8, &overflow), &overflow);
   (void)moart_mul_checked(n, m, &overflow);
   offsets[20] = moart_size_checked(total, &overflow);
   return !overflow;
@@ -445,12 +446,32 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
     float acc16 = 0.0f; /* reduce-rows.moa:11 */
 #pragma acc loop seq
     for (int64_t l6 = c16; l6 < m; l6 += P_total) {
-      float acc17 = 0.0f; /* reduce-rows.moa:11 */
+      float acc17 = 0.0f;     /* reduce-rows.moa:11 */
+      float acc_lane = 0.0f;  /* reduce-rows.moa:11 */
+      float acc_lane2 = 0.0f; /* reduce-rows.moa:11 */
+      float acc_lane3 = 0.0f; /* reduce-rows.moa:11 */
+      float acc_lane4 = 0.0f; /* reduce-rows.moa:11 */
+      float acc_lane5 = 0.0f; /* reduce-rows.moa:11 */
+      float acc_lane6 = 0.0f; /* reduce-rows.moa:11 */
+      float acc_lane7 = 0.0f; /* reduce-rows.moa:11 */
 #pragma acc loop seq
-      for (int64_t l7 = 0; l7 < n; ++l7) {
+      for (int64_t l7 = 0; l7 < 8 * moart_floordiv(n, 8); l7 += 8) {
+        acc17 = acc17 + A[(m * l7 + l6)];                 /* reduce-rows.moa:11 */
+        acc_lane = acc_lane + A[(m * l7 + m + l6)];       /* reduce-rows.moa:11 */
+        acc_lane2 = acc_lane2 + A[(m * l7 + 2 * m + l6)]; /* reduce-rows.moa:11 */
+        acc_lane3 = acc_lane3 + A[(m * l7 + 3 * m + l6)]; /* reduce-rows.moa:11 */
+        acc_lane4 = acc_lane4 + A[(m * l7 + 4 * m + l6)]; /* reduce-rows.moa:11 */
+        acc_lane5 = acc_lane5 + A[(m * l7 + 5 * m + l6)]; /* reduce-rows.moa:11 */
+        acc_lane6 = acc_lane6 + A[(m * l7 + 6 * m + l6)]; /* reduce-rows.moa:11 */
+        acc_lane7 = acc_lane7 + A[(m * l7 + 7 * m + l6)]; /* reduce-rows.moa:11 */
+      }
+#pragma acc loop seq
+      for (int64_t l7 = 8 * moart_floordiv(n, 8); l7 < n; ++l7) {
         acc17 = acc17 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
       }
-      acc16 = acc16 + acc17; /* reduce-rows.moa:11 */
+      acc17 = (((acc17 + acc_lane) + (acc_lane2 + acc_lane3)) +
+               ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* reduce-rows.moa:11 */
+      acc16 = acc16 + acc17;                                         /* reduce-rows.moa:11 */
     }
     total_part[c16] = acc16; /* reduce-rows.moa:11 */
   }

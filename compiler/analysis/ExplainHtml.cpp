@@ -236,7 +236,9 @@ std::string onfPane(const Kernel &k, const DnfProgram &dnf) {
   if (!k.decisions.empty()) {
     out += "<h3>schedule decisions</h3>\n";
     for (const Decision &d : k.decisions) {
-      SourceLoc loc = d.kind == Decision::TermsAlongRows ? k.stages[d.region].loc : bufferLoc(k, dnf, d.buffer);
+      SourceLoc loc = d.kind == Decision::TermsAlongRows   ? k.stages[d.region].loc
+                      : d.kind == Decision::InterleavedSum ? d.loc
+                                                           : bufferLoc(k, dnf, d.buffer);
       out += fmt::format("<p{}>{}</p>\n", locAttr(loc), escapeHtml(describeDecision(k, d)));
     }
   }

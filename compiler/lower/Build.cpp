@@ -1,5 +1,7 @@
 #include "Build.h"
 
+#include <map>
+
 namespace moac {
 
 LExprPtr makeL(LExpr e) { return std::make_shared<const LExpr>(std::move(e)); }
@@ -76,6 +78,24 @@ LExprPtr rescale(LExprPtr a, LExprPtr m) {
   e.kind = LExprKind::Rescale;
   e.args = {std::move(a), std::move(m)};
   return makeL(e);
+}
+
+LExprPtr shiftIndex(const LExprPtr &e, Symbol var, const SymExpr &by) {
+  const std::map<Symbol, SymExpr> binding{{var, by}};
+  LExpr x = *e;
+  if (x.kind == LExprKind::Var && x.var == var) {
+    x.kind = LExprKind::Int;
+    x.isInt = true;
+    x.intValue = by;
+    return makeL(x);
+  }
+  x.intValue = x.intValue.substitute(binding);
+  x.offset = x.offset.substitute(binding);
+  x.lhs = x.lhs.substitute(binding);
+  x.rhs = x.rhs.substitute(binding);
+  for (LExprPtr &a : x.args)
+    a = shiftIndex(a, var, by);
+  return makeL(x);
 }
 
 } // namespace moac

@@ -17,5 +17,7 @@ LExprPtr loadAt(size_t buffer, SymExpr offset, bool isInt);
 // a op b, and the guarded rescaling factor a == −∞ ? 0 : exp(a − m) (LExprKind::Rescale)
 LExprPtr binary(BinOp op, LExprPtr a, LExprPtr b);
 LExprPtr rescale(LExprPtr a, LExprPtr m);
+// e with index `var` replaced by `by` in every offset and integer value (a Var of it becomes that value).
+LExprPtr shiftIndex(const LExprPtr &e, Symbol var, const SymExpr &by);
 
 } // namespace moac

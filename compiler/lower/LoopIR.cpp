@@ -222,6 +222,13 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        "score once; its readers combine the splits' partials",
                        group, members, splits);
   }
+  case Decision::InterleavedSum: {
+    std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);
+    return fmt::format("the {} over {} at {}:{} runs as {} independent chains: term {} goes into accumulator {} mod "
+                       "{}, and the {} accumulators are combined pairwise at the end (schedule lanes={})",
+                       d.op == BinOp::Mul ? "product" : "sum", d.inner.name(), file, d.loc.line, d.lanes,
+                       d.inner.name(), d.inner.name(), d.lanes, d.lanes, d.lanes);
+  }
   }
   return "";
 }

@@ -151,11 +151,15 @@ struct Decision {
     UpdateRows,      // the update of buffers[buffer] writes only rows [start, end), the others stay in place
     TermsAlongRows,  // stages[region] (partials) runs its term loop outside `inner`'s loop (CPU targets)
     FusedSplits,     // stages[region] runs the fused group of buffers[buffer] (its maxima) split-K
+    InterleavedSum,  // the inline sum or product over `inner` (at `loc`) adds into `lanes` accumulators
   } kind;
   size_t buffer = 0;
   size_t region = 0;
   Symbol inner{};
   SymExpr start{}, end{};
+  int64_t lanes = 0;       // InterleavedSum
+  BinOp op = BinOp::Add;   // InterleavedSum: + or ×
+  SourceLoc loc{};         // InterleavedSum: the reduction's operator
 };
 
 struct Kernel {

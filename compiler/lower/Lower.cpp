@@ -51,6 +51,9 @@ private:
   LExprPtr load(size_t array, const SymVec &index);
   void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
   bool termsAlongRows(const DnfArray &a, const DExpr &r) const;
+  int64_t interleaveLanes(const DExpr &reduce, const std::vector<LStmt> &termPrefix) const;
+  void interleave(std::vector<LStmt> &prefix, Symbol acc, ElemType type, const DExpr &reduce, const LExprPtr &term,
+                  int64_t lanes);
 
   void openStageNames(const DnfArray &a);
 
@@ -105,6 +108,10 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
     prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op, e->isInt)), e->loc));
     LStmt l = loop(e->var, 0, e->extent, 1, LoopKind::Serial, e->loc);
     LExprPtr value = lowerExpr(e->args[0], l.body, type);
+    if (int64_t lanes = interleaveLanes(*e, l.body); lanes > 1) {
+      interleave(prefix, acc, accType, *e, value, lanes);
+      return var(acc, e->isInt);
+    }
     l.body.push_back(scalarStmt(LStmt::Accumulate, acc, accType, value, e->loc, e->op));
     prefix.push_back(std::move(l));
     return var(acc, e->isInt);
@@ -422,6 +429,58 @@ void Lowerer::lowerArray(size_t id) {
   if (!a.index.empty())
     reportAccesses(third, a.index.back(), {});
   k.stages.push_back(std::move(third));
+}
+
+// The accumulators an inline reduction gets (Schedule::lanes), or 1: a float sum or product whose term
+// is one expression (no statement of its own: a nested reduction keeps the plain loop) on a CPU target,
+// over an extent that may reach two rounds of the lanes.
+int64_t Lowerer::interleaveLanes(const DExpr &r, const std::vector<LStmt> &termPrefix) const {
+  if (target == Target::Cuda || sched.lanes < 2 || r.isInt || !termPrefix.empty() ||
+      (r.op != BinOp::Add && r.op != BinOp::Mul))
+    return 1;
+  if (auto extent = r.extent.constant(); extent && *extent < 2 * sched.lanes)
+    return 1;
+  return sched.lanes;
+}
+
+// acc (declared with the identity) and lanes − 1 more accumulators; the loop over the whole rounds
+// adds term l + j into accumulator j; the remaining terms go into acc in order; then the accumulators
+// are combined pairwise, acc = ((a0 ⊕ a1) ⊕ (a2 ⊕ a3)) ⊕ …. The order of the operations is fixed by
+// the IR, so every target that prints it adds in the same order.
+void Lowerer::interleave(std::vector<LStmt> &prefix, Symbol acc, ElemType type, const DExpr &r, const LExprPtr &term,
+                         int64_t lanes) {
+  std::vector<Symbol> accs{acc};
+  for (int64_t j = 1; j < lanes; ++j) {
+    accs.push_back(symbols.fresh(acc.hint() + "_lane"));
+    prefix.push_back(scalarStmt(LStmt::Decl, accs.back(), type, floatConst(identity(r.op, false)), r.loc));
+  }
+  SymExpr whole = SymExpr::floorDiv(r.extent, SymExpr(lanes)) * SymExpr(lanes);
+  LStmt rounds = loop(r.var, 0, whole, lanes, LoopKind::Serial, r.loc);
+  for (int64_t j = 0; j < lanes; ++j)
+    rounds.body.push_back(scalarStmt(LStmt::Accumulate, accs[size_t(j)], type,
+                                     shiftIndex(term, r.var, SymExpr::symbol(r.var) + SymExpr(j)), r.loc, r.op));
+  LStmt rest = loop(r.var, whole, r.extent, 1, LoopKind::Serial, r.loc);
+  rest.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, term, r.loc, r.op));
+  prefix.push_back(std::move(rounds));
+  prefix.push_back(std::move(rest));
+  std::vector<LExprPtr> level;
+  for (Symbol a : accs)
+    level.push_back(var(a, false));
+  while (level.size() > 1) {
+    std::vector<LExprPtr> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(binary(r.op, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  prefix.push_back(scalarStmt(LStmt::Assign, acc, type, level[0], r.loc));
+  Decision d{Decision::InterleavedSum};
+  d.inner = r.var;
+  d.lanes = lanes;
+  d.loc = r.loc;
+  d.op = r.op;
+  k.decisions.push_back(d);
 }
 
 Kernel Lowerer::run() {

@@ -52,8 +52,12 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
       schedule.block = number;
     else if (key == "splits")
       schedule.splits = number, schedule.splitsSet = true;
-    else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, splits)", key);
+    else if (key == "lanes") {
+      if (number > Schedule::maxLanes)
+        return fmt::format("schedule value {} for lanes must be at most {}", number, Schedule::maxLanes);
+      schedule.lanes = number;
+    } else
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, splits, lanes)", key);
   }
   return std::nullopt;
 }

@@ -31,6 +31,13 @@ struct Schedule {
   // each SM (one split per warp), with at least 32 terms a split (fusedSplits returns 0 for "the device's").
   int64_t splits = 64;
   bool splitsSet = false, chunkSet = false; // given on the command line: then the same on every target
+  // Accumulators of an inline sum or product of floats on the CPU targets (C, OpenMP, OpenACC): term l
+  // goes into accumulator l mod lanes, and the lanes are combined pairwise at the end, so that the adds
+  // are `lanes` independent chains (a serial chain waits for each add's latency) that the C compiler
+  // can also keep in one vector register. The same on those targets, which stay bit-equal; 1 is one
+  // chain in index order. CUDA spreads such sums over a warp's lanes instead.
+  int64_t lanes = 8;
+  static constexpr int64_t maxLanes = 64;
 
   int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
   int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 32 : chunk; }

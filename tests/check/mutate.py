@@ -56,9 +56,22 @@ def enclosing_var(text, start, avoid):
     return None
 
 
+def innermost_loop(text, start):
+    """The header `for (...)` of the innermost loop whose body holds `start`, or ""."""
+    for m in reversed(list(FOR_VAR.finditer(text[:start]))):
+        brace = text.index("{", m.end())
+        if block_end(text, brace) > start:
+            return text[m.start():brace]
+    return ""
+
+
 def mutate_kernel(text, mutant):
     accs = list(statements(text))
-    direct = [a for a in accs if "_part[" not in a[3] and "_group[" not in a[3]]
+    # A sum run as interleaved accumulators (docs/schedule.md, lanes) adds its whole rounds of terms in a
+    # loop stepping by the constant lanes, which runs no round for an extent below them, and its remaining
+    # terms in a loop stepping by 1: the term to drop is one that no loop stepping by a constant adds.
+    direct = [a for a in accs if "_part[" not in a[3] and "_group[" not in a[3]
+              and not re.search(r"\+= \d+\)", innermost_loop(text, a[0]))]
     combines = [a for a in accs if "_part[" in a[3]]
     if mutant in ("drop", "drop-last", "sign"):
         if not direct:

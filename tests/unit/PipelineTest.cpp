@@ -147,15 +147,24 @@ TEST_CASE("the loop IR's typed records print as before: layouts, partials, γ-di
   auto run = runText(decode, Stage::Onf, Target::OpenACC, unfused());
   REQUIRE(run->c.ok());
   const Kernel &k = *run->c.kernel;
-  // the layout decision is data: the buffer, its layout, the reason
-  REQUIRE(k.decisions.size() == 1);
+  // the layout decision is data: the buffer, its layout, the reason; then the score's dot product run as
+  // interleaved accumulators, with its index, lanes and operator
+  REQUIRE(k.decisions.size() == 2);
   CHECK(k.decisions[0].kind == Decision::LiftedRows);
   CHECK(k.buffers[k.decisions[0].buffer].name == "K");
   CHECK(k.buffers[k.decisions[0].buffer].layout.kind == Layout::Lifted);
+  CHECK(k.decisions[1].kind == Decision::InterleavedSum);
+  CHECK(k.decisions[1].inner.name() == "l");
+  CHECK(k.decisions[1].lanes == 8);
+  CHECK(k.decisions[1].op == BinOp::Add);
+  CHECK(k.decisions[1].loc.line == 10);
   std::string onf = dumpStage(run->c, false);
   CHECK(lines(onf, "schedule: ") ==
         std::vector<std::string>{"schedule: K is read along its rows by one lane per row: stored lifted T([x, y]) = "
-                                 "[x div 32, y, x mod 32] so 32 adjacent lanes read adjacent addresses"});
+                                 "[x div 32, y, x mod 32] so 32 adjacent lanes read adjacent addresses",
+                                 "schedule: the sum over l at t.moa:10 runs as 8 independent chains: term l goes "
+                                 "into accumulator l mod 8, and the 8 accumulators are combined pairwise at the end "
+                                 "(schedule lanes=8)"});
   auto buffers = lines(onf, "buffer workspace ");
   CHECK(has(buffers, "buffer workspace m : f32⟨⟩  row-major  # softmax's 'm', a reduction", ""));
   CHECK(has(buffers, "buffer workspace o_part : f32⟨P_o", " dv⟩  row-major  # partial results of o, one per chunk"));
@@ -221,8 +230,9 @@ TEST_CASE("a fused group's split pass is typed records too: its partials, splits
   auto run = runText(decode, Stage::Code, Target::OpenMP);
   REQUIRE(run->c.ok());
   const Kernel &k = *run->c.kernel;
-  REQUIRE(k.decisions.size() == 1);
-  const Decision &d = k.decisions[0];
+  REQUIRE(k.decisions.size() == 2); // the score's interleaved dot product (lowered first), the split pass
+  CHECK(k.decisions[0].kind == Decision::InterleavedSum);
+  const Decision &d = k.decisions[1];
   CHECK(d.kind == Decision::FusedSplits);
   const Buffer &maxima = k.buffers[d.buffer];
   CHECK(maxima.origin == Buffer::FusedPartials);
@@ -260,4 +270,47 @@ TEST_CASE("a fused member named like a C keyword gets a partials name C can have
   REQUIRE(run->c.ok());
   const std::string &code = run->c.code->source;
   CHECK(code.find("online_int_part") != std::string::npos);
+}
+
+namespace {
+// The interleaved-sum decisions of a program's kernel for `target` and `schedule`.
+std::vector<Decision> interleaved(const std::string &text, Target target, const Schedule &schedule = {}) {
+  auto run = runText(text, Stage::Onf, target, schedule);
+  REQUIRE(run->c.ok());
+  std::vector<Decision> found;
+  for (const Decision &d : run->c.kernel->decisions)
+    if (d.kind == Decision::InterleavedSum)
+      found.push_back(d);
+  return found;
+}
+} // namespace
+
+TEST_CASE("inline float sums and products run as interleaved accumulators on the CPU targets only",
+          "[pipeline][loopir][lanes]") {
+  // inline: the sum is part of the element's expression (a whole element that is a sum is a split
+  // reduction, whose terms the chunks share out instead)
+  const std::string rows = "dim n, m\nin A : f32[n, m]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n";
+  for (Target t : {Target::C, Target::OpenMP, Target::OpenACC}) {
+    std::vector<Decision> d = interleaved(rows, t);
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].lanes == 8);
+    CHECK(d[0].op == BinOp::Add);
+  }
+  CHECK(interleaved(rows, Target::Cuda).empty()); // a warp's lanes take the terms there
+  Schedule one;
+  one.lanes = 1;
+  CHECK(interleaved(rows, Target::C, one).empty());
+  Schedule four;
+  four.lanes = 4;
+  REQUIRE(interleaved(rows, Target::C, four).size() == 1);
+  CHECK(interleaved(rows, Target::C, four)[0].lanes == 4);
+  // a product
+  std::vector<Decision> product = interleaved("dim n, m\nin A : f32[n, m]\nout r = [i < n] (*/ (<i> psi A)) * 2.0\n", Target::C);
+  REQUIRE(product.size() == 1);
+  CHECK(product[0].op == BinOp::Mul);
+  // a constant extent below two rounds of lanes keeps one chain; from two rounds on it is interleaved
+  CHECK(interleaved("dim n\nin A : f32[n, 15]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n", Target::C).empty());
+  CHECK(interleaved("dim n\nin A : f32[n, 16]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n", Target::C).size() == 1);
+  // max keeps one chain
+  CHECK(interleaved("dim n, m\nin A : f32[n, m]\nout r = [i < n] (max/ (<i> psi A)) * 2.0\n", Target::C).empty());
 }
