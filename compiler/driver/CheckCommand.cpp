@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <llvm/Support/Process.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -206,9 +207,9 @@ int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts)
   diags.configure(diagOpts);
   if ((opts.noRun || opts.compare) && opts.keep.empty())
     return usageError(fmt::format("{} needs --keep DIR: the folder the sets are written to and read from",
-                                  opts.noRun ? "--no-run" : "--compare"));
+                                  opts.noRun ? "--no-run" : "--compare"), diagOpts);
   if (opts.noRun && opts.compare)
-    return usageError("--no-run and --compare are two steps: give one of them");
+    return usageError("--no-run and --compare are two steps: give one of them", diagOpts);
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return 1;
@@ -218,8 +219,8 @@ int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts)
   compile.command = "moac check";
   compile.headerName = kernelName(sources.file(*file).name) + ".h";
   if (auto problem = parseSchedule(opts.schedule, compile.schedule))
-    return usageError("--schedule: " + *problem);
-  StepLog steps(opts.verbose, opts.time);
+    return usageError("--schedule: " + *problem, diagOpts);
+  StepLog steps(opts.verbose, opts.time, llvm::sys::Process::StandardErrIsDisplayed());
   steps.begin("compile", fmt::format("{} --target={}{}", opts.file, targetName(opts.target),
                                      opts.schedule.empty() ? "" : " --schedule=" + opts.schedule));
   Compilation compiled = runPipeline(ctx, *file, diags, compile);
@@ -229,10 +230,10 @@ int runCheckCommand(const CheckOptions &opts, const DiagnosticOptions &diagOpts)
   const TypedProgram &typed = *compiled.typed;
   auto parsed = parseDims(opts.dims);
   if (auto *problem = std::get_if<std::string>(&parsed))
-    return usageError("--dims: " + *problem);
+    return usageError("--dims: " + *problem, diagOpts);
   std::vector<InputRange> ranges;
   if (auto problem = parseInputRanges(opts.inputsRange, typed, ranges))
-    return usageError("--inputs-range: " + *problem);
+    return usageError("--inputs-range: " + *problem, diagOpts);
   auto dims = bindDims(typed, std::get<std::vector<DimArg>>(parsed), diags);
   if (!dims)
     return 1;

@@ -142,7 +142,7 @@ int runRunCommand(const RunOptions &opts, const DiagnosticOptions &diagOpts) {
   diags.configure(diagOpts);
   auto parsed = parseDims(opts.dims);
   if (auto *message = std::get_if<std::string>(&parsed))
-    return usageError("--dims: " + *message);
+    return usageError("--dims: " + *message, diagOpts);
   auto file = readSource(sources, diags, opts.file);
   if (!file)
     return exitUserError;
@@ -166,7 +166,7 @@ int runRunCommand(const RunOptions &opts, const DiagnosticOptions &diagOpts) {
       inputs.push_back(toNDArray(array.a));
     if (!opts.outputsDir.empty()) {
       if (auto clash = outputsClash(*program, opts))
-        return usageError(*clash);
+        return usageError(*clash, diagOpts);
       std::error_code ec;
       std::filesystem::create_directories(opts.outputsDir, ec);
       if (ec) {

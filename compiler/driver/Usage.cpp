@@ -14,6 +14,13 @@ int usageError(const std::string &message) {
   return exitUsage;
 }
 
+int usageError(const std::string &message, const DiagnosticOptions &diagnostics) {
+  if (!diagnostics.consumer)
+    return usageError(message);
+  diagnostics.consumer(DiagRecord{Severity::Error, "", 0, 0, message});
+  return exitUsage;
+}
+
 // A typo is a few edits, case aside (`OpenMP` is `openmp` misspelt): at most a
 // third of the letters (at least 2), and never the whole name (`-o` is no typo
 // of `-x`).

@@ -3,6 +3,8 @@
 // subcommand, option or option value (docs/cli.md).
 #pragma once
 
+#include "Diagnostics.h"
+
 #include "Target.h"
 
 #include <optional>
@@ -22,6 +24,9 @@ constexpr int exitUsage = 2;
 
 // Prints `moac: error: MESSAGE` and returns exitUsage.
 int usageError(const std::string &message);
+// The same, for a command whose diagnostics options are known: with --diagnostics-format=json the error is
+// an element of the array (no file, line or column) instead of the text line.
+int usageError(const std::string &message, const DiagnosticOptions &diagnostics);
 
 // The known name nearest to `given` by edit distance, when it is near enough to
 // be a typo of it.

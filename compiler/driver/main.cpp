@@ -130,12 +130,12 @@ int runCompile(const Options &opts, const DiagnosticOptions &diagOpts) {
   options.kernelName = opts.name;
   options.torch = !opts.torch.empty();
   if (auto problem = parseSchedule(opts.schedule, options.schedule))
-    return usageError("--schedule: " + *problem);
+    return usageError("--schedule: " + *problem, diagOpts);
   if (opts.verifyOutput && opts.target == Target::Cuda)
     return usageError("--verify-output checks C (Clang in process); a .cu kernel is checked by nvcc: moac check "
-                      "--target=cuda builds it");
+                      "--target=cuda builds it", diagOpts);
   if (options.torch && options.schedule.layouts == Schedule::Layouts::Lifted)
-    return usageError("--torch: the operator passes tensors as they are, row-major: not with --schedule layout=lifted");
+    return usageError("--torch: the operator passes tensors as they are, row-major: not with --schedule layout=lifted", diagOpts);
   Compilation result = runPipeline(ctx, *file, diags, options);
   if (!result.ok())
     return exitUserError;
@@ -172,7 +172,7 @@ int runCompile(const Options &opts, const DiagnosticOptions &diagOpts) {
   if (!opts.depfile.empty())
     written.push_back({"--depfile", opts.depfile});
   if (auto clash = outputClash(inputsRead(sources), written))
-    return usageError(*clash);
+    return usageError(*clash, diagOpts);
   for (const auto &[path, text] : outputs)
     if (!writeOutput(diags, path, text))
       return exitUserError;
@@ -200,7 +200,7 @@ int runExplain(const Options &opts, const DiagnosticOptions &diagOpts) {
   options.stopAfter = opts.html ? Stage::Code : Stage::Onf; // the page shows the C too
   options.target = opts.explainTarget;
   if (auto problem = parseSchedule(opts.schedule, options.schedule))
-    return usageError("--schedule: " + *problem);
+    return usageError("--schedule: " + *problem, diagOpts);
   // The page's C is what `moac compile FILE --target=T` prints, byte for byte, run in FILE's folder: the
   // page names no folder.
   options.command = fmt::format("moac compile {} --target={}", opts.input.substr(opts.input.find_last_of('/') + 1),
@@ -216,7 +216,7 @@ int runExplain(const Options &opts, const DiagnosticOptions &diagOpts) {
                                opts.explainTarget})
                 : explain(source, *result.typed, *result.dnf, *result.kernel, opts.explainTarget);
   if (auto clash = outputClash(inputsRead(sources), {{"-o", opts.output}}))
-    return usageError(*clash);
+    return usageError(*clash, diagOpts);
   if (!writeOutput(diags, opts.output, opts.ascii ? asciify(text) : text))
     return exitUserError;
   return 0;
@@ -321,29 +321,28 @@ int run(int argc, char **argv) {
     return std::fflush(stdout) == 0 ? 0 : exitUserError;
   }
   if (app.get_subcommands().empty())
-    return usageError("a subcommand is required: compile, explain, check or run (moac --help lists them)");
+    return usageError("a subcommand is required: compile, explain, check or run (moac --help lists them)", diagnostics);
   if (checkApp->parsed())
     return runCheckCommand(checkOpts, diagnostics);
   if (runApp->parsed())
     return runRunCommand(runOpts, diagnostics);
   if (compile->parsed()) {
     if (opts.verifyOutput && opts.emit != Stage::Code)
-      return usageError("--verify-output checks generated C: it needs --emit=code");
+      return usageError("--verify-output checks generated C: it needs --emit=code", diagnostics);
     if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-"))
-      return usageError("--depfile needs -o FILE, and --header FILE if given: a make target is a file");
+      return usageError("--depfile needs -o FILE, and --header FILE if given: a make target is a file", diagnostics);
     // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
     // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).
     std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
     if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName)
       return usageError(fmt::format("--header: the name '{}' cannot be written in #include \"…\" (a quote, "
-                                    "backslash, control character or trigraph)", commentText(headerName)));
+                                    "backslash, control character or trigraph)", commentText(headerName)), diagnostics);
     if (std::string problem = opts.name.empty() ? "" : kernelNameProblem(opts.name); !problem.empty())
-      return usageError(fmt::format("--name: '{}' cannot name a kernel: {}", commentText(opts.name), problem));
+      return usageError(fmt::format("--name: '{}' cannot name a kernel: {}", commentText(opts.name), problem), diagnostics);
     if (!opts.torch.empty() && (opts.emit != Stage::Code || opts.header.empty() || opts.header == "-" ||
-                                opts.output == "-" || opts.torch == "-" || opts.target == Target::OpenACC ||
-                                opts.target == Target::Cuda))
-      return usageError("--torch writes an operator that includes the kernel's header and runs it on the CPU: it "
-                        "needs --emit=code, -o FILE, --header FILE and --target=c or openmp");
+                                opts.output == "-" || opts.torch == "-" || opts.target == Target::OpenACC))
+      return usageError("--torch writes an operator that includes the kernel's header and runs it on the CPU or "
+                        "a CUDA device: it needs --emit=code, -o FILE, --header FILE and --target=c, openmp or cuda", diagnostics);
     opts.command = fmt::format("moac compile {} --target={}{}{}", recordedPath(opts.input), targetName(opts.target),
                                opts.schedule.empty() ? "" : " --schedule=" + opts.schedule,
                                opts.name.empty() ? "" : " --name=" + opts.name);
@@ -351,9 +350,9 @@ int run(int argc, char **argv) {
   }
   if (explainApp->parsed()) {
     if (opts.html && opts.output == "-")
-      return usageError("--html writes a page: it needs -o FILE");
+      return usageError("--html writes a page: it needs -o FILE", diagnostics);
     if (opts.html && opts.ascii)
-      return usageError("--ascii is for the text form: the page shows the paper's Unicode");
+      return usageError("--ascii is for the text form: the page shows the paper's Unicode", diagnostics);
     return runExplain(opts, diagnostics);
   }
   return exitUsage;

@@ -39,6 +39,8 @@ public:
 
 private:
   std::string helpers() const;
+  std::string deviceCheck() const;
+  std::string deviceChoice() const;
   std::string body() const;
   std::string schema() const;
   std::string returnType() const;
@@ -70,9 +72,8 @@ std::string TorchPrinter::helpers() const {
   return fmt::format(
       "// Device, dtype, rank and contiguity, checked before any size is read.\n"
       "inline void checkTensor(const at::Tensor &t, const char *name, at::ScalarType dtype, int64_t rank, "
-      "const char *declared) {{\n"
-      "  TORCH_CHECK(t.device().is_cpu(), \"moac.{0}: \", name, \" is on \", t.device(), \": this operator runs the "
-      "kernel compiled for target {1} on the CPU (moac has no CUDA tensor path yet)\");\n"
+      "const char *declared, at::Device device) {{\n"
+      "{2}"
       "  TORCH_CHECK(t.scalar_type() == dtype, \"moac.{0}: \", name, \" must be \", dtype, \" (\", declared, \"), not "
       "\", t.scalar_type());\n"
       "  TORCH_CHECK(t.dim() == rank, \"moac.{0}: \", name, \" must have \", rank, \" dimensions (\", declared, \"), "
@@ -85,7 +86,33 @@ std::string TorchPrinter::helpers() const {
       "  TORCH_CHECK(t.sizes() == want, \"moac.{0}: \", name, \" has shape \", t.sizes(), \" where \", declared, \" is \", "
       "want, \" for \", dims);\n"
       "}}\n\n",
-      op, targetName(target));
+      op, targetName(target), deviceCheck());
+}
+
+// The device check comes first: a CPU kernel takes CPU tensors; a CUDA kernel takes tensors on one CUDA
+// device (the first input's, or the current one when there is no input) and runs on its current stream.
+std::string TorchPrinter::deviceCheck() const {
+  if (target == Target::Cuda)
+    return fmt::format("  TORCH_CHECK(t.device() == device, \"moac.{0}: \", name, \" is on \", t.device(), \": this "
+                       "operator runs the kernel compiled for target cuda on one CUDA device, here \", device, \"\");\n",
+                       op);
+  return fmt::format("  TORCH_CHECK(t.device().is_cpu(), \"moac.{0}: \", name, \" is on \", t.device(), \": this "
+                     "operator runs the kernel compiled for target {1} on the CPU (compile it with --target=cuda "
+                     "for CUDA tensors)\");\n",
+                     op, targetName(target));
+}
+
+// The device the kernel runs on: the CPU, or for CUDA the first input's device when it is a CUDA one (the
+// checks then hold every other tensor to it), else the current CUDA device.
+std::string TorchPrinter::deviceChoice() const {
+  if (target != Target::Cuda)
+    return "at::Device(at::kCPU)";
+  std::vector<size_t> ins = k.inputs();
+  std::string current = "at::Device(at::kCUDA, c10::cuda::current_device())";
+  if (ins.empty())
+    return current;
+  const std::string &first = cn.buffer(ins[0]);
+  return fmt::format("{0}.device().is_cuda() ? {0}.device() : {1}", first, current);
 }
 
 std::string TorchPrinter::returnType() const {
@@ -119,9 +146,10 @@ std::string TorchPrinter::body() const {
   for (const TDim *d : argumentDims())
     params.push_back("int64_t " + cn.dim(d->sym));
   std::string out = fmt::format("{} run({}) {{\n", returnType(), fmt::join(params, ", "));
+  out += "  const at::Device device = " + deviceChoice() + ";\n";
   for (size_t b : k.inputs()) {
     const Buffer &buf = k.buffers[b];
-    out += fmt::format("  {}::checkTensor({}, \"{}\", {}, {}, \"{} : {}{}\");\n", ns, cn.buffer(b), cn.buffer(b),
+    out += fmt::format("  {}::checkTensor({}, \"{}\", {}, {}, \"{} : {}{}\", device);\n", ns, cn.buffer(b), cn.buffer(b),
                        scalarType(buf.elem), buf.shape.size(), buf.inout ? "inout" : "in", moaType(buf.elem),
                        commentText(strShapeAscii(buf.shape)));
   }
@@ -144,16 +172,22 @@ std::string TorchPrinter::body() const {
   out += fmt::format("  TORCH_CHECK(workspace_bytes != SIZE_MAX, \"moac.{}: the kernel does not take \", err, \" (a dim "
                      "below its range, an extent past int64, or a failed shape guard: docs/abi.md)\");\n",
                      op);
+  if (target == Target::Cuda)
+    out += "  const c10::cuda::CUDAGuard guard(device); // the outputs, the workspace and the stream are this device's\n";
   for (size_t b : k.outputs())
-    out += fmt::format("  at::Tensor {} = at::empty({}, at::TensorOptions().dtype({}));\n", cn.buffer(b),
+    out += fmt::format("  at::Tensor {} = at::empty({}, at::TensorOptions().dtype({}).device(device));\n", cn.buffer(b),
                        shapeList(k.buffers[b].shape), scalarType(k.buffers[b].elem));
-  // at::empty's CPU memory is 64-byte aligned (c10's alignment), as the ABI asks of the workspace.
-  out += "  at::Tensor workspace = at::empty({int64_t(workspace_bytes)}, at::TensorOptions().dtype(at::kByte));\n";
+  // at::empty's CPU memory is 64-byte aligned (c10's alignment) and CUDA's caching allocator's 512-byte, as
+  // the ABI asks of the workspace.
+  out += "  at::Tensor workspace = at::empty({int64_t(workspace_bytes)}, "
+         "at::TensorOptions().dtype(at::kByte).device(device));\n";
   for (size_t b : k.inputs())
     kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
   for (size_t b : k.outputs())
     kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
   kernelArgs.push_back("workspace_bytes > 0 ? workspace.data_ptr() : nullptr");
+  if (target == Target::Cuda)
+    kernelArgs.push_back("at::cuda::getCurrentCUDAStream(device.index()).stream()");
   out += fmt::format("  const int status = {}({});\n", k.name, fmt::join(kernelArgs, ", "));
   out += fmt::format("  TORCH_CHECK(status == 0, \"moac.{}: the kernel returned status \", status, \" for \", err);\n",
                      op);
@@ -173,8 +207,10 @@ std::string TorchPrinter::print(const EmitInputs &in) {
       "/* torch.ops.moac.{}: the PyTorch operator around {}, the kernel compiled by moac from {} for target {}.\n"
       " * Generated by `{}`; do not edit. docs/pytorch.md. */\n"
       "#include <ATen/ATen.h>\n#include <torch/library.h>\n\n#include <cstdint>\n#include <string>\n#include "
-      "<tuple>\n\n#include \"moart/kernel.h\"\n#include \"{}\"\n\nnamespace {} {{\n\n",
-      op, k.name, fileStem, targetName(target), commentText(in.command), in.headerName, ns);
+      "<tuple>\n\n{}#include \"moart/kernel.h\"\n#include \"{}\"\n\nnamespace {} {{\n\n",
+      op, k.name, fileStem, targetName(target), commentText(in.command),
+      target == Target::Cuda ? "#include <ATen/cuda/CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n\n" : "",
+      in.headerName, ns);
   out += helpers() + body();
   out += fmt::format("\n}} // namespace {}\n\nTORCH_LIBRARY_FRAGMENT(moac, m) {{ m.def(\"{}\", &{}::run); }}\n", ns,
                      schema(), ns);

@@ -5,7 +5,7 @@
     o = ops.decode(q, K, V)                                # = softmax(q @ K.T / sqrt(dk)) @ V
 
 load() runs, for each program, `moac compile P --target=T -o P.c --header P.h --torch P_torch.cpp` in the
-build folder, compiles each kernel with the C compiler (cc, or $CC), and builds one extension with
+build folder (P.cu for cuda), compiles each kernel with the C compiler (cc, or $CC; nvcc for cuda), and builds one extension with
 torch.utils.cpp_extension.load from a single C++ file that includes every operator's source (the torch
 headers are parsed once, however many programs). A second load() of the same programs rebuilds nothing
 unless a program, a kernel or moac's output changed.
@@ -56,23 +56,37 @@ def _run(cmd):
         raise RuntimeError(f"moac.torch: {' '.join(cmd)} failed (exit {done.returncode}):\n{done.stdout}")
 
 
-def _compile_program(moac, include, source, target, name, folder, cc):
+def _kernel_compiler(target, include, cc):
+    """The command that compiles one generated kernel file to a position-independent object."""
+    if target != "cuda":
+        openmp = ["-fopenmp"] if target == "openmp" else []
+        return [cc, "-std=c99", "-O2", "-fPIC", *openmp, "-I", include]
+    nvcc = os.environ.get("MOAC_NVCC") or os.path.join(torch.utils.cpp_extension.CUDA_HOME or "/usr/local/cuda",
+                                                       "bin", "nvcc")
+    major, minor = torch.cuda.get_device_capability()  # the current device's architecture
+    arch = f"{major}{minor}"
+    return [nvcc, "-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-gencode", f"arch=compute_{arch},code=sm_{arch}",
+            "-I", include]
+
+
+def _compile_program(moac, include, source, target, name, folder, compiler):
     """Runs moac on one program and compiles its kernel; returns (operator source, kernel object)."""
     stem = name or os.path.splitext(os.path.basename(source))[0]
-    c, h, cpp, obj = (os.path.join(folder, stem + ext) for ext in (".c", ".h", "_torch.cpp", ".o"))
+    kernel = ".cu" if target == "cuda" else ".c"
+    c, h, cpp, obj = (os.path.join(folder, stem + ext) for ext in (kernel, ".h", "_torch.cpp", ".o"))
     cmd = [moac, "compile", source, f"--target={target}", "-o", c, "--header", h, "--torch", cpp]
     _run(cmd + ([f"--name={name}"] if name else []))
     # moac leaves an unchanged output untouched, so an up-to-date object stays
     if not os.path.exists(obj) or os.path.getmtime(obj) < os.path.getmtime(c):
-        openmp = ["-fopenmp"] if target == "openmp" else []
-        _run([cc, "-std=c99", "-O2", "-fPIC", *openmp, "-I", include, "-c", c, "-o", obj])
+        _run([*compiler, "-c", c, "-o", obj])
     return cpp, obj
 
 
 def load(sources, target="openmp", names=None, moac=None, include_dir=None, build_directory=None,
          extension_name=None, verbose=False):
     """Builds the programs `sources` (a path or a list of paths) as operators of torch.ops.moac and
-    returns torch.ops.moac. target: "openmp" or "c". names: the kernels' names (`moac compile --name`),
+    returns torch.ops.moac. target: "openmp" or "c" (CPU tensors), or "cuda" (CUDA tensors: the kernel is
+    compiled with nvcc for the current device's architecture and runs on the current stream). names: the kernels' names (`moac compile --name`),
     one per source, or None for each file's stem; the operator is the name without a leading `moa_`.
     moac, include_dir: the compiler and the folder with moart/kernel.h (found when moac is installed).
     build_directory: where the generated files and the extension go (default ~/.cache/moac/torch/NAME)."""
@@ -93,8 +107,10 @@ def load(sources, target="openmp", names=None, moac=None, include_dir=None, buil
     folder = os.path.abspath(build_directory or
                              os.path.join(os.path.expanduser("~"), ".cache", "moac", "torch", extension_name))
     os.makedirs(folder, exist_ok=True)
-    cc = os.environ.get("CC", "cc")
-    built = [_compile_program(moac, include, s, target, n, folder, cc) for s, n in zip(sources, names)]
+    if target not in ("openmp", "c", "cuda"):
+        raise ValueError(f"moac.torch.load: target must be openmp, c or cuda, not {target!r}")
+    compiler = _kernel_compiler(target, include, os.environ.get("CC", "cc"))
+    built = [_compile_program(moac, include, s, target, n, folder, compiler) for s, n in zip(sources, names)]
     # One translation unit for every operator. It names the kernels' objects by content, so that
     # cpp_extension, which versions an extension by its sources, relinks when only a kernel changed.
     digest = hashlib.sha256()
@@ -112,5 +128,5 @@ def load(sources, target="openmp", names=None, moac=None, include_dir=None, buil
     torch.utils.cpp_extension.load(
         name=extension_name, sources=[unity_path], extra_include_paths=[folder, include],
         extra_cflags=["-O2"], extra_ldflags=[obj for _, obj in built] + openmp,
-        build_directory=folder, is_python_module=False, verbose=verbose)
+        build_directory=folder, is_python_module=False, with_cuda=target == "cuda", verbose=verbose)
     return torch.ops.moac

@@ -57,7 +57,7 @@ name)
   done
   ;;
 torch)
-  expect 2 'needs --emit=code, -o FILE, --header FILE and --target=c or openmp' compile k.moa -o k.c --torch k.cpp
+  expect 2 'needs --emit=code, -o FILE, --header FILE and --target=c, openmp or cuda' compile k.moa -o k.c --torch k.cpp
   expect 2 'needs --emit=code' compile k.moa -o k.c --header k.h --torch k.cpp --target=openacc
   expect 2 'needs --emit=code' compile k.moa --emit=onf -o k.c --header k.h --torch k.cpp
   expect 2 'not with --schedule layout=lifted' compile k.moa -o k.c --header k.h --torch k.cpp --schedule=layout=lifted

@@ -57,9 +57,9 @@ style)
   usage "a subcommand is required: compile, explain, check or run (moac --help lists them)" --color=never
   usage "'moac compile' needs the program: a .moa file, or - for standard input" compile
   usage "unexpected argument 'x.moa' for 'moac compile'" compile k.moa x.moa
-  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, splits)" compile k.moa --schedule bogus=1
-  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, splits)" explain k.moa --schedule bogus=1
-  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, splits)" check k.moa --dims n=2 --schedule bogus=1
+  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, splits, lanes)" compile k.moa --schedule bogus=1
+  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, splits, lanes)" explain k.moa --schedule bogus=1
+  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, splits, lanes)" check k.moa --dims n=2 --schedule bogus=1
   usage "--dims: 'n' is not NAME=VALUE (expected e.g. n=8,dk=4)" run k.moa --dims n
   usage "--dims: 'n' is not NAME=VALUE (expected e.g. n=8,dk=4)" check k.moa --dims n
   usage "could not convert: --seed = abc" run k.moa --dims n=2 --seed abc
@@ -95,6 +95,21 @@ assert d["message"].startswith("cannot read '"'"'missing.moa'"'"'"), d' || fail 
   "$moac" compile k.moa --diagnostics-format=json >/dev/null 2>err.json || fail "a clean program failed"
   [ "$(cat err.json)" = "[]" ] || fail "a clean program's diagnostics are not []: $(cat err.json)"
   echo "ok   unlocated diagnostics and a clean program"
+  # a usage error found once the command line is parsed is an element too, with exit status 2
+  for sub in "compile k.moa --schedule bogus=1" "explain k.moa --schedule bogus=1" \
+    "check k.moa --dims n=2 --schedule bogus=1" "compile k.moa -o k.moa"; do
+    # shellcheck disable=SC2086
+    "$moac" $sub --diagnostics-format=json >/dev/null 2>err.json
+    rc=$?
+    [ $rc -eq 2 ] || fail "moac $sub: exit $rc, expected 2"
+    /usr/bin/python3 -c '
+import json
+[d] = json.load(open("err.json"))
+assert (d["file"], d["line"], d["column"], d["severity"], d["notes"]) == (None, None, None, "error", []), d
+assert d["message"].startswith("--schedule: unknown schedule key") or "k.moa" in d["message"], d' ||
+      fail "moac $sub: the usage error is not one JSON element: $(cat err.json)"
+  done
+  echo "ok   usage errors in the JSON array"
   ;;
 verbose)
   "$moac" check k.moa --dims n=5 -v --inputs-range=-1,1 >out.txt 2>err.txt || fail "check -v failed: $(cat err.txt)"
@@ -108,6 +123,22 @@ verbose)
   [ "$kinds" = "compile build run reference compare total " ] || fail "--time: '$kinds' in $(cat err.txt)"
   "$moac" check k.moa --dims n=5 >out.txt 2>err.txt || fail "check failed"
   [ ! -s err.txt ] || fail "check without -v wrote to stderr: $(cat err.txt)"
+  # on a terminal (script(1) gives one), each step is a progress line, erased when it ends
+  if command -v script >/dev/null; then
+    script -qec "'$moac' check k.moa --dims n=5 >/dev/null" progress.txt </dev/null >/dev/null ||
+      fail "check on a terminal failed"
+    /usr/bin/python3 -c '
+text = open("progress.txt", "rb").read().decode()
+if text.startswith("Script started"):  # the typescript header and trailer of script(1)
+    text = text.split("\n", 1)[1]
+    text = text.rsplit("\nScript done", 1)[0].rstrip("\r\n") if "Script done" in text else text
+erase = "\r\033[K"
+shown = [part for part in text.split(erase) if part]
+kinds = [line.split(":")[1].strip() for line in shown]
+assert kinds[:2] == ["compile", "build"] and "run" in kinds and kinds[-1] == "compare", kinds
+assert text.endswith(erase), "the last progress line is not erased"
+assert "\n" not in text, "a progress line ended a line"' || fail "progress lines: $(cat -v progress.txt)"
+  fi
   echo "ok   -v and --time"
   ;;
 *) fail "unknown case $case" ;;

@@ -19,6 +19,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DEVICE = "cpu"  # --target=cuda: "cuda"; the inputs are made on the CPU (one generator) and moved there
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOL = 1e-5  # inputs and outputs are O(1); the kernels' f32 error here is below 1e-6
 failures = []
@@ -30,13 +31,19 @@ def check(what, ok, detail=""):
         failures.append(what)
 
 
+def on(*tensors):
+    """The tensors on the operator's device."""
+    moved = tuple(t.to(DEVICE) for t in tensors)
+    return moved if len(moved) > 1 else moved[0]
+
+
 def attention(torch, q, K, V):
-    q, K, V = q.double(), K.double(), V.double()
+    q, K, V = q.cpu().double(), K.cpu().double(), V.cpu().double()
     return torch.softmax(q @ K.transpose(-1, -2) / math.sqrt(q.shape[-1]), dim=-1) @ V
 
 
 def close(what, got, want):
-    err = (got.double() - want).abs().max().item()
+    err = (got.cpu().double() - want).abs().max().item()
     check(what, err <= TOL, f"max error {err:.2e}, tolerance {TOL:g}")
 
 
@@ -53,36 +60,41 @@ def rejects(what, call, message):
 def test_decode(torch, ops):
     g = torch.Generator().manual_seed(1)
     n, dk, dv = 300, 16, 8
-    q, K, V = (torch.randn(*s, generator=g) for s in ((dk,), (n, dk), (n, dv)))
+    q, K, V = on(*(torch.randn(*s, generator=g) for s in ((dk,), (n, dk), (n, dv))))
     close("decode n=300 dk=16 dv=8", ops.decode(q, K, V), attention(torch, q, K, V))
     rejects("decode: q float64", lambda: ops.decode(q.double(), K, V), "moac.decode: q must be Float (in : f32<dk>), not Double")
     rejects("decode: K of rank 3", lambda: ops.decode(q, K[None], V),
             "moac.decode: K must have 2 dimensions (in : f32<n dk>), not 3")
-    rejects("decode: V with 301 rows", lambda: ops.decode(q, K, torch.randn(n + 1, dv)),
+    rejects("decode: V with 301 rows", lambda: ops.decode(q, K, on(torch.randn(n + 1, dv))),
             "moac.decode: V has shape [301, 8] where <n dv> is [300, 8] for n = 300, dk = 16, dv = 8")
     rejects("decode: K transposed (a view)", lambda: ops.decode(q, K.T.contiguous().T, V),
             "moac.decode: K must be contiguous (row-major)")
-    rejects("decode: q on the meta device", lambda: ops.decode(q.to("meta"), K, V),
-            "moac.decode: q is on meta: this operator runs the kernel compiled for target openmp on the CPU")
+    if DEVICE == "cpu":
+        rejects("decode: q on the meta device", lambda: ops.decode(q.to("meta"), K, V),
+                "moac.decode: q is on meta: this operator runs the kernel compiled for target openmp on the CPU")
+    else:
+        rejects("decode: K on the CPU", lambda: ops.decode(q, K.cpu(), V),
+                "moac.decode: K is on cpu: this operator runs the kernel compiled for target cuda on one CUDA "
+                "device, here cuda:0")
 
 
 def test_gqa(torch, ops):
     g = torch.Generator().manual_seed(2)
     B, hq, hkv, n, dk, dv = 2, 8, 2, 37, 16, 12
-    Q = torch.randn(B, hq, dk, generator=g)
-    K, V = torch.randn(B, hkv, n, dk, generator=g), torch.randn(B, hkv, n, dv, generator=g)
+    Q = on(torch.randn(B, hq, dk, generator=g))
+    K, V = on(torch.randn(B, hkv, n, dk, generator=g), torch.randn(B, hkv, n, dv, generator=g))
     Kq, Vq = K.repeat_interleave(hq // hkv, dim=1), V.repeat_interleave(hq // hkv, dim=1)
     want = attention(torch, Q[:, :, None, :], Kq, Vq)[:, :, 0, :]
     close("gqa B=2 hq=8 hkv=2 n=37", ops.gqa(Q, K, V), want)
-    rejects("gqa: K of another batch size", lambda: ops.gqa(Q, torch.randn(B + 1, hkv, n, dk), V),
+    rejects("gqa: K of another batch size", lambda: ops.gqa(Q, on(torch.randn(B + 1, hkv, n, dk)), V),
             "moac.gqa: K has shape [3, 2, 37, 16] where <B hkv n dk> is [2, 2, 37, 16] for B = 2, hq = 8")
 
 
 def test_kvcache(torch, ops):
     g = torch.Generator().manual_seed(3)
     t, cap, dk, dv = 5, 9, 16, 8
-    K, V = torch.randn(cap, dk, generator=g), torch.randn(cap, dv, generator=g)
-    q, k, v = torch.randn(dk, generator=g), torch.randn(dk, generator=g), torch.randn(dv, generator=g)
+    K, V = on(torch.randn(cap, dk, generator=g), torch.randn(cap, dv, generator=g))
+    q, k, v = on(torch.randn(dk, generator=g), torch.randn(dk, generator=g), torch.randn(dv, generator=g))
     K0, V0 = K.clone(), V.clone()
     o = ops.kvcache(q, k, v, K, V, t)
     check("kvcache writes row t of K and V", torch.equal(K[t], k) and torch.equal(V[t], v))
@@ -92,14 +104,14 @@ def test_kvcache(torch, ops):
     rejects("kvcache: t = cap (a full cache)", lambda: ops.kvcache(q, k, v, K, V, cap),
             "moac.kvcache: the kernel does not take t = 9, cap = 9, dk = 16, dv = 8")
     # five decode steps from an empty cache, each against causal attention over the rows so far
-    K, V = torch.zeros(cap, dk), torch.zeros(cap, dv)
-    keys, values = torch.randn(5, dk, generator=g), torch.randn(5, dv, generator=g)
+    K, V = on(torch.zeros(cap, dk), torch.zeros(cap, dv))
+    keys, values = on(torch.randn(5, dk, generator=g), torch.randn(5, dv, generator=g))
     worst = 0.0
     for step in range(5):
-        q = torch.randn(dk, generator=g)
+        q = on(torch.randn(dk, generator=g))
         o = ops.kvcache(q, keys[step], values[step], K, V, step)
         want = attention(torch, q, keys[:step + 1], values[:step + 1])
-        worst = max(worst, (o.double() - want).abs().max().item())
+        worst = max(worst, (o.cpu().double() - want).abs().max().item())
     check("kvcache steps t=0..4 from an empty cache", worst <= TOL, f"max error {worst:.2e}")
 
 
@@ -108,7 +120,11 @@ def main():
     ap.add_argument("--moac", required=True)
     ap.add_argument("--include", default=os.path.join(ROOT, "runtime", "include"), help="the folder of moart/")
     ap.add_argument("--build-dir", required=True, help="where the extension is built (kept between runs)")
+    ap.add_argument("--target", default="openmp", choices=["openmp", "c", "cuda"],
+                    help="the kernels' target; cuda runs the operators on CUDA tensors (the GPU machine)")
     args = ap.parse_args()
+    global DEVICE
+    DEVICE = "cuda" if args.target == "cuda" else "cpu"
     try:
         import torch
     except ImportError as e:
@@ -119,7 +135,10 @@ def main():
 
     # every example, so that each one's operator is compiled and registered (the headers cost the most)
     examples = sorted(glob.glob(os.path.join(ROOT, "dsl-examples", "*.moa")))
-    ops = moac.torch.load(examples, target="openmp", moac=args.moac, include_dir=args.include,
+    if DEVICE == "cuda" and not torch.cuda.is_available():
+        print("skipped: torch sees no CUDA device")
+        return 77
+    ops = moac.torch.load(examples, target=args.target, moac=args.moac, include_dir=args.include,
                           build_directory=args.build_dir)
     for path in examples:
         op = os.path.splitext(os.path.basename(path))[0].replace("-", "_")
