@@ -18,8 +18,24 @@ namespace moac {
 
 namespace {
 
-const char *scalarType(ElemType t) { return t == ElemType::F32 ? "at::kFloat" : t == ElemType::F64 ? "at::kDouble" : "at::kLong"; }
-const char *moaType(ElemType t) { return t == ElemType::F32 ? "f32" : t == ElemType::F64 ? "f64" : "int"; }
+const char *scalarType(ElemType t) {
+  switch (t) {
+  case ElemType::F32: return "at::kFloat";
+  case ElemType::F64: return "at::kDouble";
+  case ElemType::BF16: return "at::kBFloat16";
+  case ElemType::F16: return "at::kHalf";
+  case ElemType::Int: break;
+  }
+  return "at::kLong";
+}
+
+// The kernel's pointer to a tensor's elements: a bf16 or f16 tensor's are passed as their uint16_t bit
+// patterns (docs/abi.md), which data_ptr<T>() cannot name.
+std::string dataPointer(const std::string &tensor, ElemType t) {
+  if (isHalf(t))
+    return fmt::format("static_cast<uint16_t *>({}.data_ptr())", tensor);
+  return fmt::format("{}.data_ptr<{}>()", tensor, cType(t));
+}
 
 // Where a run-time dim is read from: the first input axis whose extent is exactly that dim.
 struct Axis {
@@ -122,7 +138,7 @@ std::string TorchPrinter::body() const {
   for (size_t b : k.inputs()) {
     const Buffer &buf = k.buffers[b];
     out += fmt::format("  {}::checkTensor({}, \"{}\", {}, {}, \"{} : {}{}\");\n", ns, cn.buffer(b), cn.buffer(b),
-                       scalarType(buf.elem), buf.shape.size(), buf.inout ? "inout" : "in", moaType(buf.elem),
+                       scalarType(buf.elem), buf.shape.size(), buf.inout ? "inout" : "in", spell(buf.elem),
                        commentText(strShapeAscii(buf.shape)));
   }
   for (const TDim &d : k.dims) {
@@ -150,9 +166,9 @@ std::string TorchPrinter::body() const {
   // at::empty's CPU memory is 64-byte aligned (c10's alignment), as the ABI asks of the workspace.
   out += "  at::Tensor workspace = at::empty({int64_t(workspace_bytes)}, at::TensorOptions().dtype(at::kByte));\n";
   for (size_t b : k.inputs())
-    kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
+    kernelArgs.push_back(dataPointer(cn.buffer(b), k.buffers[b].elem));
   for (size_t b : k.outputs())
-    kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
+    kernelArgs.push_back(dataPointer(cn.buffer(b), k.buffers[b].elem));
   kernelArgs.push_back("workspace_bytes > 0 ? workspace.data_ptr() : nullptr");
   out += fmt::format("  const int status = {}({});\n", k.name, fmt::join(kernelArgs, ", "));
   out += fmt::format("  TORCH_CHECK(status == 0, \"moac.{}: the kernel returned status \", status, \" for \", err);\n",
