@@ -1,5 +1,6 @@
 #include "DnfEval.h"
 
+#include "ArrayOps.h"
 #include "Fuse.h"
 
 #include <algorithm>
@@ -149,6 +150,8 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
       for (size_t k = 0; k < idx.size(); ++k)
         env[a.index[k].id()] = idx[k];
       out.data[flat] = eval(*a.body);
+      if (isHalf(a.elem)) // a bf16 or f16 array's store rounds (docs/language.md §1)
+        out.data[flat] = roundTo(a.elem, out.data[flat]);
       for (size_t k = idx.size(); k-- > 0;) {
         if (++idx[k] < out.shape[k])
           break;

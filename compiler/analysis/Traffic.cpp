@@ -4,7 +4,7 @@
 
 namespace moac {
 
-int64_t elementBytes(ElemType t) { return t == ElemType::F32 ? 4 : 8; }
+int64_t elementBytes(ElemType t) { return elemBytes(t); }
 
 static SymExpr total(const std::vector<TrafficTerm> &terms, int64_t times = 1) {
   SymExpr sum;

@@ -47,6 +47,12 @@ void mapInto(moart_array &a, const InputRange &range) {
     } else if (a.dtype == MOART_F64) {
       double &x = static_cast<double *>(a.data)[i];
       x = mid + half * x;
+    } else if (a.dtype == MOART_BF16) {
+      uint16_t &x = static_cast<uint16_t *>(a.data)[i];
+      x = moart_f32_to_bf16(float(mid + half * double(moart_bf16_to_f32(x))));
+    } else if (a.dtype == MOART_F16) {
+      uint16_t &x = static_cast<uint16_t *>(a.data)[i];
+      x = moart_f32_to_f16(float(mid + half * double(moart_f16_to_f32(x))));
     }
   }
 }
@@ -74,13 +80,18 @@ std::optional<std::vector<NDArray>> makeSet(const CheckRun &run, const InputRang
 std::optional<std::string> parseInputRanges(const std::vector<std::string> &specs, const TypedProgram &program,
                                             std::vector<InputRange> &out) {
   out.clear();
+  bool f16 = false;
+  for (const TInput &in : program.inputs)
+    f16 |= in.elem == ElemType::F16;
   if (specs.empty()) {
-    out = {InputRange{-1, 1}, InputRange{-std::ldexp(1.0, 40), std::ldexp(1.0, 40)}};
+    // wide values, within f16's range (largest finite 65504) when an input is f16
+    double wide = f16 ? 256 : std::ldexp(1.0, 40);
+    out = {InputRange{-1, 1}, InputRange{-wide, wide}};
     return std::nullopt;
   }
   bool f32 = false;
   for (const TInput &in : program.inputs)
-    f32 |= in.elem == ElemType::F32;
+    f32 |= in.elem == ElemType::F32 || in.elem == ElemType::BF16; // bf16 has f32's range
   for (const std::string &spec : specs) {
     size_t comma = spec.find(',');
     std::optional<double> lo, hi;
@@ -95,6 +106,8 @@ std::optional<std::string> parseInputRanges(const std::vector<std::string> &spec
     double limit = std::numeric_limits<float>::max();
     if (f32 && (std::fabs(*lo) > limit || std::fabs(*hi) > limit))
       return fmt::format("'{}' leaves f32's range (|A|, |B| at most {:g})", spec, limit);
+    if (f16 && (std::fabs(*lo) > 65504 || std::fabs(*hi) > 65504))
+      return fmt::format("'{}' leaves f16's range (|A|, |B| at most 65504)", spec);
     out.push_back(InputRange{*lo, *hi});
   }
   return std::nullopt;

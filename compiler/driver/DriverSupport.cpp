@@ -61,17 +61,32 @@ std::string depfileText(const std::vector<std::string> &targets, const SourceMan
 
 
 moart_dtype dtypeOf(ElemType elem) {
-  return elem == ElemType::F32 ? MOART_F32 : elem == ElemType::F64 ? MOART_F64 : MOART_I64;
+  switch (elem) {
+  case ElemType::F32: return MOART_F32;
+  case ElemType::F64: return MOART_F64;
+  case ElemType::BF16: return MOART_BF16;
+  case ElemType::F16: return MOART_F16;
+  case ElemType::Int: break;
+  }
+  return MOART_I64;
 }
 
 NDArray toNDArray(const moart_array &a) {
   NDArray r{std::vector<int64_t>(a.shape, a.shape + a.rank), std::vector<double>(size_t(a.count))};
-  r.elem = a.dtype == MOART_F32 ? ElemType::F32 : a.dtype == MOART_F64 ? ElemType::F64 : ElemType::Int;
+  r.elem = a.dtype == MOART_F32    ? ElemType::F32
+           : a.dtype == MOART_F64  ? ElemType::F64
+           : a.dtype == MOART_BF16 ? ElemType::BF16
+           : a.dtype == MOART_F16  ? ElemType::F16
+                                   : ElemType::Int;
   if (r.elem == ElemType::Int)
     r.ints.assign(static_cast<const int64_t *>(a.data), static_cast<const int64_t *>(a.data) + a.count);
   for (int64_t i = 0; i < a.count; ++i) {
     if (a.dtype == MOART_F32)
       r.data[size_t(i)] = static_cast<const float *>(a.data)[i];
+    else if (a.dtype == MOART_BF16)
+      r.data[size_t(i)] = moart_bf16_to_f32(static_cast<const uint16_t *>(a.data)[i]);
+    else if (a.dtype == MOART_F16)
+      r.data[size_t(i)] = moart_f16_to_f32(static_cast<const uint16_t *>(a.data)[i]);
     else if (a.dtype == MOART_F64)
       r.data[size_t(i)] = static_cast<const double *>(a.data)[i];
     else

@@ -199,7 +199,7 @@ int runRunCommand(const RunOptions &opts, const DiagnosticOptions &diagOpts) {
     size_t k = 0;
     for (const auto &binding : program->bindings)
       if (binding->isOutput &&
-          !show(outputs.at(k++), binding->value->type.elem, binding->name, binding->name, "output", *binding))
+          !show(outputs.at(k++), binding->stored(), binding->name, binding->name, "output", *binding))
         return exitUserError;
     for (const auto &binding : program->bindings) {
       if (!binding->updates)

@@ -20,8 +20,17 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kLambda = 1.0;
 
 double unitRoundoff(ElemType t) {
-  return t == ElemType::F32 ? std::ldexp(1.0, -24) : t == ElemType::F64 ? std::ldexp(1.0, -53) : 0.0;
+  switch (t) {
+  case ElemType::F32: return std::ldexp(1.0, -24);
+  case ElemType::F64: return std::ldexp(1.0, -53);
+  case ElemType::BF16: return std::ldexp(1.0, -8);
+  case ElemType::F16: return std::ldexp(1.0, -11);
+  case ElemType::Int: break;
+  }
+  return 0.0;
 }
+// The smallest subnormal of a half-precision type: what a store rounding into it loses absolutely.
+double halfTiny(ElemType t) { return t == ElemType::BF16 ? std::ldexp(1.0, -133) : std::ldexp(1.0, -24); }
 // The smallest subnormal: an underflowing operation loses at most this much absolutely.
 double tinyOf(double u) { return u == 0 ? 0 : u > 1e-10 ? std::ldexp(1.0, -149) : std::ldexp(1.0, -1074); }
 // The largest finite value of the type; beyond it the kernel's intermediate is ±inf.
@@ -303,7 +312,7 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
     const DnfArray &a = p.arrays[k];
     for (const auto &s : a.shape)
       shapes[k].push_back(integer(s));
-    units[k] = unitRoundoff(a.elem);
+    units[k] = unitRoundoff(computeType(a.elem)); // a half-precision array's arithmetic is f32
     if (a.storage == Storage::Input)
       inputData[k] = &inputs.at(nextInput++);
   }
@@ -338,6 +347,12 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
       for (size_t k = 0; k < idx.size(); ++k)
         env[a.index[k].id()] = idx[k];
       out[flat] = eval(*a.body);
+      if (isHalf(a.elem)) { // the store's rounding to nearest-even: at most u·|v|, or the least subnormal
+        Val &x = out[flat];
+        x.e += unitRoundoff(a.elem) * std::fabs(x.v) + halfTiny(a.elem);
+        if (a.elem == ElemType::F16 && std::fabs(x.v) + x.e >= 65520) // it may round to ±inf
+          x.e = kInf;
+      }
       for (size_t k = idx.size(); k-- > 0;) {
         if (++idx[k] < shapes[id][k])
           break;
@@ -351,6 +366,8 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
   auto collect = [&](size_t id) {
     OutputBounds b;
     b.unit = units[id];
+    if (isHalf(p.arrays[id].elem))
+      b.storeUnit = unitRoundoff(p.arrays[id].elem);
     for (const Val &x : stored[id]) {
       b.error.push_back(x.e);
       b.magnitude.push_back(x.m);
@@ -368,7 +385,9 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
 
 } // namespace
 
-double OutputBounds::normwise() const { return 2 * kLambda * unit * (std::sqrt(terms) + steps + 1); }
+double OutputBounds::normwise() const {
+  return 2 * kLambda * unit * (std::sqrt(terms) + steps + 1) + 2 * storeUnit;
+}
 
 
 std::vector<OutputBounds> errorBounds(const DnfProgram &program, const DimValues &dims,

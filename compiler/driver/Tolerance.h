@@ -18,8 +18,9 @@ struct OutputBounds {
   double unit = 0;           // unit roundoff u of the output and the data that fed it (0: integers, exact)
   double terms = 0;          // R: the most reduction terms on one chain of sums feeding an element
   double steps = 0;          // L: the most other rounded operations on such a chain
-  // 2·λ·u·(√R + L + 1): the normwise bound on ‖kernel − reference‖₂ / ‖reference‖₂ of a well-conditioned
-  // output; compareWithBounds multiplies it by κ = max(1, ‖magnitude‖₂ / ‖reference‖₂).
+  double storeUnit = 0;      // a bf16 or f16 output's unit roundoff: its one rounding on store (else 0)
+  // 2·λ·u·(√R + L + 1) + 2·u_store: the normwise bound on ‖kernel − reference‖₂ / ‖reference‖₂ of a
+  // well-conditioned output; compareWithBounds multiplies it by κ = max(1, ‖magnitude‖₂ / ‖reference‖₂).
   double normwise() const;
 };
 

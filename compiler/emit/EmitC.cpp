@@ -31,7 +31,21 @@ constexpr const char *restrictMacro = "/* C99's restrict, or what C++ compilers 
 
 } // namespace
 
-const char *cType(ElemType t) { return t == ElemType::F32 ? "float" : t == ElemType::F64 ? "double" : "int64_t"; }
+// bf16 and f16 are stored as their bit patterns (docs/abi.md), converted by moart/kernel.h's helpers.
+const char *cType(ElemType t) {
+  switch (t) {
+  case ElemType::F32: return "float";
+  case ElemType::F64: return "double";
+  case ElemType::BF16:
+  case ElemType::F16: return "uint16_t";
+  case ElemType::Int: break;
+  }
+  return "int64_t";
+}
+
+// The helpers that widen a stored half-precision element to f32 and round an f32 value to one.
+static const char *widen(ElemType t) { return t == ElemType::BF16 ? "moart_bf16_to_f32" : "moart_f16_to_f32"; }
+static const char *narrow(ElemType t) { return t == ElemType::BF16 ? "moart_f32_to_bf16" : "moart_f32_to_f16"; }
 
 std::string CPrinter::integer(const SymExpr &e) {
   if (e.terms().empty())
@@ -107,7 +121,11 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   switch (e->kind) {
   case LExprKind::Float: return floatLiteral(e->floatValue, t);
   case LExprKind::Int: return integer(e->intValue);
-  case LExprKind::Load: return fmt::format("{}[{}]", cn.buffer(e->buffer), integer(e->offset));
+  case LExprKind::Load: {
+    std::string load = fmt::format("{}[{}]", cn.buffer(e->buffer), integer(e->offset));
+    ElemType stored = k.buffers[e->buffer].elem;
+    return isHalf(stored) ? fmt::format("{}({})", widen(stored), load) : load;
+  }
   case LExprKind::Var: return name(e->var);
   case LExprKind::Unary: {
     std::string a = asType(e->args[0], t);
@@ -180,8 +198,12 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
     break;
   }
   case LStmt::Store: {
-    line(fmt::format("{}[{}] = {};{}", cn.buffer(s.buffer), integer(s.offset), asType(s.value, k.buffers[s.buffer].elem),
-                     where(s.loc)));
+    // a half-precision store rounds the f32 value once, to nearest-even
+    ElemType stored = k.buffers[s.buffer].elem;
+    std::string value = asType(s.value, computeType(stored));
+    if (isHalf(stored))
+      value = fmt::format("{}({})", narrow(stored), value);
+    line(fmt::format("{}[{}] = {};{}", cn.buffer(s.buffer), integer(s.offset), value, where(s.loc)));
     break;
   }
   case LStmt::If:

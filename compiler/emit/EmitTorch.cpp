@@ -18,8 +18,24 @@ namespace moac {
 
 namespace {
 
-const char *scalarType(ElemType t) { return t == ElemType::F32 ? "at::kFloat" : t == ElemType::F64 ? "at::kDouble" : "at::kLong"; }
-const char *moaType(ElemType t) { return t == ElemType::F32 ? "f32" : t == ElemType::F64 ? "f64" : "int"; }
+const char *scalarType(ElemType t) {
+  switch (t) {
+  case ElemType::F32: return "at::kFloat";
+  case ElemType::F64: return "at::kDouble";
+  case ElemType::BF16: return "at::kBFloat16";
+  case ElemType::F16: return "at::kHalf";
+  case ElemType::Int: break;
+  }
+  return "at::kLong";
+}
+
+// The kernel's pointer to a tensor's elements: a bf16 or f16 tensor's are passed as their uint16_t bit
+// patterns (docs/abi.md), which data_ptr<T>() cannot name.
+std::string dataPointer(const std::string &tensor, ElemType t) {
+  if (isHalf(t))
+    return fmt::format("static_cast<uint16_t *>({}.data_ptr())", tensor);
+  return fmt::format("{}.data_ptr<{}>()", tensor, cType(t));
+}
 
 // Where a run-time dim is read from: the first input axis whose extent is exactly that dim.
 struct Axis {
@@ -67,39 +83,49 @@ std::vector<const TDim *> TorchPrinter::argumentDims() const {
   return dims;
 }
 
-// The checks, one function each, with the messages docs/pytorch.md shows.
+// The checks, one function each, with the messages docs/pytorch.md shows. Each message is built as one
+// std::string (std::to_string, Device::str, c10::toString) and handed to TORCH_CHECK whole, which then
+// formats nothing: the operator instantiates no std::ostream code of its own. (Built on the GPU machine
+// against torch 2.11, c10::str's `<< int64_t` inlined here crashed in the stream's locale facets.)
 std::string TorchPrinter::helpers() const {
   return fmt::format(
+      "// [1, 2, 3]\n"
+      "inline std::string sizesText(at::IntArrayRef sizes) {{\n"
+      "  std::string text = \"[\";\n"
+      "  for (size_t i = 0; i < sizes.size(); ++i)\n"
+      "    text += (i ? \", \" : \"\") + std::to_string(sizes[i]);\n"
+      "  return text + \"]\";\n"
+      "}}\n\n"
       "// Device, dtype, rank and contiguity, checked before any size is read.\n"
       "inline void checkTensor(const at::Tensor &t, const char *name, at::ScalarType dtype, int64_t rank, "
       "const char *declared, at::Device device) {{\n"
-      "{2}"
-      "  TORCH_CHECK(t.scalar_type() == dtype, \"moac.{0}: \", name, \" must be \", dtype, \" (\", declared, \"), not "
-      "\", t.scalar_type());\n"
-      "  TORCH_CHECK(t.dim() == rank, \"moac.{0}: \", name, \" must have \", rank, \" dimensions (\", declared, \"), "
-      "not \", t.dim());\n"
-      "  TORCH_CHECK(t.is_contiguous(), \"moac.{0}: \", name, \" must be contiguous (row-major): call .contiguous()\");\n"
+      "  const std::string what = std::string(\"moac.{0}: \") + name;\n"
+      "{1}"
+      "  TORCH_CHECK(t.scalar_type() == dtype, what + \" must be \" + c10::toString(dtype) + \" (\" + declared + "
+      "\"), not \" + c10::toString(t.scalar_type()));\n"
+      "  TORCH_CHECK(t.dim() == rank, what + \" must have \" + std::to_string(rank) + \" dimensions (\" + declared + "
+      "\"), not \" + std::to_string(t.dim()));\n"
+      "  TORCH_CHECK(t.is_contiguous(), what + \" must be contiguous (row-major): call .contiguous()\");\n"
       "}}\n\n"
       "// The shape the program gives the array for these dims.\n"
       "inline void checkShape(const at::Tensor &t, const char *name, at::IntArrayRef want, const char *declared, "
       "const std::string &dims) {{\n"
-      "  TORCH_CHECK(t.sizes() == want, \"moac.{0}: \", name, \" has shape \", t.sizes(), \" where \", declared, \" is \", "
-      "want, \" for \", dims);\n"
+      "  TORCH_CHECK(t.sizes() == want, std::string(\"moac.{0}: \") + name + \" has shape \" + sizesText(t.sizes()) + "
+      "\" where \" + declared + \" is \" + sizesText(want) + \" for \" + dims);\n"
       "}}\n\n",
-      op, targetName(target), deviceCheck());
+      op, deviceCheck());
 }
 
 // The device check comes first: a CPU kernel takes CPU tensors; a CUDA kernel takes tensors on one CUDA
 // device (the first input's, or the current one when there is no input) and runs on its current stream.
 std::string TorchPrinter::deviceCheck() const {
   if (target == Target::Cuda)
-    return fmt::format("  TORCH_CHECK(t.device() == device, \"moac.{0}: \", name, \" is on \", t.device(), \": this "
-                       "operator runs the kernel compiled for target cuda on one CUDA device, here \", device, \"\");\n",
-                       op);
-  return fmt::format("  TORCH_CHECK(t.device().is_cpu(), \"moac.{0}: \", name, \" is on \", t.device(), \": this "
-                     "operator runs the kernel compiled for target {1} on the CPU (compile it with --target=cuda "
-                     "for CUDA tensors)\");\n",
-                     op, targetName(target));
+    return "  TORCH_CHECK(t.device() == device, what + \" is on \" + t.device().str() + \": this operator runs the "
+           "kernel compiled for target cuda on one CUDA device, here \" + device.str());\n";
+  return fmt::format("  TORCH_CHECK(t.device().is_cpu(), what + \" is on \" + t.device().str() + \": this operator "
+                     "runs the kernel compiled for target {} on the CPU (compile it with --target=cuda for CUDA "
+                     "tensors)\");\n",
+                     targetName(target));
 }
 
 // The device the kernel runs on: the CPU, or for CUDA the first input's device when it is a CUDA one (the
@@ -150,7 +176,7 @@ std::string TorchPrinter::body() const {
   for (size_t b : k.inputs()) {
     const Buffer &buf = k.buffers[b];
     out += fmt::format("  {}::checkTensor({}, \"{}\", {}, {}, \"{} : {}{}\", device);\n", ns, cn.buffer(b), cn.buffer(b),
-                       scalarType(buf.elem), buf.shape.size(), buf.inout ? "inout" : "in", moaType(buf.elem),
+                       scalarType(buf.elem), buf.shape.size(), buf.inout ? "inout" : "in", spell(buf.elem),
                        commentText(strShapeAscii(buf.shape)));
   }
   for (const TDim &d : k.dims) {
@@ -159,18 +185,18 @@ std::string TorchPrinter::body() const {
     const std::string &c = cn.dim(d.sym);
     if (auto it = from.find(d.sym); it != from.end())
       out += fmt::format("  const int64_t {} = {}.size({});\n", c, cn.buffer(it->second.buffer), it->second.axis);
-    dimText.push_back(fmt::format("\"{}{} = \", {}", dimText.empty() ? "" : ", ", c, c));
+    dimText.push_back(fmt::format("\"{}{} = \" + std::to_string({})", dimText.empty() ? "" : ", ", c, c));
     kernelArgs.push_back(c);
   }
-  out += fmt::format("  const std::string err = c10::str({}); // the dims, for the messages\n",
-                     dimText.empty() ? "\"no dims\"" : fmt::format("{}", fmt::join(dimText, ", ")));
+  out += fmt::format("  const std::string err = std::string() + {}; // the dims, for the messages\n",
+                     dimText.empty() ? "\"no dims\"" : fmt::format("{}", fmt::join(dimText, " + ")));
   for (size_t b : k.inputs())
     out += fmt::format("  {}::checkShape({}, \"{}\", {}, \"{}\", err);\n", ns, cn.buffer(b), cn.buffer(b),
                        shapeList(k.buffers[b].shape), commentText(strShapeAscii(k.buffers[b].shape)));
   std::string dimArgs = fmt::format("{}", fmt::join(kernelArgs, ", "));
   out += fmt::format("  const size_t workspace_bytes = {}_workspace_bytes({});\n", k.name, dimArgs);
-  out += fmt::format("  TORCH_CHECK(workspace_bytes != SIZE_MAX, \"moac.{}: the kernel does not take \", err, \" (a dim "
-                     "below its range, an extent past int64, or a failed shape guard: docs/abi.md)\");\n",
+  out += fmt::format("  TORCH_CHECK(workspace_bytes != SIZE_MAX, \"moac.{}: the kernel does not take \" + err + \" (a "
+                     "dim below its range, an extent past int64, or a failed shape guard: docs/abi.md)\");\n",
                      op);
   if (target == Target::Cuda)
     out += "  const c10::cuda::CUDAGuard guard(device); // the outputs, the workspace and the stream are this device's\n";
@@ -182,14 +208,15 @@ std::string TorchPrinter::body() const {
   out += "  at::Tensor workspace = at::empty({int64_t(workspace_bytes)}, "
          "at::TensorOptions().dtype(at::kByte).device(device));\n";
   for (size_t b : k.inputs())
-    kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
+    kernelArgs.push_back(dataPointer(cn.buffer(b), k.buffers[b].elem));
   for (size_t b : k.outputs())
-    kernelArgs.push_back(fmt::format("{}.data_ptr<{}>()", cn.buffer(b), cType(k.buffers[b].elem)));
+    kernelArgs.push_back(dataPointer(cn.buffer(b), k.buffers[b].elem));
   kernelArgs.push_back("workspace_bytes > 0 ? workspace.data_ptr() : nullptr");
   if (target == Target::Cuda)
     kernelArgs.push_back("at::cuda::getCurrentCUDAStream(device.index()).stream()");
   out += fmt::format("  const int status = {}({});\n", k.name, fmt::join(kernelArgs, ", "));
-  out += fmt::format("  TORCH_CHECK(status == 0, \"moac.{}: the kernel returned status \", status, \" for \", err);\n",
+  out += fmt::format("  TORCH_CHECK(status == 0, \"moac.{}: the kernel returned status \" + std::to_string(status) + "
+                     "\" for \" + err);\n",
                      op);
   std::vector<std::string> results;
   for (size_t b : k.outputs())

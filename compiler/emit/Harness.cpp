@@ -7,7 +7,16 @@
 
 namespace moac {
 
-static const char *dtype(ElemType t) { return t == ElemType::F32 ? "MOART_F32" : t == ElemType::F64 ? "MOART_F64" : "MOART_I64"; }
+static const char *dtype(ElemType t) {
+  switch (t) {
+  case ElemType::F32: return "MOART_F32";
+  case ElemType::F64: return "MOART_F64";
+  case ElemType::BF16: return "MOART_BF16";
+  case ElemType::F16: return "MOART_F16";
+  case ElemType::Int: break;
+  }
+  return "MOART_I64";
+}
 
 std::string cInteger(const SymExpr &e, const CNames &cn) {
   std::string out;

@@ -82,6 +82,8 @@ struct Binding {
   std::string name;
   SourceLoc loc;
   bool isOutput = false;
+  std::optional<ElemType> elem; // `out o : bf16 = e`: the output's storage type (else the value's type)
+  SourceLoc elemLoc;
   ExprPtr value;
 };
 

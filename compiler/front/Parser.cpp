@@ -127,6 +127,7 @@ private:
   ArrayDecl arrayDecl();
   FnDecl fnDecl();
   Binding binding(bool isOutput);
+  ElemType elemType(SourceLoc &loc);
   ExprPtr expr();
   ExprPtr catExpr();
   ExprPtr addExpr();
@@ -256,7 +257,8 @@ void Parser::item(Program &program) {
     program.items.push_back(binding(true));
     return;
   case Tok::Ident:
-    if (peekAhead(1).kind == Tok::Assign) {
+    // `s : bf16 = …` is refused by binding(): only an out declares an element type
+    if (peekAhead(1).kind == Tok::Assign || peekAhead(1).kind == Tok::Colon) {
       program.items.push_back(binding(false));
       return;
     }
@@ -300,22 +302,26 @@ void Parser::dimDecl(Program &program) {
   endOfStatement();
 }
 
+// TYPE = "f32" | "f64" | "bf16" | "f16"
+ElemType Parser::elemType(SourceLoc &loc) {
+  const Token &type = peek();
+  if (type.kind != Tok::Ident)
+    fail(Diag::Expected, "an element type (f32, f64, bf16 or f16)", describe(type));
+  std::optional<ElemType> elem = parseElemType(type.text);
+  if (!elem)
+    fail(Diag::UnknownType, type.text);
+  loc = advance().loc;
+  return *elem;
+}
+
 // arrayDecl = ("in" | "inout") IDENT ":" TYPE [ "[" [ addExpr { "," addExpr } ] "]" ]
 ArrayDecl Parser::arrayDecl() {
   ArrayDecl decl;
   decl.role = advance().kind == Tok::KwInout ? ArrayRole::InOut : ArrayRole::In;
   decl.name = identifier("an array name", decl.loc);
   expect(Tok::Colon, "':' and an element type");
-  const Token &type = peek();
-  if (type.kind != Tok::Ident)
-    fail(Diag::Expected, "an element type (f32 or f64)", describe(type));
-  if (type.text == "f32")
-    decl.elem = ElemType::F32;
-  else if (type.text == "f64")
-    decl.elem = ElemType::F64;
-  else
-    fail(Diag::UnknownType, type.text);
-  advance();
+  SourceLoc typeLoc;
+  decl.elem = elemType(typeLoc);
   if (at(Tok::LBracket)) {
     SourceLoc open = advance().loc;
     Bracket b(*this);
@@ -404,11 +410,17 @@ FnDecl Parser::fnDecl() {
   return fn;
 }
 
-// binding = IDENT "=" expr
+// binding = IDENT [ ":" TYPE ] "=" expr     (the type only after "out")
 Binding Parser::binding(bool isOutput) {
   Binding b;
   b.isOutput = isOutput;
   b.name = identifier(isOutput ? "an output name" : "a name", b.loc);
+  if (!isOutput && at(Tok::Colon)) {
+    diags.report(Diag::TypedBinding, b.loc, b.name);
+    throw ParseError{};
+  }
+  if (isOutput && accept(Tok::Colon))
+    b.elem = elemType(b.elemLoc);
   expect(Tok::Assign, "'='");
   b.value = expr();
   endOfStatement();

@@ -259,7 +259,7 @@ void Lowerer::lowerArray(size_t id) {
     fused[g].maxima.clear();
   }
   size_t target = bufferOf[id];
-  ElemType type = a.elem == ElemType::Int ? ElemType::Int : a.elem;
+  ElemType type = computeType(a.elem); // a half-precision array computes in f32, rounded on its store
   SymVec index;
   for (Symbol s : a.index)
     index.push_back(SymExpr::symbol(s));

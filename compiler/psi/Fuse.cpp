@@ -217,7 +217,7 @@ void Fuser::fuse(size_t maxId, const std::vector<std::pair<size_t, Match>> &sums
     used.insert(other.name);
   for (int n = 2; used.count(g.name); ++n)
     g.name = fmt::format("online_{}", n);
-  g.elem = m.elem;
+  g.elem = computeType(m.elem);
   g.loc = m.body->loc;
   // The group is a definition of its own: its indices, and the binders of what moves into it from m
   // and the sums, are named in its scope (Symbolic.h).

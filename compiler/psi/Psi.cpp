@@ -202,7 +202,9 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
     array.name = uniqueName(names, b.updates ? b.name + "'" : b.name);
     array.storage = b.isOutput ? Storage::Output : b.updates ? Storage::Update : Storage::Temp;
     array.updates = b.updates;
-    array.elem = b.value->type.elem;
+    // temps hold the value's type (f32 for a half-precision computation); outputs and updates are stored
+    // in their array's type, bf16 or f16 included
+    array.elem = b.updates ? prog.inputs[*b.updates].elem : b.stored();
     for (const TIndex &ix : scope)
       if (std::binary_search(free.begin(), free.end(), ix.sym)) {
         info.freeVars.push_back(ix.sym);

@@ -87,10 +87,33 @@ NDArray scalar(double value, ElemType elem) { return NDArray{{}, {value}, elem, 
 
 NDArray intScalar(int64_t value) { return NDArray{{}, {double(value)}, ElemType::Int, {value}}; }
 
-double roundTo(ElemType t, double v) { return t == ElemType::F32 ? double(float(v)) : v; }
+// Rounding to nearest-even with p significant bits, least normal exponent emin and largest finite value
+// (2 − 2^(1−p))·2^emax: by the definition (v scaled to an integer at its quantum, rounded, scaled back),
+// independent of moart's bit-level conversions in kernel.h that it checks.
+static double roundToFormat(double v, int p, int emin, int emax) {
+  if (!std::isfinite(v) || v == 0)
+    return v; // NaN, ±inf and ±0 are themselves
+  int e = 0;
+  std::frexp(v, &e); // |v| = f·2^e with 0.5 ≤ f < 1: the leading bit's exponent is e − 1
+  double quantum = std::ldexp(1.0, std::max(e - 1, emin) - (p - 1));
+  double r = std::nearbyint(v / quantum) * quantum; // exact scaling; nearbyint rounds ties to even
+  double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - p), emax);
+  if (std::fabs(r) > largest)
+    return std::copysign(HUGE_VAL, v);
+  return r == 0 ? std::copysign(0.0, v) : r;
+}
+
+double roundTo(ElemType t, double v) {
+  switch (t) {
+  case ElemType::F32: return double(float(v));
+  case ElemType::BF16: return roundToFormat(v, 8, -126, 127);
+  case ElemType::F16: return roundToFormat(v, 11, -14, 15);
+  default: return v;
+  }
+}
 
 NDArray convert(const NDArray &a, ElemType t, At at) {
-  if (a.elem == t && t != ElemType::F32)
+  if (a.elem == t && t != ElemType::F32 && !isHalf(t))
     return a;
   NDArray r = makeArray(a.shape, at, t);
   if (t == ElemType::Int) {

@@ -94,7 +94,11 @@ private:
   EvalCounts *counts;
   bool exact;
   // The type a value of type t computes in: t, or f64 for f32 in an exact evaluation.
-  ElemType computed(ElemType t) const { return exact && t == ElemType::F32 ? ElemType::F64 : t; }
+  // A bf16 or f16 array's values compute in f32 (docs/language.md §1).
+  ElemType computed(ElemType t) const {
+    t = computeType(t);
+    return exact && t == ElemType::F32 ? ElemType::F64 : t;
+  }
   // A node's: a constant (below) computes in f64 and is rounded by the operation that uses it.
   ElemType computed(const TExpr &e) const {
     return constants.count(&e) ? ElemType::F64 : computed(e.type.elem);
@@ -206,7 +210,8 @@ void Evaluator::checkInputs() {
       throw EvalError(fmt::format("input '{}' holds {} values but its shape {} has {} elements", in.name,
                                   given[i].count(), strExtents(expected), count),
                       where.loc, where.length);
-    inputs.push_back(std::make_shared<const NDArray>(convert(given[i], computed(in.elem), where)));
+    NDArray stored = isHalf(in.elem) ? convert(given[i], in.elem, where) : given[i]; // representable
+    inputs.push_back(std::make_shared<const NDArray>(convert(stored, computed(in.elem), where)));
   }
 }
 
@@ -308,8 +313,16 @@ Shared Evaluator::evalShared(const TExpr &e) {
 }
 
 std::vector<NDArray> Evaluator::run() {
-  for (const auto &b : program.bindings)
-    bound[b.get()] = evalShared(*b->value);
+  for (const auto &b : program.bindings) {
+    Shared value = evalShared(*b->value);
+    // A bf16 or f16 output or update is rounded once, when it is stored: what later bindings read.
+    ElemType stored = b->updates ? program.inputs[*b->updates].elem : b->stored();
+    if (isHalf(stored)) {
+      At at{b->loc, 1};
+      value = std::make_shared<const NDArray>(convert(convert(*value, stored, at), computed(stored), at));
+    }
+    bound[b.get()] = value;
+  }
   std::vector<NDArray> outputs;
   for (const auto &b : program.bindings)
     if (b->isOutput)

@@ -4,6 +4,7 @@
 #include "ShapeRules.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <set>
@@ -259,7 +260,7 @@ TExprPtr ShapeChecker::elabName(const Expr &e) {
     auto t = std::make_unique<TExpr>(TKind::Input, e.loc, e.length);
     t->input = entity->slot;
     t->name = in.name;
-    t->type = Type{in.elem, in.shape, std::nullopt};
+    t->type = Type{computeType(in.elem), in.shape, std::nullopt}; // a half-precision read widens to f32
     return t;
   }
   case Entity::Bind: {
@@ -628,6 +629,16 @@ void ShapeChecker::defineBinding(const Binding *bind) {
   b->loc = bind->loc;
   b->isOutput = bind->isOutput;
   b->updates = slot;
+  if (bind->elem) {
+    // a declared type stores the value as it is, or an f32 value rounded to bf16 or f16
+    ElemType have = value->type.elem;
+    if (*bind->elem != have && !(isHalf(*bind->elem) && have == ElemType::F32)) {
+      diags.reportSpan(Diag::OutputType, bind->elemLoc, uint32_t(std::strlen(spell(*bind->elem))), bind->name,
+                       spell(*bind->elem), spell(have));
+      return;
+    }
+    b->storage = *bind->elem;
+  }
   b->value = std::move(value);
   Entity entity{Entity::Bind, bind->loc};
   entity.binding = b.get();
@@ -707,7 +718,7 @@ bool ShapeChecker::checkUpdate(const Binding &bind, size_t slot, const TExpr &va
   const SymVec &have = value.type.shape;
   bool sameTail = have.size() == in.shape.size() &&
                   std::equal(have.begin() + (have.empty() ? 0 : 1), have.end(), in.shape.begin() + (have.empty() ? 0 : 1));
-  if (value.type.elem != in.elem || !sameTail) {
+  if (value.type.elem != computeType(in.elem) || !sameTail) {
     diags.reportSpan(Diag::UpdateType, bind.value->loc, bind.value->length, bind.name,
                      strType(value.type), strType(Type{in.elem, in.shape, std::nullopt}));
     return false;

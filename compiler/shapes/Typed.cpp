@@ -68,8 +68,10 @@ std::string dumpShapes(const TypedProgram &p, bool ascii) {
     out += fmt::format("{} {} : {}\n", in.role == ArrayRole::In ? "in" : "inout", in.name,
                        strType(Type{in.elem, in.shape, std::nullopt}, ascii));
   for (const auto &b : p.bindings) {
+    Type stored = b->value->type;
+    stored.elem = b->stored();
     out += fmt::format("{}{} : {}\n", b->isOutput ? "out " : b->updates ? "update " : "", b->name,
-                       strType(b->value->type, ascii));
+                       strType(stored, ascii));
     collectLets(*b->value, 1, ascii, out);
   }
   for (const Guard &g : p.guards)

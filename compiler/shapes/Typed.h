@@ -83,7 +83,9 @@ struct TBinding {
   SourceLoc loc;
   bool isOutput = false;
   std::optional<size_t> updates; // an update of this inout (index into TypedProgram::inputs), written in place
+  std::optional<ElemType> storage; // an output's declared type (`out o : bf16 = …`), else value->type.elem
   TExprPtr value;
+  ElemType stored() const { return storage.value_or(value->type.elem); }
 };
 
 struct TDim {

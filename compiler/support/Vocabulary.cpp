@@ -10,8 +10,17 @@ const char *spell(ElemType t) {
   case ElemType::Int: return "int";
   case ElemType::F32: return "f32";
   case ElemType::F64: return "f64";
+  case ElemType::BF16: return "bf16";
+  case ElemType::F16: return "f16";
   }
   return "?";
+}
+
+std::optional<ElemType> parseElemType(std::string_view text) {
+  for (ElemType t : {ElemType::F32, ElemType::F64, ElemType::BF16, ElemType::F16})
+    if (text == spell(t))
+      return t;
+  return std::nullopt;
 }
 
 const char *targetName(Target t) {

@@ -17,6 +17,9 @@ size_t moart_dtype_size(moart_dtype dtype) {
   case MOART_F64:
   case MOART_I64:
     return 8;
+  case MOART_BF16:
+  case MOART_F16:
+    return 2;
   }
   return 0;
 }
@@ -29,6 +32,10 @@ const char *moart_dtype_name(moart_dtype dtype) {
     return "f64";
   case MOART_I64:
     return "i64";
+  case MOART_BF16:
+    return "bf16";
+  case MOART_F16:
+    return "f16";
   }
   return "?";
 }

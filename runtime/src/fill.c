@@ -7,6 +7,7 @@
  * for any order of evaluation. docs/runtime.md gives the formula; Python
  * reproduces it in scripts/moarr.py. */
 #include "moart/fill.h"
+#include "moart/kernel.h"
 
 #include <math.h>
 #include <string.h>
@@ -44,6 +45,14 @@ static float to_f32(uint64_t bits) {
   return (float)((double)(bits >> 40) * (1.0 / 8388608.0) - 1.0); /* 2^-23 */
 }
 
+/* An 8-bit (11-bit) integer times 2^-7 (2^-10), minus one: exact in bf16 (f16). */
+static float to_bf16(uint64_t bits) {
+  return (float)((double)(bits >> 56) * (1.0 / 128.0) - 1.0);
+}
+static float to_f16(uint64_t bits) {
+  return (float)((double)(bits >> 53) * (1.0 / 1024.0) - 1.0);
+}
+
 static int64_t to_i64(uint64_t bits) {
   return (int64_t)(bits >> 43) - (1 << 20);
 }
@@ -54,6 +63,14 @@ double moart_fill_value_f64(uint64_t seed, uint64_t stream, int64_t i) {
 
 float moart_fill_value_f32(uint64_t seed, uint64_t stream, int64_t i) {
   return to_f32(moart_fill_bits(seed, stream, i));
+}
+
+float moart_fill_value_bf16(uint64_t seed, uint64_t stream, int64_t i) {
+  return to_bf16(moart_fill_bits(seed, stream, i));
+}
+
+float moart_fill_value_f16(uint64_t seed, uint64_t stream, int64_t i) {
+  return to_f16(moart_fill_bits(seed, stream, i));
 }
 
 int64_t moart_fill_value_i64(uint64_t seed, uint64_t stream, int64_t i) {
@@ -88,6 +105,12 @@ moart_status moart_fill_uniform(moart_array *array, uint64_t seed,
     case MOART_I64:
       ((int64_t *)array->data)[at] = to_i64(bits);
       break;
+    case MOART_BF16:
+      ((uint16_t *)array->data)[at] = moart_f32_to_bf16(to_bf16(bits));
+      break;
+    case MOART_F16:
+      ((uint16_t *)array->data)[at] = moart_f32_to_f16(to_f16(bits));
+      break;
     }
   }
   return MOART_OK;
@@ -116,6 +139,12 @@ moart_status moart_fill_poison(moart_array *array) {
       break;
     case MOART_I64:
       ((int64_t *)array->data)[at] = INT64_MIN;
+      break;
+    case MOART_BF16:
+      ((uint16_t *)array->data)[at] = 0x7fc0u; /* quiet NaN */
+      break;
+    case MOART_F16:
+      ((uint16_t *)array->data)[at] = 0x7e00u;
       break;
     }
   }

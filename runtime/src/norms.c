@@ -8,6 +8,7 @@
  *      for f32 results the ULP distance to ref rounded to f32.
  * Each norm is the maximum over the elements. */
 #include "moart/norms.h"
+#include "moart/kernel.h"
 
 #include <float.h>
 #include <math.h>
@@ -48,8 +49,16 @@ static float round_to_f32(double x) {
 }
 
 static double load(const void *data, moart_dtype dtype, int64_t i) {
-  return dtype == MOART_F32 ? (double)((const float *)data)[i]
-                            : ((const double *)data)[i];
+  switch (dtype) {
+  case MOART_F32:
+    return (double)((const float *)data)[i];
+  case MOART_BF16:
+    return (double)moart_bf16_to_f32(((const uint16_t *)data)[i]);
+  case MOART_F16:
+    return (double)moart_f16_to_f32(((const uint16_t *)data)[i]);
+  default:
+    return ((const double *)data)[i];
+  }
 }
 
 static void worsen(moart_norms *n, int64_t i, double abs_err, double rel_err,
@@ -64,7 +73,7 @@ static void worsen(moart_norms *n, int64_t i, double abs_err, double rel_err,
     n->max_ulp = ulp;
 }
 
-/* got and ref are each MOART_F32 or MOART_F64. */
+/* got and ref are each MOART_F32, MOART_F64, MOART_BF16 or MOART_F16. */
 static moart_norms compare(const void *got, moart_dtype got_type,
                            const void *ref, moart_dtype ref_type,
                            int64_t count) {
@@ -109,7 +118,8 @@ moart_norms moart_norms_f32_f32(const float *got, const float *ref,
 }
 
 static int is_float(moart_dtype dtype) {
-  return dtype == MOART_F32 || dtype == MOART_F64;
+  return dtype == MOART_F32 || dtype == MOART_F64 || dtype == MOART_BF16 ||
+         dtype == MOART_F16;
 }
 
 /* A row-major view of a (possibly lifted) array; *copy is set when one had

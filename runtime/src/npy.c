@@ -24,7 +24,12 @@
 #define NPY_MAX_HEADER (1 << 16) /* far more than 8 extents need */
 
 static const char *descr_of(moart_dtype dtype) {
-  return dtype == MOART_F32 ? "<f4" : dtype == MOART_F64 ? "<f8" : "<i8";
+  /* numpy has no bfloat16: a bf16 array is its bit patterns, '<u2' (docs/runtime.md) */
+  return dtype == MOART_F32    ? "<f4"
+         : dtype == MOART_F64  ? "<f8"
+         : dtype == MOART_F16  ? "<f2"
+         : dtype == MOART_BF16 ? "<u2"
+                               : "<i8";
 }
 
 moart_status moart_internal_write_npy(FILE *f, const moart_array *a) {
@@ -145,25 +150,27 @@ static moart_status parse_shape(cursor *c, moart_array *head,
 /* The dtype named by descr, or a refusal saying how to save the array. */
 static moart_status dtype_of(const char *descr, moart_dtype *dtype,
                              const char *path, char *err, size_t errlen) {
-  static const char *const names[] = {"<f4", "<f8", "<i8"};
-  static const moart_dtype dtypes[] = {MOART_F32, MOART_F64, MOART_I64};
+  static const char *const names[] = {"<f4", "<f8", "<i8", "<f2", "<u2"};
+  static const moart_dtype dtypes[] = {MOART_F32, MOART_F64, MOART_I64,
+                                       MOART_F16, MOART_BF16};
   size_t k;
-  for (k = 0; k < 3; ++k)
+  for (k = 0; k < 5; ++k)
     if (strcmp(descr, names[k]) == 0) {
       *dtype = dtypes[k];
       return MOART_OK;
     }
   if (descr[0] == '>' &&
       (strcmp(descr + 1, "f4") == 0 || strcmp(descr + 1, "f8") == 0 ||
-       strcmp(descr + 1, "i8") == 0))
+       strcmp(descr + 1, "i8") == 0 || strcmp(descr + 1, "f2") == 0 ||
+       strcmp(descr + 1, "u2") == 0))
     return moart_internal_fail(
         MOART_ERR_DTYPE, err, errlen, path,
         "big-endian data ('%s') is not supported: save a.astype('<%s')", descr,
         descr + 1);
   return moart_internal_fail(
       MOART_ERR_DTYPE, err, errlen, path,
-      "dtype '%s' is not supported (expected '<f4', '<f8' or '<i8': float32, "
-      "float64 or int64)",
+      "dtype '%s' is not supported (expected '<f4', '<f8', '<i8', '<f2' or "
+      "'<u2': float32, float64, int64, float16 or bfloat16 bit patterns)",
       descr);
 }
 
@@ -195,8 +202,8 @@ static moart_status parse_dict(cursor *c, moart_array *head, const char *path,
     if (which == 0 && !parse_string(c, descr, sizeof descr))
       return moart_internal_fail(
           MOART_ERR_DTYPE, err, errlen, path,
-          "structured dtypes are not supported (expected '<f4', '<f8' or "
-          "'<i8')");
+          "structured dtypes are not supported (expected '<f4', '<f8', '<i8', "
+          "'<f2' or '<u2')");
     if (which == 1) {
       size_t t = (size_t)(c->end - c->p);
       fortran = t >= 4 && strncmp(c->p, "True", 4) == 0;

@@ -2,6 +2,8 @@
  * debugging: "name : f32[2, 3]", then one row of the last axis per line. */
 #include "moart/io.h"
 
+#include "moart/kernel.h"
+
 #include <inttypes.h>
 
 static void print_element(FILE *stream, const moart_array *a, int64_t at) {
@@ -14,6 +16,14 @@ static void print_element(FILE *stream, const moart_array *a, int64_t at) {
     break;
   case MOART_I64:
     fprintf(stream, "%" PRId64, ((const int64_t *)a->data)[at]);
+    break;
+  case MOART_BF16: /* every bf16 and f16 value is printed exactly in 9 digits */
+    fprintf(stream, "%.9g",
+            (double)moart_bf16_to_f32(((const uint16_t *)a->data)[at]));
+    break;
+  case MOART_F16:
+    fprintf(stream, "%.9g",
+            (double)moart_f16_to_f32(((const uint16_t *)a->data)[at]));
     break;
   }
 }

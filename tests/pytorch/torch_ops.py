@@ -7,6 +7,8 @@ inputs:
   gqa      torch.ops.moac.gqa(Q, K, V)      = the same per (batch, query head), K and V repeat_interleave'd
   kvcache  torch.ops.moac.kvcache(q, k, v, K, V, t) writes row t of K and V in place, leaves the other rows,
            and returns the attention over rows 0 … t; then five steps t = 0 … 4 from an empty cache
+  decode_bf16, gqa_bf16 on torch.bfloat16 tensors: a bfloat16 result within one bf16 rounding (half an
+           ulp, 2^-8 relative) plus f32 accumulation of the float64 attention of the same bf16 values
 and that wrong dtypes, ranks, shapes, non-contiguous tensors, tensors not on the CPU and dims the kernel
 refuses are rejected with the operator's TORCH_CHECK messages.
 Exit status: 0 all pass, 1 a check fails, 77 torch cannot be imported (CTest: skipped).
@@ -19,6 +21,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+TARGET = "openmp"
 DEVICE = "cpu"  # --target=cuda: "cuda"; the inputs are made on the CPU (one generator) and moved there
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TOL = 1e-5  # inputs and outputs are O(1); the kernels' f32 error here is below 1e-6
@@ -71,7 +74,7 @@ def test_decode(torch, ops):
             "moac.decode: K must be contiguous (row-major)")
     if DEVICE == "cpu":
         rejects("decode: q on the meta device", lambda: ops.decode(q.to("meta"), K, V),
-                "moac.decode: q is on meta: this operator runs the kernel compiled for target openmp on the CPU")
+                f"moac.decode: q is on meta: this operator runs the kernel compiled for target {TARGET} on the CPU")
     else:
         rejects("decode: K on the CPU", lambda: ops.decode(q, K.cpu(), V),
                 "moac.decode: K is on cpu: this operator runs the kernel compiled for target cuda on one CUDA "
@@ -115,6 +118,31 @@ def test_kvcache(torch, ops):
     check("kvcache steps t=0..4 from an empty cache", worst <= TOL, f"max error {worst:.2e}")
 
 
+def close_bf16(torch, what, got, want):
+    # the kernel rounds its f32 result once: half a bf16 ulp (2^-8 relative) plus the f32 arithmetic's error
+    ok = got.dtype == torch.bfloat16
+    err = (got.cpu().double() - want).abs()
+    allowed = want.abs() * 2.0 ** -8 + 1e-5
+    worst = (err / allowed).max().item()
+    check(what, ok and worst <= 1, f"dtype {got.dtype}, max error / bound {worst:.3g}")
+
+
+def test_bf16(torch, ops):
+    g = torch.Generator().manual_seed(4)
+    n, dk, dv = 300, 16, 8
+    q = on(torch.randn(dk, generator=g))
+    K, V = on(*(torch.randn(*s, generator=g).bfloat16() for s in ((n, dk), (n, dv))))
+    close_bf16(torch, "decode-bf16 n=300 dk=16 dv=8", ops.decode_bf16(q, K, V), attention(torch, q, K, V))
+    rejects("decode-bf16: K float32", lambda: ops.decode_bf16(q, K.float(), V),
+            "moac.decode_bf16: K must be BFloat16 (in : bf16<n dk>), not Float")
+    B, hq, hkv, n, dk, dv = 2, 8, 2, 37, 16, 12
+    Q = on(torch.randn(B, hq, dk, generator=g).bfloat16())
+    K, V = on(torch.randn(B, hkv, n, dk, generator=g).bfloat16(), torch.randn(B, hkv, n, dv, generator=g).bfloat16())
+    Kq, Vq = K.repeat_interleave(hq // hkv, dim=1), V.repeat_interleave(hq // hkv, dim=1)
+    want = attention(torch, Q[:, :, None, :], Kq, Vq)[:, :, 0, :]
+    close_bf16(torch, "gqa-bf16 B=2 hq=8 hkv=2 n=37", ops.gqa_bf16(Q, K, V), want)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--moac", required=True)
@@ -123,7 +151,8 @@ def main():
     ap.add_argument("--target", default="openmp", choices=["openmp", "c", "cuda"],
                     help="the kernels' target; cuda runs the operators on CUDA tensors (the GPU machine)")
     args = ap.parse_args()
-    global DEVICE
+    global DEVICE, TARGET
+    TARGET = args.target
     DEVICE = "cuda" if args.target == "cuda" else "cpu"
     try:
         import torch
@@ -147,6 +176,7 @@ def main():
     test_decode(torch, ops)
     test_gqa(torch, ops)
     test_kvcache(torch, ops)
+    test_bf16(torch, ops)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
 

@@ -12,16 +12,18 @@
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: moarr_tool fill PATH f32|f64|i64 SEED STREAM [EXTENT...]\n"
+          "usage: moarr_tool fill PATH f32|f64|i64|bf16|f16 SEED STREAM "
+          "[EXTENT...]\n"
           "       moarr_tool check-fill PATH SEED STREAM\n"
           "       moarr_tool print PATH NAME\n");
   return 2;
 }
 
 static int parse_dtype(const char *name, moart_dtype *dtype) {
-  moart_dtype all[3] = {MOART_F32, MOART_F64, MOART_I64};
+  moart_dtype all[5] = {MOART_F32, MOART_F64, MOART_I64, MOART_BF16,
+                        MOART_F16};
   int k;
-  for (k = 0; k < 3; ++k)
+  for (k = 0; k < 5; ++k)
     if (strcmp(name, moart_dtype_name(all[k])) == 0) {
       *dtype = all[k];
       return 1;

@@ -65,14 +65,27 @@ with open(one_d, "wb") as f:
 result = subprocess.run([tool, "print", one_d, "x"], capture_output=True, text=True)
 check(result.returncode == 0 and result.stdout == "x : f64[5]\n0 1 2 3 4\n", "a 1-D Fortran-order file reads")
 
+# float16 is f16; '<u2' holds bf16 bit patterns (0x3fc0 is 1.5, 0xc020 is -2.5)
+half = path("half.npy")
+with open(half, "wb") as f:
+    f.write(npy_bytes(np.array([0.5, -3.0, 65504.0], dtype="<f2")))
+result = subprocess.run([tool, "print", half, "h"], capture_output=True, text=True)
+check(result.returncode == 0 and result.stdout == "h : f16[3]\n0.5 -3 65504\n", "a float16 file reads as f16")
+bf = path("bf16.npy")
+with open(bf, "wb") as f:
+    f.write(npy_bytes(np.array([0x3fc0, 0xc020], dtype="<u2")))
+result = subprocess.run([tool, "print", bf, "b"], capture_output=True, text=True)
+check(result.returncode == 0 and result.stdout == "b : bf16[2]\n1.5 -2.5\n", "a '<u2' file reads as bf16")
+
 good = npy_bytes(np.arange(6, dtype="<f4").reshape(2, 3))
 header_end = good.index(b"\n") + 1
 REFUSED = [
     ("big-endian", npy_bytes(np.arange(6, dtype=">f4")), "big-endian data ('>f4') is not supported: save a.astype('<f4')"),
     ("fortran", npy_bytes(np.asfortranarray(np.arange(6.0).reshape(2, 3))),
      "fortran_order arrays are not supported: save np.ascontiguousarray(a)"),
-    ("int32", npy_bytes(np.arange(6, dtype="<i4")), "dtype '<i4' is not supported (expected '<f4', '<f8' or '<i8'"),
-    ("float16", npy_bytes(np.arange(6, dtype="<f2")), "dtype '<f2' is not supported"),
+    ("int32", npy_bytes(np.arange(6, dtype="<i4")),
+     "dtype '<i4' is not supported (expected '<f4', '<f8', '<i8', '<f2' or '<u2'"),
+    ("uint8", npy_bytes(np.arange(6, dtype="|u1")), "dtype '|u1' is not supported"),
     ("bool", npy_bytes(np.ones(3, dtype=bool)), "dtype '|b1' is not supported"),
     ("structured", npy_bytes(np.zeros(2, dtype=[("a", "<f4"), ("b", "<i8")])), "structured dtypes are not supported"),
     ("bad magic", b"\x93NUMPZ" + good[6:], "not a .npy file (bad magic)"),

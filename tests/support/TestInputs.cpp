@@ -70,8 +70,10 @@ std::vector<NDArray> makeInputs(const TypedProgram &program, const DimValues &di
       count *= s;
     a.data.reserve(size_t(count));
     for (int64_t i = 0; i < count; ++i)
-      a.data.push_back(in.elem == ElemType::F64 ? moart_fill_value_f64(seed, k, i)
-                                                : double(moart_fill_value_f32(seed, k, i)));
+      a.data.push_back(in.elem == ElemType::F64    ? moart_fill_value_f64(seed, k, i)
+                       : in.elem == ElemType::BF16 ? double(moart_fill_value_bf16(seed, k, i))
+                       : in.elem == ElemType::F16  ? double(moart_fill_value_f16(seed, k, i))
+                                                   : double(moart_fill_value_f32(seed, k, i)));
     out.push_back(std::move(a));
   }
   return out;

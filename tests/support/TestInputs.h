@@ -27,7 +27,7 @@ std::optional<std::string> failingGuard(const TypedProgram &program, const DimVa
 std::optional<DimChoice> chooseDimsFor(const TypedProgram &program, uint64_t seed, int maxDim = 5,
                                        const DimChoice &least = {});
 
-// Input k filled with moart_fill_value_f32/_f64(seed, k, offset), in declaration order.
+// Input k filled with moart_fill_value_f32/_f64/_bf16/_f16(seed, k, offset), in declaration order.
 std::vector<NDArray> makeInputs(const TypedProgram &program, const DimValues &dims, uint64_t seed);
 
 } // namespace moac::testgen

@@ -199,6 +199,26 @@ TEST_CASE("Parser declarations", "[parser]") {
   CHECK(std::get<Binding>(items[8]).loc.col == 16);
 }
 
+TEST_CASE("Parser half-precision types and typed outputs", "[parser]") {
+  auto parsed = parseText("dim n\n"
+                          "in K : bf16[n]\n"
+                          "inout V : f16[n]\n"
+                          "out o : bf16 = K\n"
+                          "out p : f64 = K\n"
+                          "out r = K\n");
+  REQUIRE(parsed.errors == 0);
+  const auto &items = parsed.program.items;
+  REQUIRE(items.size() == 6);
+  CHECK(std::get<ArrayDecl>(items[1]).elem == ElemType::BF16);
+  CHECK(std::get<ArrayDecl>(items[2]).elem == ElemType::F16);
+  const auto &o = std::get<Binding>(items[3]);
+  REQUIRE(o.elem);
+  CHECK(*o.elem == ElemType::BF16);
+  CHECK(o.elemLoc.col == 9);
+  CHECK(std::get<Binding>(items[4]).elem == ElemType::F64);
+  CHECK_FALSE(std::get<Binding>(items[5]).elem);
+}
+
 TEST_CASE("Parser function forms", "[parser]") {
   SECTION("fn f(x) = expr") {
     auto parsed = parseText("fn f(x, y) = x + y * 2\n");
@@ -272,7 +292,9 @@ TEST_CASE("Parser errors", "[parser]") {
       {"x = (a + b\n", "t.moa:1:11: error: expected ')' to close this '('"},
       {"x = <i j\n", "t.moa:1:9: error: expected '>' to close this '<'"},
       {"x = f(a, b\n", "t.moa:1:11: error: expected ')' to close this '('"},
-      {"in q : f16[n]\n", "t.moa:1:8: error: unknown element type 'f16' (expected f32 or f64)"},
+      {"in q : f8[n]\n", "t.moa:1:8: error: unknown element type 'f8' (expected f32, f64, bf16 or f16)"},
+      {"out o : half = a\n", "t.moa:1:9: error: unknown element type 'half' (expected f32, f64, bf16 or f16)"},
+      {"s : bf16 = a\n", "t.moa:1:1: error: 's' is a named binding: it has its value's type"},
       {"in q f32\n", "t.moa:1:6: error: expected ':' and an element type but found 'f32'"},
       {"x = <i j, k> psi A\n", "t.moa:1:5: error: separate index expressions with commas"},
       {"x = <i+1 j> psi A\n", "t.moa:1:7: error: separate index expressions with commas"},

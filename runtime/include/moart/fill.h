@@ -27,9 +27,16 @@ uint64_t moart_fill_bits(uint64_t seed, uint64_t stream, int64_t i);
  *   f64: (bits >> 11) * 2^-52 - 1         uniform in [-1, 1), 53 random bits
  *   f32: (bits >> 40) * 2^-23 - 1         in [-1, 1), the f64 value rounded
  *                                         down to a multiple of 2^-23 (exact)
- *   i64: (bits >> 43) - 2^20              uniform in [-2^20, 2^20) */
+ *   i64: (bits >> 43) - 2^20              uniform in [-2^20, 2^20)
+ *   bf16: (bits >> 56) * 2^-7 - 1         in [-1, 1), a multiple of 2^-7:
+ *                                         exact in bf16's 8 significant bits
+ *   f16: (bits >> 53) * 2^-10 - 1         in [-1, 1), a multiple of 2^-10:
+ *                                         exact in f16's 11 significant bits
+ * The half-precision values are returned as the f32 they widen to. */
 double moart_fill_value_f64(uint64_t seed, uint64_t stream, int64_t i);
 float moart_fill_value_f32(uint64_t seed, uint64_t stream, int64_t i);
+float moart_fill_value_bf16(uint64_t seed, uint64_t stream, int64_t i);
+float moart_fill_value_f16(uint64_t seed, uint64_t stream, int64_t i);
 int64_t moart_fill_value_i64(uint64_t seed, uint64_t stream, int64_t i);
 
 /* Fill every logical element of array (any dtype and layout); lifted padding
@@ -38,7 +45,7 @@ moart_status moart_fill_uniform(moart_array *array, uint64_t seed,
                                 uint64_t stream);
 
 /* Fill every logical element with a value no correct kernel leaves there:
- * NaN for f32 and f64, INT64_MIN for i64 (lifted padding is zero). moac
+ * NaN for f32, f64, bf16 and f16, INT64_MIN for i64 (lifted padding is zero). moac
  * check's harness poisons its outputs so that an element the kernel never
  * writes fails the comparison. MOART_ERR_ARG for a NULL or storage-less
  * array. */

@@ -3,7 +3,8 @@
  * Floor division and modulus (MoA's div and mod round toward -inf, C's / and % toward 0), max/min with
  * the language's rule (NaN propagates, -0 < +0: IEEE 754-2019 maximum and minimum, unlike fmaxf, so a
  * split or reordered max/ gives the interpreter's value bit for bit), the chunk count of a split reduction, and
- * the 64-byte alignment of workspace slots. Header-only: the kernels need no library to link for these. */
+ * the 64-byte alignment of workspace slots, and the conversions between f32 and the half-precision storage
+ * formats bf16 and f16. Header-only: the kernels need no library to link for these. */
 #ifndef MOART_KERNEL_H
 #define MOART_KERNEL_H
 
@@ -52,6 +53,18 @@ static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads
 #pragma acc routine(moart_chunks) seq
 static inline size_t moart_align64(size_t bytes);
 #pragma acc routine(moart_align64) seq
+static inline uint32_t moart_f32_bits(float f);
+#pragma acc routine(moart_f32_bits) seq
+static inline float moart_f32_from_bits(uint32_t u);
+#pragma acc routine(moart_f32_from_bits) seq
+static inline float moart_bf16_to_f32(uint16_t h);
+#pragma acc routine(moart_bf16_to_f32) seq
+static inline uint16_t moart_f32_to_bf16(float f);
+#pragma acc routine(moart_f32_to_bf16) seq
+static inline float moart_f16_to_f32(uint16_t h);
+#pragma acc routine(moart_f16_to_f32) seq
+static inline uint16_t moart_f32_to_f16(float f);
+#pragma acc routine(moart_f32_to_f16) seq
 #endif
 
 MOART_INLINE int64_t moart_floordiv(int64_t a, int64_t b) {
@@ -98,6 +111,74 @@ MOART_INLINE double moart_min(double a, double b) {
 MOART_INLINE int64_t moart_maxi(int64_t a, int64_t b) { return a > b ? a : b; }
 MOART_INLINE int64_t moart_mini(int64_t a, int64_t b) { return a < b ? a : b; }
 MOART_INLINE int64_t moart_absi(int64_t a) { return a < 0 ? -a : a; }
+
+/* The half-precision storage formats (docs/language.md §1, docs/runtime.md): an element is held as its
+ * 16-bit pattern, widened exactly to f32 on every load and rounded from f32 to nearest-even on every store.
+ * bf16 is the top half of an f32 (8 exponent bits, 7 fraction bits); f16 is IEEE binary16 (5 exponent
+ * bits, 10 fraction bits, largest finite 65504). Rounding keeps Inf, overflows to Inf past the largest
+ * finite value's halfway point, rounds into the subnormals, and turns every NaN into a quiet NaN of the
+ * same sign keeping the payload's leading bits. Bits move through a union: C99 defines it, and GCC, Clang
+ * and nvcc honour it in C++. */
+MOART_INLINE uint32_t moart_f32_bits(float f) {
+  union {
+    float f;
+    uint32_t u;
+  } v;
+  v.f = f;
+  return v.u;
+}
+MOART_INLINE float moart_f32_from_bits(uint32_t u) {
+  union {
+    float f;
+    uint32_t u;
+  } v;
+  v.u = u;
+  return v.f;
+}
+MOART_INLINE float moart_bf16_to_f32(uint16_t h) { return moart_f32_from_bits((uint32_t)h << 16); }
+MOART_INLINE uint16_t moart_f32_to_bf16(float f) {
+  uint32_t u = moart_f32_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: quiet it */
+    return (uint16_t)((u >> 16) | 0x0040u);
+  /* adding just under half an ulp, plus the kept lowest bit, rounds ties to even; a carry out of the
+   * fraction steps the exponent, up to Inf */
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+MOART_INLINE float moart_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  float sub;
+  if (e == 31) /* Inf and NaN */
+    return moart_f32_from_bits(sign | 0x7f800000u | (m << 13));
+  if (e != 0)
+    return moart_f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
+  sub = (float)m * 5.9604644775390625e-08f; /* m · 2^-24, exact: zero or a subnormal */
+  return sign ? -sub : sub;
+}
+MOART_INLINE uint16_t moart_f32_to_f16(float f) {
+  uint32_t u = moart_f32_bits(f), a = u & 0x7fffffffu, m, q, rest, half;
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+  int shift;
+  if (a > 0x7f800000u) /* NaN: quiet it, keep the payload's top 9 bits */
+    return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+  if (a >= 0x477ff000u) /* 65520, halfway from 65504 to 2^16, and above: Inf */
+    return (uint16_t)(sign | 0x7c00u);
+  if (a >= 0x38800000u) { /* 2^-14 and above: normal; rebias the exponent by 127 - 15 */
+    a += 0xfffu + ((a >> 13) & 1u);
+    return (uint16_t)(sign | ((a - 0x38000000u) >> 13));
+  }
+  /* below 2^-14: a subnormal (or zero), m · 2^(e - 150) in units of 2^-24 is m >> (126 - e) */
+  shift = 126 - (int)(a >> 23);
+  if (shift > 24)
+    return sign; /* below half the least subnormal 2^-24 */
+  m = (a & 0x7fffffu) | 0x800000u;
+  q = m >> shift;
+  rest = m & ((1u << shift) - 1u);
+  half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (q & 1u)))
+    ++q;
+  return (uint16_t)(sign | q);
+}
 
 /* The online-softmax monoid's rescaling factor exp(a - m) of a partial result whose running maximum is a,
  * to the maximum m >= a; 0 when a is -inf (an empty split, or only -inf terms so far), so that such a
