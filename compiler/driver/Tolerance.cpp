@@ -104,12 +104,14 @@ Val BoundEvaluator::unary(UnOp op, Val a) const {
   r.v = apply(op, a.v);
   switch (op) {
   case UnOp::Neg:
-  case UnOp::Abs: return r;
+  case UnOp::Abs:
+  case UnOp::Not: return r;
   default: r.m = std::fabs(r.v); // exp, log and sqrt are well-conditioned relative to their result
   }
   switch (op) {
   case UnOp::Neg:
-  case UnOp::Abs: return r;
+  case UnOp::Abs:
+  case UnOp::Not: return r;
   case UnOp::Exp: // exp is increasing and convex: the upper end of [a − e, a + e] is the farther one
     r.e = (a.e == 0 ? 0 : std::exp(a.v + a.e) - r.v) + 2 * rounding(r.v);
     break;
@@ -149,6 +151,7 @@ Val BoundEvaluator::binary(BinOp op, Val a, Val b) const {
     break;
   case BinOp::IntDiv:
   case BinOp::Mod: r.e = a.e == 0 && b.e == 0 ? 0 : kInf; break;
+  default: r.e = 0; break; // comparisons and logic: a truth value, taken as exact (see DKind::Where below)
   }
   return finish(r);
 }
@@ -286,6 +289,9 @@ Val BoundEvaluator::eval(const DExpr &e) {
   case DKind::Reduce: return reduce(e);
   case DKind::Fused: return fused(e);
   case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
+  // the condition is taken as exact: comparisons of reads and of indices are (a comparison of rounded
+  // values near a tie is not modelled)
+  case DKind::Where: return eval(*e.args[0]).v != 0 ? eval(*e.args[1]) : eval(*e.args[2]);
   }
   return Val{};
 }

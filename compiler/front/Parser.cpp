@@ -1,5 +1,7 @@
 #include "Parser.h"
 
+#include <optional>
+
 namespace moac {
 
 namespace {
@@ -128,6 +130,10 @@ private:
   FnDecl fnDecl();
   Binding binding(bool isOutput);
   ExprPtr expr();
+  ExprPtr orExpr();
+  ExprPtr andExpr();
+  ExprPtr notExpr();
+  ExprPtr cmpExpr();
   ExprPtr catExpr();
   ExprPtr addExpr();
   ExprPtr mulExpr();
@@ -224,7 +230,7 @@ Program Parser::run(const std::string &fileName) {
 std::string Parser::identifier(const char *what, SourceLoc &loc) {
   if (!at(Tok::Ident)) {
     const Token &t = peek();
-    bool keyword = t.kind >= Tok::KwDim && t.kind <= Tok::KwAbs;
+    bool keyword = t.kind >= Tok::KwDim && t.kind <= Tok::KwWhere;
     if (keyword)
       fail(Diag::ReservedName, t.text, what);
     fail(Diag::Expected, what, describe(t));
@@ -269,7 +275,8 @@ void Parser::item(Program &program) {
   bool startsExpr = start.kind == Tok::Ident || start.kind == Tok::Int || start.kind == Tok::Float ||
                     start.kind == Tok::LParen || start.kind == Tok::Less || start.kind == Tok::LBracket ||
                     start.kind == Tok::Minus || start.kind == Tok::Reduce ||
-                    (start.kind >= Tok::KwPsi && start.kind <= Tok::KwAbs);
+                    (start.kind >= Tok::KwPsi && start.kind <= Tok::KwWhere && start.kind != Tok::KwAnd &&
+                     start.kind != Tok::KwOr);
   if (startsExpr) {
     size_t before = pos;
     bool parsed = true;
@@ -415,8 +422,76 @@ Binding Parser::binding(bool isOutput) {
   return b;
 }
 
-// expr = catExpr   (nesting is counted in prefixExpr, which every level of brackets passes through)
-ExprPtr Parser::expr() { return catExpr(); }
+// expr = orExpr   (nesting is counted in prefixExpr, which every level of brackets passes through)
+ExprPtr Parser::expr() { return orExpr(); }
+
+// orExpr = andExpr { "or" andExpr }
+ExprPtr Parser::orExpr() {
+  ExprPtr lhs = andExpr();
+  Chain chain(*this);
+  while (at(Tok::KwOr)) {
+    chain.link();
+    const Token &op = advance();
+    ExprPtr rhs = andExpr();
+    lhs = binary(ExprKind::Binary, op, std::move(lhs), std::move(rhs));
+    lhs->op = BinOp::Or;
+  }
+  return lhs;
+}
+
+// andExpr = notExpr { "and" notExpr }
+ExprPtr Parser::andExpr() {
+  ExprPtr lhs = notExpr();
+  Chain chain(*this);
+  while (at(Tok::KwAnd)) {
+    chain.link();
+    const Token &op = advance();
+    ExprPtr rhs = notExpr();
+    lhs = binary(ExprKind::Binary, op, std::move(lhs), std::move(rhs));
+    lhs->op = BinOp::And;
+  }
+  return lhs;
+}
+
+// notExpr = "not" notExpr | cmpExpr
+ExprPtr Parser::notExpr() {
+  if (!at(Tok::KwNot))
+    return cmpExpr();
+  Nest n(*this);
+  const Token &op = advance();
+  ExprPtr e = unary(ExprKind::Unary, op, notExpr());
+  e->unop = UnOp::Not;
+  return e;
+}
+
+static std::optional<BinOp> comparison(Tok kind) {
+  switch (kind) {
+  case Tok::Less: return BinOp::Lt;
+  case Tok::LessEq: return BinOp::Le;
+  case Tok::Greater: return BinOp::Gt;
+  case Tok::GreaterEq: return BinOp::Ge;
+  case Tok::EqEq: return BinOp::Eq;
+  case Tok::NotEq: return BinOp::Ne;
+  default: return std::nullopt;
+  }
+}
+
+// cmpExpr = catExpr [ ( "<" | "<=" | ">" | ">=" | "==" | "!=" ) catExpr ]   (comparisons do not chain)
+ExprPtr Parser::cmpExpr() {
+  ExprPtr lhs = catExpr();
+  std::optional<BinOp> op = comparison(peek().kind);
+  if (!op)
+    return lhs;
+  const Token &opTok = advance();
+  ExprPtr rhs = catExpr();
+  if (comparison(peek().kind)) {
+    diags.reportSpan(Diag::ChainedComparison, peek().loc, std::max<uint32_t>(peek().length, 1));
+    throw ParseError{};
+  }
+  ExprPtr e = binary(ExprKind::Binary, opTok, std::move(lhs), std::move(rhs));
+  e->op = *op;
+  return e;
+}
 
 // catExpr = addExpr { "cat" addExpr }
 ExprPtr Parser::catExpr() {
@@ -542,7 +617,8 @@ ExprPtr Parser::structural() {
 }
 
 // primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | "(" expr ")"
-//         | ("max" | "min") "(" expr "," expr ")" | vector | comprehension
+//         | ("max" | "min") "(" expr "," expr ")" | "where" "(" expr "," expr "," expr ")"
+//         | vector | comprehension
 ExprPtr Parser::primary() {
   const Token &t = peek();
   switch (t.kind) {
@@ -584,6 +660,18 @@ ExprPtr Parser::primary() {
     e->args = callArgs(open);
     if (e->args.size() != 2) {
       diags.report(Diag::ArityMismatch, op.loc, op.text, 2, "s", e->args.size(), e->args.size() == 1 ? "was" : "were");
+      throw ParseError{};
+    }
+    return e;
+  }
+  case Tok::KwWhere: {
+    const Token &op = advance();
+    SourceLoc open = peek().loc;
+    expect(Tok::LParen, "'(' and the condition, the value where it holds and the value where it does not");
+    ExprPtr e = node(ExprKind::Where, op);
+    e->args = callArgs(open);
+    if (e->args.size() != 3) {
+      diags.report(Diag::ArityMismatch, op.loc, op.text, 3, "s", e->args.size(), e->args.size() == 1 ? "was" : "were");
       throw ParseError{};
     }
     return e;
