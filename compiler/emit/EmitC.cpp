@@ -139,6 +139,12 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
     case UnOp::Log: return (f32 ? "logf(" : "log(") + a + ")";
     case UnOp::Sqrt: return (f32 ? "sqrtf(" : "sqrt(") + a + ")";
     case UnOp::Not: return "(!" + a + ")";
+    case UnOp::Tanh: return (f32 ? "tanhf(" : "tanh(") + a + ")";
+    case UnOp::Sin: return (f32 ? "sinf(" : "sin(") + a + ")";
+    case UnOp::Cos: return (f32 ? "cosf(" : "cos(") + a + ")";
+    case UnOp::Exp2: return (f32 ? "exp2f(" : "exp2(") + a + ")";
+    case UnOp::Log2: return (f32 ? "log2f(" : "log2(") + a + ")";
+    case UnOp::Sigmoid: return fmt::format("moart_sigmoid{}({})", f32 ? "f" : "", a);
     }
     break;
   }
@@ -160,6 +166,7 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
     case BinOp::Min: return fmt::format("moart_min{}({}, {})", suffix, a, b);
     case BinOp::IntDiv: return fmt::format("moart_floordiv({}, {})", a, b);
     case BinOp::Mod: return fmt::format("moart_floormod({}, {})", a, b);
+    case BinOp::Pow: return fmt::format("{}({}, {})", f32 ? "powf" : "pow", a, b);
     default: break;
     }
     break;

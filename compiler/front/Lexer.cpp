@@ -45,6 +45,13 @@ const char *tokName(Tok kind) {
   case Tok::KwAnd: return "'and'";
   case Tok::KwOr: return "'or'";
   case Tok::KwWhere: return "'where'";
+  case Tok::KwTanh: return "'tanh'";
+  case Tok::KwSin: return "'sin'";
+  case Tok::KwCos: return "'cos'";
+  case Tok::KwExp2: return "'exp2'";
+  case Tok::KwLog2: return "'log2'";
+  case Tok::KwSigmoid: return "'sigmoid'";
+  case Tok::KwPow: return "'pow'";
   case Tok::Plus: return "'+'";
   case Tok::Minus: return "'-'";
   case Tok::Star: return "'*'";
@@ -87,7 +94,7 @@ std::string describe(const Token &tok) {
 
 namespace {
 
-// A constant table (read-only data, no static constructor); 27 entries are searched in order.
+// A constant table (read-only data, no static constructor); 34 entries are searched in order.
 constexpr std::pair<std::string_view, Tok> keywords[] = {
     {"dim", Tok::KwDim},       {"in", Tok::KwIn},     {"out", Tok::KwOut},   {"inout", Tok::KwInout},
     {"fn", Tok::KwFn},         {"psi", Tok::KwPsi},   {"rho", Tok::KwRho},   {"iota", Tok::KwIota},
@@ -95,7 +102,9 @@ constexpr std::pair<std::string_view, Tok> keywords[] = {
     {"reshape", Tok::KwReshape}, {"rav", Tok::KwRav}, {"div", Tok::KwDiv},   {"mod", Tok::KwMod},
     {"max", Tok::KwMax},       {"min", Tok::KwMin},   {"neg", Tok::KwNeg},   {"exp", Tok::KwExp},
     {"log", Tok::KwLog},       {"sqrt", Tok::KwSqrt}, {"abs", Tok::KwAbs},   {"not", Tok::KwNot},
-    {"and", Tok::KwAnd},       {"or", Tok::KwOr},     {"where", Tok::KwWhere},
+    {"and", Tok::KwAnd},       {"or", Tok::KwOr},     {"where", Tok::KwWhere}, {"tanh", Tok::KwTanh},
+    {"sin", Tok::KwSin},       {"cos", Tok::KwCos},   {"exp2", Tok::KwExp2}, {"log2", Tok::KwLog2},
+    {"sigmoid", Tok::KwSigmoid}, {"pow", Tok::KwPow},
 };
 
 // Unicode aliases: code point -> the ASCII token it stands for.

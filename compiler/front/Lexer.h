@@ -45,6 +45,13 @@ enum class Tok {
   KwAnd,
   KwOr,
   KwWhere,
+  KwTanh,
+  KwSin,
+  KwCos,
+  KwExp2,
+  KwLog2,
+  KwSigmoid,
+  KwPow, // the last keyword
   // punctuation
   Plus,
   Minus,

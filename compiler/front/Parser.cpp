@@ -230,7 +230,7 @@ Program Parser::run(const std::string &fileName) {
 std::string Parser::identifier(const char *what, SourceLoc &loc) {
   if (!at(Tok::Ident)) {
     const Token &t = peek();
-    bool keyword = t.kind >= Tok::KwDim && t.kind <= Tok::KwWhere;
+    bool keyword = t.kind >= Tok::KwDim && t.kind <= Tok::KwPow;
     if (keyword)
       fail(Diag::ReservedName, t.text, what);
     fail(Diag::Expected, what, describe(t));
@@ -275,7 +275,7 @@ void Parser::item(Program &program) {
   bool startsExpr = start.kind == Tok::Ident || start.kind == Tok::Int || start.kind == Tok::Float ||
                     start.kind == Tok::LParen || start.kind == Tok::Less || start.kind == Tok::LBracket ||
                     start.kind == Tok::Minus || start.kind == Tok::Reduce ||
-                    (start.kind >= Tok::KwPsi && start.kind <= Tok::KwWhere && start.kind != Tok::KwAnd &&
+                    (start.kind >= Tok::KwPsi && start.kind <= Tok::KwPow && start.kind != Tok::KwAnd &&
                      start.kind != Tok::KwOr);
   if (startsExpr) {
     size_t before = pos;
@@ -584,6 +584,12 @@ ExprPtr Parser::prefixExpr() {
   case Tok::KwLog: return unaryOp(UnOp::Log);
   case Tok::KwSqrt: return unaryOp(UnOp::Sqrt);
   case Tok::KwAbs: return unaryOp(UnOp::Abs);
+  case Tok::KwTanh: return unaryOp(UnOp::Tanh);
+  case Tok::KwSin: return unaryOp(UnOp::Sin);
+  case Tok::KwCos: return unaryOp(UnOp::Cos);
+  case Tok::KwExp2: return unaryOp(UnOp::Exp2);
+  case Tok::KwLog2: return unaryOp(UnOp::Log2);
+  case Tok::KwSigmoid: return unaryOp(UnOp::Sigmoid);
   case Tok::KwTran: return structuralPrefix(ExprKind::Tran);
   case Tok::KwRav: return structuralPrefix(ExprKind::Rav);
   case Tok::KwRho: return structuralPrefix(ExprKind::Rho);
@@ -617,7 +623,7 @@ ExprPtr Parser::structural() {
 }
 
 // primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | "(" expr ")"
-//         | ("max" | "min") "(" expr "," expr ")" | "where" "(" expr "," expr "," expr ")"
+//         | ("max" | "min" | "pow") "(" expr "," expr ")" | "where" "(" expr "," expr "," expr ")"
 //         | vector | comprehension
 ExprPtr Parser::primary() {
   const Token &t = peek();
@@ -651,12 +657,13 @@ ExprPtr Parser::primary() {
     return e;
   }
   case Tok::KwMax:
-  case Tok::KwMin: {
+  case Tok::KwMin:
+  case Tok::KwPow: {
     const Token &op = advance();
     SourceLoc open = peek().loc;
-    expect(Tok::LParen, "'(' (or use 'a max b')");
+    expect(Tok::LParen, op.kind == Tok::KwPow ? "'(' and the base and exponent" : "'(' (or use 'a max b')");
     ExprPtr e = node(ExprKind::Binary, op);
-    e->op = op.kind == Tok::KwMax ? BinOp::Max : BinOp::Min;
+    e->op = op.kind == Tok::KwMax ? BinOp::Max : op.kind == Tok::KwMin ? BinOp::Min : BinOp::Pow;
     e->args = callArgs(open);
     if (e->args.size() != 2) {
       diags.report(Diag::ArityMismatch, op.loc, op.text, 2, "s", e->args.size(), e->args.size() == 1 ? "was" : "were");

@@ -70,7 +70,7 @@ DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc) {
   }
   auto e = make(DKind::Binary, loc);
   e->op = op;
-  e->isInt = givesTruth(op) || (a->isInt && b->isInt && op != BinOp::Div);
+  e->isInt = givesTruth(op) || (a->isInt && b->isInt && op != BinOp::Div && op != BinOp::Pow);
   e->args = {std::move(a), std::move(b)};
   return e;
 }

@@ -42,7 +42,8 @@ int64_t intOp(BinOp op, int64_t a, int64_t b, At at) {
   case BinOp::Min: return a < b ? a : b;
   case BinOp::IntDiv: return floorDiv(a, b, at);
   case BinOp::Mod: return floorMod(a, b, at);
-  case BinOp::Div: throw std::logic_error("interpreter: '/' with an int result");
+  case BinOp::Div:
+  case BinOp::Pow: throw std::logic_error("interpreter: '/' or pow with an int result");
   case BinOp::Lt: return a < b;
   case BinOp::Le: return a <= b;
   case BinOp::Gt: return a > b;

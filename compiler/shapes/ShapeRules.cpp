@@ -32,7 +32,8 @@ static std::optional<SymExpr> foldInt(BinOp op, const SymExpr &a, const SymExpr 
       return SymExpr(op == BinOp::Max ? std::max(x, y) : std::min(x, y));
     }
     return std::nullopt;
-  case BinOp::Div: return std::nullopt;
+  case BinOp::Div:
+  case BinOp::Pow: return std::nullopt;
   default: // comparisons and logic: known only between constants
     if (a.isConstant() && b.isConstant())
       return SymExpr(int64_t(apply(op, double(*a.constant()), double(*b.constant()))));
@@ -46,7 +47,8 @@ RuleResult shapeOfElementwise(BinOp op, const Type &a, const Type &b) {
   if (a.rank() != 0 && b.rank() != 0 && a.shape != b.shape)
     return err(Diag::ShapeMismatch, {std::string("'") + std::string(spell(op)) + "'", sh(a.shape), sh(b.shape)});
   r.shape = a.rank() != 0 ? a.shape : b.shape;
-  r.elem = op == BinOp::Div ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
+  r.elem = op == BinOp::Div || op == BinOp::Pow ? promote(promote(a.elem, b.elem), ElemType::F32)
+                                                : promote(a.elem, b.elem);
   if ((op == BinOp::IntDiv || op == BinOp::Mod || op == BinOp::And || op == BinOp::Or) && r.elem != ElemType::Int)
     return err(Diag::NotInteger, {std::string("the operands of '") + std::string(spell(op)) + "'",
                                   op == BinOp::And || op == BinOp::Or

@@ -24,6 +24,7 @@ std::string_view spell(BinOp op) {
   case BinOp::Ne: return "!=";
   case BinOp::And: return "and";
   case BinOp::Or: return "or";
+  case BinOp::Pow: return "pow";
   }
   return "?";
 }
@@ -48,6 +49,12 @@ std::string_view spell(UnOp op) {
   case UnOp::Sqrt: return "sqrt";
   case UnOp::Abs: return "abs";
   case UnOp::Not: return "not";
+  case UnOp::Tanh: return "tanh";
+  case UnOp::Sin: return "sin";
+  case UnOp::Cos: return "cos";
+  case UnOp::Exp2: return "exp2";
+  case UnOp::Log2: return "log2";
+  case UnOp::Sigmoid: return "sigmoid";
   }
   return "?";
 }
@@ -110,6 +117,7 @@ double apply(BinOp op, double a, double b) {
   case BinOp::Ne: return a != b;
   case BinOp::And: return a != 0 && b != 0;
   case BinOp::Or: return a != 0 || b != 0;
+  case BinOp::Pow: return std::pow(a, b);
   }
   return 0;
 }
@@ -122,6 +130,12 @@ double apply(UnOp op, double a) {
   case UnOp::Sqrt: return std::sqrt(a);
   case UnOp::Abs: return std::fabs(a);
   case UnOp::Not: return a == 0;
+  case UnOp::Tanh: return std::tanh(a);
+  case UnOp::Sin: return std::sin(a);
+  case UnOp::Cos: return std::cos(a);
+  case UnOp::Exp2: return std::exp2(a);
+  case UnOp::Log2: return std::log2(a);
+  case UnOp::Sigmoid: return 1 / (1 + std::exp(-a));
   }
   return 0;
 }

@@ -259,7 +259,13 @@ std::optional<Expr> Generator::elementwise(const Shape &s, Scope &scope, int dep
   if (extend)
     note("scalar-extension");
   bool ints = a.isInt && b.isInt;
-  switch (rng.weighted({5, 4, 4, 3, 2, 2})) {
+  switch (rng.weighted({5, 4, 4, 3, 2, 2, 1})) {
+  case 6: { // a positive base (abs a + 1) and an exponent in [-2, 2]: bounded by (|a| + 1)^2
+    note("op-pow");
+    Expr e{"pow(abs " + operand(a) + " + 1.0, " + operand(b) + " max -2.0 min 2.0)", false, 0, false};
+    e.bound = std::pow(a.bound + 1.0, 2.0);
+    return e;
+  }
   case 0: note("op+"); return Expr{operand(a) + " + " + operand(b), false, a.bound + b.bound, ints};
   case 1: note("op-"); return Expr{operand(a) + " - " + operand(b), false, a.bound + b.bound, ints};
   case 2:
@@ -331,7 +337,21 @@ std::optional<Expr> Generator::where(const Shape &s, Scope &scope, int depth) {
 
 std::optional<Expr> Generator::unary(const Shape &s, Scope &scope, int depth) {
   Expr a = gen(s, scope, depth - 1);
-  switch (rng.weighted({3, 2, 3, 2, 2})) {
+  switch (rng.weighted({3, 2, 3, 2, 2, 3})) {
+  case 5: { // the bounded functions, and exp2/log2 as exp/log
+    switch (rng.below(6)) {
+    case 0: note("unary-tanh"); return Expr{"tanh " + operand(a), false, 1, false};
+    case 1: note("unary-sin"); return Expr{"sin " + operand(a), false, 1, false};
+    case 2: note("unary-cos"); return Expr{"cos(" + a.text + ")", true, 1, false};
+    case 3: note("unary-sigmoid"); return Expr{"sigmoid " + operand(a), false, 1, false};
+    case 4:
+      note("unary-exp2");
+      return Expr{"exp2 (" + operand(a) + " min 2.0)", false, 4, false};
+    default:
+      note("unary-log2");
+      return Expr{"log2 (abs " + operand(a) + " + 1.0)", false, std::log2(a.bound + 1.0) + 1e-9, false};
+    }
+  }
   case 0: {
     note("unary-neg");
     const char *form = rng.pick({"-", "neg ", "- "});

@@ -44,6 +44,8 @@ TEST_CASE("Lexer keywords", "[lexer]") {
       {"max", Tok::KwMax},   {"min", Tok::KwMin},   {"neg", Tok::KwNeg},         {"exp", Tok::KwExp},
       {"log", Tok::KwLog},   {"sqrt", Tok::KwSqrt}, {"abs", Tok::KwAbs},
       {"not", Tok::KwNot},   {"and", Tok::KwAnd},   {"or", Tok::KwOr},           {"where", Tok::KwWhere},
+      {"tanh", Tok::KwTanh}, {"sin", Tok::KwSin},   {"cos", Tok::KwCos},         {"exp2", Tok::KwExp2},
+      {"log2", Tok::KwLog2}, {"pow", Tok::KwPow},   {"sigmoid", Tok::KwSigmoid},
   };
   for (auto [text, kind] : table) {
     INFO(text);

@@ -86,6 +86,8 @@ TEST_CASE("Parser comparisons, logic and where", "[parser]") {
   CHECK(parseExpr("<i j> psi K") == "(psi <i j> K)");
   CHECK(parseExpr("a < b < c").find("comparisons do not chain") != std::string::npos);
   CHECK(parseExpr("where(a, b)").find("takes 3 arguments") != std::string::npos);
+  CHECK(parseExpr("tanh x * 2") == "(* (tanh x) 2)");
+  CHECK(parseExpr("pow(x, 2.0) + sigmoid(y)") == "(+ (pow x 2) (sigmoid y))");
 }
 
 TEST_CASE("Parser attention expressions", "[parser]") {

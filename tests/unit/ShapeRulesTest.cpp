@@ -165,6 +165,22 @@ TEST_CASE("shapeOfElementwise: comparisons and logic") {
   CHECK(logic[0] == "the operands of 'or'");
 }
 
+TEST_CASE("shapeOfUnary: the scalar functions") {
+  for (UnOp op : {UnOp::Tanh, UnOp::Sin, UnOp::Cos, UnOp::Exp2, UnOp::Log2, UnOp::Sigmoid}) {
+    INFO(spell(op));
+    CHECK(shapeOf(shapeOfUnary(op, f32({n, dk}))) == "⟨n dk⟩");
+    CHECK(shapeOfUnary(op, intScalar(dk)).type().elem == ElemType::F32);
+    CHECK(shapeOfUnary(op, f64({})).type().elem == ElemType::F64);
+  }
+}
+
+TEST_CASE("shapeOfElementwise: pow") {
+  CHECK(shapeOfElementwise(BinOp::Pow, intScalar(2), intScalar(3)).type().elem == ElemType::F32);
+  CHECK_FALSE(shapeOfElementwise(BinOp::Pow, intScalar(2), intScalar(3)).type().value);
+  CHECK(shapeOf(shapeOfElementwise(BinOp::Pow, f64({n}), f32({}))) == "⟨n⟩");
+  errorOf(shapeOfElementwise(BinOp::Pow, f32({n}), f32({dk})), Diag::ShapeMismatch);
+}
+
 TEST_CASE("shapeOfUnary: not") {
   RuleResult r = shapeOfUnary(UnOp::Not, intData({n}));
   CHECK(shapeOf(r) == "⟨n⟩");

@@ -52,6 +52,10 @@ static inline int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads
 #pragma acc routine(moart_chunks) seq
 static inline size_t moart_align64(size_t bytes);
 #pragma acc routine(moart_align64) seq
+static inline float moart_sigmoidf(float a);
+#pragma acc routine(moart_sigmoidf) seq
+static inline double moart_sigmoid(double a);
+#pragma acc routine(moart_sigmoid) seq
 #endif
 
 MOART_INLINE int64_t moart_floordiv(int64_t a, int64_t b) {
@@ -98,6 +102,10 @@ MOART_INLINE double moart_min(double a, double b) {
 MOART_INLINE int64_t moart_maxi(int64_t a, int64_t b) { return a > b ? a : b; }
 MOART_INLINE int64_t moart_mini(int64_t a, int64_t b) { return a < b ? a : b; }
 MOART_INLINE int64_t moart_absi(int64_t a) { return a < 0 ? -a : a; }
+
+/* The logistic function 1 / (1 + e^-a) (the language's `sigmoid`, docs/language.md §5). */
+MOART_INLINE float moart_sigmoidf(float a) { return 1.0f / (1.0f + expf(-a)); }
+MOART_INLINE double moart_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 /* The online-softmax monoid's rescaling factor exp(a - m) of a partial result whose running maximum is a,
  * to the maximum m >= a; 0 when a is -inf (an empty split, or only -inf terms so far), so that such a
