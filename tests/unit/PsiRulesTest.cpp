@@ -673,6 +673,14 @@ TEST_CASE("where in a program: a constant condition keeps only its branch", "[ps
                        "  <i> psi b = <i> psi x\n");
 }
 
+TEST_CASE("comparisons of indices that differ by a constant are decided at compile time", "[psi]") {
+  // C compilers reject `i != i` under -Wall -Werror (a self-comparison), so none reaches the kernel
+  const char *text = "dim n\nin x : f32[n]\nout y = [i < n] where(i == i and i + 1 > i, <i> psi x, 0.0) + (i != i)\n";
+  CHECK(dnfOf(text) == "in x : f32<n>\n"
+                       "out y : f32<n>\n"
+                       "  <i> psi y = <i> psi x + 0\n");
+}
+
 TEST_CASE("comparisons and logic in a program: int 0 or 1", "[psi]") {
   const char *text = "dim n\nin x : f32[n]\nout a = [i < n] ((i < 2) or not (<i> psi x >= 0.0)) * 1.5\n";
   Reduced r = reduceText(text);
