@@ -74,6 +74,7 @@ double DnfEvaluator::eval(const DExpr &e) {
     return acc;
   }
   case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
+  case DKind::Where: return eval(*e.args[0]) != 0 ? eval(*e.args[1]) : eval(*e.args[2]);
   case DKind::Fused: return evalFused(e);
   }
   return 0;

@@ -113,12 +113,14 @@ Val BoundEvaluator::unary(UnOp op, Val a) const {
   r.v = apply(op, a.v);
   switch (op) {
   case UnOp::Neg:
-  case UnOp::Abs: return r;
+  case UnOp::Abs:
+  case UnOp::Not: return r;
   default: r.m = std::fabs(r.v); // exp, log and sqrt are well-conditioned relative to their result
   }
   switch (op) {
   case UnOp::Neg:
-  case UnOp::Abs: return r;
+  case UnOp::Abs:
+  case UnOp::Not: return r;
   case UnOp::Exp: // exp is increasing and convex: the upper end of [a − e, a + e] is the farther one
     r.e = (a.e == 0 ? 0 : std::exp(a.v + a.e) - r.v) + 2 * rounding(r.v);
     break;
@@ -128,6 +130,19 @@ Val BoundEvaluator::unary(UnOp op, Val a) const {
     break;
   case UnOp::Sqrt:
     r.e = (a.e == 0 ? 0 : r.v - std::sqrt(std::max(a.v - a.e, 0.0))) + rounding(r.v);
+    break;
+  case UnOp::Exp2: // as exp
+    r.e = (a.e == 0 ? 0 : std::exp2(a.v + a.e) - r.v) + 2 * rounding(r.v);
+    break;
+  case UnOp::Log2: // as log
+    r.e = a.e == 0 ? 0 : a.v - a.e <= 0 ? kInf : r.v - std::log2(a.v - a.e);
+    r.e += 2 * rounding(r.v);
+    break;
+  case UnOp::Tanh: // |f'| <= 1 (sigmoid's <= 1/4); a few roundings (sigmoid: exp, add, divide)
+  case UnOp::Sin:
+  case UnOp::Cos:
+  case UnOp::Sigmoid:
+    r.e = a.e + 4 * rounding(r.v) + 2 * rounding(1.0);
     break;
   }
   r.L += 1;
@@ -158,6 +173,14 @@ Val BoundEvaluator::binary(BinOp op, Val a, Val b) const {
     break;
   case BinOp::IntDiv:
   case BinOp::Mod: r.e = a.e == 0 && b.e == 0 ? 0 : kInf; break;
+  case BinOp::Pow: // |∂/∂x| = |y·x^(y−1)|, |∂/∂y| = |ln x · x^y|, for x > 0 beyond its error
+    r.e = a.e == 0 && b.e == 0 ? 0
+          : a.v - a.e <= 0     ? kInf
+                               : std::fabs(b.v * std::pow(a.v - (b.v < 1 ? a.e : -a.e), b.v - 1)) * a.e +
+                                     std::fabs(std::log(a.v + a.e)) * std::pow(a.v + a.e, std::fabs(b.v) + b.e) * b.e;
+    r.e += 2 * rounding(r.v);
+    break;
+  default: r.e = 0; break; // comparisons and logic: a truth value, taken as exact (see DKind::Where below)
   }
   return finish(r);
 }
@@ -295,6 +318,9 @@ Val BoundEvaluator::eval(const DExpr &e) {
   case DKind::Reduce: return reduce(e);
   case DKind::Fused: return fused(e);
   case DKind::Select: return integer(e.lhs) < integer(e.rhs) ? eval(*e.args[0]) : eval(*e.args[1]);
+  // the condition is taken as exact: comparisons of reads and of indices are (a comparison of rounded
+  // values near a tie is not modelled)
+  case DKind::Where: return eval(*e.args[0]).v != 0 ? eval(*e.args[1]) : eval(*e.args[2]);
   }
   return Val{};
 }

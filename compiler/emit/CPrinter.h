@@ -29,8 +29,10 @@ protected:
   std::string floatLiteral(double v, ElemType t) const;
   std::string expr(const LExprPtr &e, ElemType t);
   std::string asType(const LExprPtr &e, ElemType t);
+  ElemType comparedIn(const LExprPtr &comparison) const;
   void stmt(const LStmt &s, ElemType t);
   std::string loopHeader(const LStmt &loop); // `for (int64_t i = start; i < end; ++i) {`
+  std::string ifHeader(const LStmt &branch);  // `if (i < n) {`, `if (c) {`
   // Prints one region into `body`: its loop nest (C, OpenMP, OpenACC) or its launch (CUDA, which also
   // adds the kernel to `kernels`).
   virtual void region(const Region &r);
@@ -54,6 +56,9 @@ protected:
   const Target target;
   std::string fileStem; // the .moa file's name, sealed for comments (CommentText.h)
   CNames cn; // every C name of the kernel and its header
+  // The float type of the statement being printed: a comparison of floats that reads no array compares
+  // in it (the comparison's own result is an int, printed in int context).
+  ElemType floatType = ElemType::F32;
   std::string body;
   std::string kernels; // CUDA: the __global__ functions, printed before the host code
   // Floor divisions and moduli computed once before the statements that use them (CUDA: a 64-bit

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -116,8 +117,28 @@ std::string CPrinter::asType(const LExprPtr &e, ElemType t) {
   return text;
 }
 
+// The type a comparison of floats compares in, as the interpreter does: the wider of the array elements
+// its operands read (a constant takes their type); the statement's float type when they read none.
+ElemType CPrinter::comparedIn(const LExprPtr &e) const {
+  std::optional<ElemType> found;
+  std::vector<const LExpr *> todo{e->args[0].get(), e->args[1].get()};
+  while (!todo.empty()) {
+    const LExpr *x = todo.back();
+    todo.pop_back();
+    if (x->isInt) // an integer, or a truth value: it converts, it does not set the type
+      continue;
+    if (x->kind == LExprKind::Load && k.buffers[x->buffer].elem != ElemType::Int)
+      found = found && *found == ElemType::F64 ? ElemType::F64 : k.buffers[x->buffer].elem;
+    for (const LExprPtr &a : x->args)
+      todo.push_back(a.get());
+  }
+  return found.value_or(floatType);
+}
+
 std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   bool f32 = t == ElemType::F32;
+  if (t != ElemType::Int) // the float type of the statement being printed
+    floatType = t;
   switch (e->kind) {
   case LExprKind::Float: return floatLiteral(e->floatValue, t);
   case LExprKind::Int: return integer(e->intValue);
@@ -135,10 +156,23 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
     case UnOp::Exp: return (f32 ? "expf(" : "exp(") + a + ")";
     case UnOp::Log: return (f32 ? "logf(" : "log(") + a + ")";
     case UnOp::Sqrt: return (f32 ? "sqrtf(" : "sqrt(") + a + ")";
+    case UnOp::Not: return "(!" + a + ")";
+    case UnOp::Tanh: return (f32 ? "tanhf(" : "tanh(") + a + ")";
+    case UnOp::Sin: return (f32 ? "sinf(" : "sin(") + a + ")";
+    case UnOp::Cos: return (f32 ? "cosf(" : "cos(") + a + ")";
+    case UnOp::Exp2: return (f32 ? "exp2f(" : "exp2(") + a + ")";
+    case UnOp::Log2: return (f32 ? "log2f(" : "log2(") + a + ")";
+    case UnOp::Sigmoid: return fmt::format("moart_sigmoid{}({})", f32 ? "f" : "", a);
     }
     break;
   }
   case LExprKind::Binary: {
+    if (givesTruth(e->op)) { // an int 0 or 1 from operands compared in their own type
+      const LExprPtr &l = e->args[0], &r = e->args[1];
+      ElemType in = l->isInt && r->isInt ? ElemType::Int : comparedIn(e);
+      std::string op = e->op == BinOp::And ? "&&" : e->op == BinOp::Or ? "||" : std::string(spell(e->op));
+      return fmt::format("({} {} {})", asType(l, in), op, asType(r, in));
+    }
     std::string a = asType(e->args[0], t), b = asType(e->args[1], t);
     const char *suffix = t == ElemType::Int ? "i" : f32 ? "f" : "";
     switch (e->op) {
@@ -150,6 +184,8 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
     case BinOp::Min: return fmt::format("moart_min{}({}, {})", suffix, a, b);
     case BinOp::IntDiv: return fmt::format("moart_floordiv({}, {})", a, b);
     case BinOp::Mod: return fmt::format("moart_floormod({}, {})", a, b);
+    case BinOp::Pow: return fmt::format("{}({}, {})", f32 ? "powf" : "pow", a, b);
+    default: break;
     }
     break;
   }
@@ -158,6 +194,9 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
                        asType(e->args[1], t));
   case LExprKind::Rescale:
     return fmt::format("moart_rescale{}({}, {})", f32 ? "f" : "", asType(e->args[0], t), asType(e->args[1], t));
+  case LExprKind::Where:
+    return fmt::format("({} ? {} : {})", asType(e->args[0], ElemType::Int), asType(e->args[1], t),
+                       asType(e->args[2], t));
   }
   return "0";
 }
@@ -207,7 +246,7 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
     break;
   }
   case LStmt::If:
-    line(fmt::format("if ({} < {}) {{", integer(s.lhs), integer(s.rhs)));
+    line(ifHeader(s));
     for (const LStmt &x : s.body)
       stmt(x, t);
     if (!s.orElse.empty()) {
@@ -237,6 +276,15 @@ std::string CPrinter::loopHeader(const LStmt &s) {
   return fmt::format("for (int64_t {} = {}; {} < {}; {}) {{", v, integer(s.start), v, integer(s.end), step);
 }
 
+std::string CPrinter::ifHeader(const LStmt &s) {
+  if (s.value) { // a comparison prints its own parentheses: `if (j <= i) {`, never `if ((j <= i))`
+    std::string c = asType(s.value, ElemType::Int);
+    bool bracketed = s.value->kind == LExprKind::Binary && givesTruth(s.value->op);
+    return fmt::format("if {} {{", bracketed ? c : "(" + c + ")");
+  }
+  return fmt::format("if ({} < {}) {{", integer(s.lhs), integer(s.rhs));
+}
+
 ElemType CPrinter::regionType(const Region &r) {
   ElemType t = ElemType::F32;
   for (const LStmt &s : r.body)
@@ -251,6 +299,7 @@ void CPrinter::region(const Region &r) {
   if (r.onlyIfChunks)
     line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
   ElemType t = regionType(r);
+  floatType = t == ElemType::Int ? ElemType::F32 : t;
   std::string sections = present(r);
   if (r.parallelDepth > 0) {
     std::string pragma = policy.parallelNest(r.parallelDepth, sections);

@@ -335,7 +335,7 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
     return;
   }
   case LStmt::If:
-    line(fmt::format("if ({} < {}) {{", integer(s.lhs), integer(s.rhs)));
+    line(ifHeader(s));
     for (const LStmt &x : s.body)
       warpStmt(x, t);
     if (!s.orElse.empty()) {
@@ -401,6 +401,7 @@ void CudaPrinter::region(const Region &r) {
   std::set<size_t> used;
   forEachAccess(r.body, [&](size_t b, const SymExpr &, bool) { used.insert(b); });
   const ElemType t = regionType(r);
+  floatType = t == ElemType::Int ? ElemType::F32 : t;
 
   // the kernel, printed into `body` and moved to `kernels`
   std::string host = std::move(body);

@@ -25,6 +25,7 @@ std::string exprKindName(ExprKind kind) {
   case ExprKind::Rav: return "Rav";
   case ExprKind::Call: return "Call";
   case ExprKind::Comprehension: return "Comprehension";
+  case ExprKind::Where: return "Where";
   }
   return "?";
 }

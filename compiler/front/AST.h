@@ -33,6 +33,7 @@ enum class ExprKind {
   Rav,           // rav A
   Call,          // f(a, b)
   Comprehension, // [i < n, j < m] expr
+  Where,         // where(c, a, b): a where c is not 0, else b (elementwise)
 };
 
 struct Binder {

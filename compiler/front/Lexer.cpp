@@ -41,6 +41,17 @@ const char *tokName(Tok kind) {
   case Tok::KwLog: return "'log'";
   case Tok::KwSqrt: return "'sqrt'";
   case Tok::KwAbs: return "'abs'";
+  case Tok::KwNot: return "'not'";
+  case Tok::KwAnd: return "'and'";
+  case Tok::KwOr: return "'or'";
+  case Tok::KwWhere: return "'where'";
+  case Tok::KwTanh: return "'tanh'";
+  case Tok::KwSin: return "'sin'";
+  case Tok::KwCos: return "'cos'";
+  case Tok::KwExp2: return "'exp2'";
+  case Tok::KwLog2: return "'log2'";
+  case Tok::KwSigmoid: return "'sigmoid'";
+  case Tok::KwPow: return "'pow'";
   case Tok::Plus: return "'+'";
   case Tok::Minus: return "'-'";
   case Tok::Star: return "'*'";
@@ -57,6 +68,10 @@ const char *tokName(Tok kind) {
   case Tok::RBrace: return "'}'";
   case Tok::Less: return "'<'";
   case Tok::Greater: return "'>'";
+  case Tok::LessEq: return "'<='";
+  case Tok::GreaterEq: return "'>='";
+  case Tok::EqEq: return "'=='";
+  case Tok::NotEq: return "'!='";
   case Tok::Reduce: return "a reduction";
   case Tok::Inner: return "an inner product";
   case Tok::Outer: return "an outer product";
@@ -79,14 +94,17 @@ std::string describe(const Token &tok) {
 
 namespace {
 
-// A constant table (read-only data, no static constructor); 23 entries are searched in order.
+// A constant table (read-only data, no static constructor); 34 entries are searched in order.
 constexpr std::pair<std::string_view, Tok> keywords[] = {
     {"dim", Tok::KwDim},       {"in", Tok::KwIn},     {"out", Tok::KwOut},   {"inout", Tok::KwInout},
     {"fn", Tok::KwFn},         {"psi", Tok::KwPsi},   {"rho", Tok::KwRho},   {"iota", Tok::KwIota},
     {"tran", Tok::KwTran},     {"take", Tok::KwTake}, {"drop", Tok::KwDrop}, {"cat", Tok::KwCat},
     {"reshape", Tok::KwReshape}, {"rav", Tok::KwRav}, {"div", Tok::KwDiv},   {"mod", Tok::KwMod},
     {"max", Tok::KwMax},       {"min", Tok::KwMin},   {"neg", Tok::KwNeg},   {"exp", Tok::KwExp},
-    {"log", Tok::KwLog},       {"sqrt", Tok::KwSqrt}, {"abs", Tok::KwAbs},
+    {"log", Tok::KwLog},       {"sqrt", Tok::KwSqrt}, {"abs", Tok::KwAbs},   {"not", Tok::KwNot},
+    {"and", Tok::KwAnd},       {"or", Tok::KwOr},     {"where", Tok::KwWhere}, {"tanh", Tok::KwTanh},
+    {"sin", Tok::KwSin},       {"cos", Tok::KwCos},   {"exp2", Tok::KwExp2}, {"log2", Tok::KwLog2},
+    {"sigmoid", Tok::KwSigmoid}, {"pow", Tok::KwPow},
 };
 
 // Unicode aliases: code point -> the ASCII token it stands for.
@@ -98,6 +116,7 @@ const Alias unicodeAliases[] = {
     {U'ψ', Tok::KwPsi},  {U'ρ', Tok::KwRho},  {U'ι', Tok::KwIota}, {U'⍉', Tok::KwTran},
     {U'↑', Tok::KwTake}, {U'↓', Tok::KwDrop}, {U'⟨', Tok::Less},   {U'⟩', Tok::Greater},
     {U'×', Tok::Star},   {U'÷', Tok::Slash},  {U'⧺', Tok::KwCat},  {U'√', Tok::KwSqrt},
+    {U'≤', Tok::LessEq}, {U'≥', Tok::GreaterEq}, {U'≠', Tok::NotEq},
 };
 
 class Lexer {
@@ -253,6 +272,11 @@ void Lexer::lexWord(Token &tok) {
   while (pos < text.size() && (std::isalnum((unsigned char)text[pos]) || text[pos] == '_'))
     ++pos;
   std::string_view word(text.data() + start, pos - start);
+  if (word == "inf") { // the float literal +∞ (`-inf` written together is -∞, like any negative literal)
+    tok.kind = Tok::Float;
+    tok.floatValue = HUGE_VAL;
+    return;
+  }
   auto kw = std::find_if(std::begin(keywords), std::end(keywords), [&](const auto &k) { return k.first == word; });
   tok.kind = kw != std::end(keywords) ? kw->second : Tok::Ident;
 }
@@ -260,6 +284,11 @@ void Lexer::lexWord(Token &tok) {
 // One ASCII punctuation character, or `++`; false when the character at pos is none.
 bool Lexer::lexPunctuation(Token &tok) {
   unsigned char c = (unsigned char)text[pos];
+  if (c == '!' && pos + 1 < text.size() && text[pos + 1] == '=') {
+    tok.kind = Tok::NotEq;
+    pos += 2;
+    return true;
+  }
   static constexpr std::pair<char, Tok> punct[] = {
       {'+', Tok::Plus},     {'-', Tok::Minus},    {'*', Tok::Star},     {'/', Tok::Slash},
       {'=', Tok::Assign},   {',', Tok::Comma},    {':', Tok::Colon},    {';', Tok::Semicolon},
@@ -279,6 +308,12 @@ bool Lexer::lexPunctuation(Token &tok) {
   // `++` is catenation (the paper's #, which in .moa starts a comment)
   if (tok.kind == Tok::Plus && pos < text.size() && text[pos] == '+') {
     tok.kind = Tok::KwCat;
+    ++pos;
+  }
+  // the two-character comparisons <= >= ==
+  if (pos < text.size() && text[pos] == '=' &&
+      (tok.kind == Tok::Less || tok.kind == Tok::Greater || tok.kind == Tok::Assign)) {
+    tok.kind = tok.kind == Tok::Less ? Tok::LessEq : tok.kind == Tok::Greater ? Tok::GreaterEq : Tok::EqEq;
     ++pos;
   }
   return true;

@@ -1,5 +1,5 @@
 // Lexer: .moa source text -> tokens with source locations. ASCII spellings are primary; the paper's
-// Unicode spellings (ψ ρ ι ⍉ ↑ ↓ ⟨ ⟩ × ÷ ∘ ⧺ √) lex to the same tokens. Newlines separate statements and
+// Unicode spellings (ψ ρ ι ⍉ ↑ ↓ ⟨ ⟩ × ÷ ∘ ⧺ √ ≤ ≥ ≠) lex to the same tokens. Newlines separate statements and
 // are kept as tokens; the parser ignores them inside brackets.
 #pragma once
 
@@ -41,6 +41,17 @@ enum class Tok {
   KwLog,
   KwSqrt,
   KwAbs,
+  KwNot,
+  KwAnd,
+  KwOr,
+  KwWhere,
+  KwTanh,
+  KwSin,
+  KwCos,
+  KwExp2,
+  KwLog2,
+  KwSigmoid,
+  KwPow, // the last keyword
   // punctuation
   Plus,
   Minus,
@@ -58,6 +69,10 @@ enum class Tok {
   RBrace,
   Less,
   Greater,
+  LessEq,    // <=
+  GreaterEq, // >=
+  EqEq,      // ==
+  NotEq,     // !=
   // operator forms
   Reduce, // `+/`, `max/`: op in Token::op
   Inner,  // `+.*`, `max.+`: op (f) and op2 (g)

@@ -1,5 +1,7 @@
 #include "Parser.h"
 
+#include <optional>
+
 namespace moac {
 
 namespace {
@@ -129,6 +131,10 @@ private:
   Binding binding(bool isOutput);
   ElemType elemType(SourceLoc &loc);
   ExprPtr expr();
+  ExprPtr orExpr();
+  ExprPtr andExpr();
+  ExprPtr notExpr();
+  ExprPtr cmpExpr();
   ExprPtr catExpr();
   ExprPtr addExpr();
   ExprPtr mulExpr();
@@ -225,7 +231,7 @@ Program Parser::run(const std::string &fileName) {
 std::string Parser::identifier(const char *what, SourceLoc &loc) {
   if (!at(Tok::Ident)) {
     const Token &t = peek();
-    bool keyword = t.kind >= Tok::KwDim && t.kind <= Tok::KwAbs;
+    bool keyword = t.kind >= Tok::KwDim && t.kind <= Tok::KwPow;
     if (keyword)
       fail(Diag::ReservedName, t.text, what);
     fail(Diag::Expected, what, describe(t));
@@ -271,7 +277,8 @@ void Parser::item(Program &program) {
   bool startsExpr = start.kind == Tok::Ident || start.kind == Tok::Int || start.kind == Tok::Float ||
                     start.kind == Tok::LParen || start.kind == Tok::Less || start.kind == Tok::LBracket ||
                     start.kind == Tok::Minus || start.kind == Tok::Reduce ||
-                    (start.kind >= Tok::KwPsi && start.kind <= Tok::KwAbs);
+                    (start.kind >= Tok::KwPsi && start.kind <= Tok::KwPow && start.kind != Tok::KwAnd &&
+                     start.kind != Tok::KwOr);
   if (startsExpr) {
     size_t before = pos;
     bool parsed = true;
@@ -427,8 +434,76 @@ Binding Parser::binding(bool isOutput) {
   return b;
 }
 
-// expr = catExpr   (nesting is counted in prefixExpr, which every level of brackets passes through)
-ExprPtr Parser::expr() { return catExpr(); }
+// expr = orExpr   (nesting is counted in prefixExpr, which every level of brackets passes through)
+ExprPtr Parser::expr() { return orExpr(); }
+
+// orExpr = andExpr { "or" andExpr }
+ExprPtr Parser::orExpr() {
+  ExprPtr lhs = andExpr();
+  Chain chain(*this);
+  while (at(Tok::KwOr)) {
+    chain.link();
+    const Token &op = advance();
+    ExprPtr rhs = andExpr();
+    lhs = binary(ExprKind::Binary, op, std::move(lhs), std::move(rhs));
+    lhs->op = BinOp::Or;
+  }
+  return lhs;
+}
+
+// andExpr = notExpr { "and" notExpr }
+ExprPtr Parser::andExpr() {
+  ExprPtr lhs = notExpr();
+  Chain chain(*this);
+  while (at(Tok::KwAnd)) {
+    chain.link();
+    const Token &op = advance();
+    ExprPtr rhs = notExpr();
+    lhs = binary(ExprKind::Binary, op, std::move(lhs), std::move(rhs));
+    lhs->op = BinOp::And;
+  }
+  return lhs;
+}
+
+// notExpr = "not" notExpr | cmpExpr
+ExprPtr Parser::notExpr() {
+  if (!at(Tok::KwNot))
+    return cmpExpr();
+  Nest n(*this);
+  const Token &op = advance();
+  ExprPtr e = unary(ExprKind::Unary, op, notExpr());
+  e->unop = UnOp::Not;
+  return e;
+}
+
+static std::optional<BinOp> comparison(Tok kind) {
+  switch (kind) {
+  case Tok::Less: return BinOp::Lt;
+  case Tok::LessEq: return BinOp::Le;
+  case Tok::Greater: return BinOp::Gt;
+  case Tok::GreaterEq: return BinOp::Ge;
+  case Tok::EqEq: return BinOp::Eq;
+  case Tok::NotEq: return BinOp::Ne;
+  default: return std::nullopt;
+  }
+}
+
+// cmpExpr = catExpr [ ( "<" | "<=" | ">" | ">=" | "==" | "!=" ) catExpr ]   (comparisons do not chain)
+ExprPtr Parser::cmpExpr() {
+  ExprPtr lhs = catExpr();
+  std::optional<BinOp> op = comparison(peek().kind);
+  if (!op)
+    return lhs;
+  const Token &opTok = advance();
+  ExprPtr rhs = catExpr();
+  if (comparison(peek().kind)) {
+    diags.reportSpan(Diag::ChainedComparison, peek().loc, std::max<uint32_t>(peek().length, 1));
+    throw ParseError{};
+  }
+  ExprPtr e = binary(ExprKind::Binary, opTok, std::move(lhs), std::move(rhs));
+  e->op = *op;
+  return e;
+}
 
 // catExpr = addExpr { "cat" addExpr }
 ExprPtr Parser::catExpr() {
@@ -521,6 +596,12 @@ ExprPtr Parser::prefixExpr() {
   case Tok::KwLog: return unaryOp(UnOp::Log);
   case Tok::KwSqrt: return unaryOp(UnOp::Sqrt);
   case Tok::KwAbs: return unaryOp(UnOp::Abs);
+  case Tok::KwTanh: return unaryOp(UnOp::Tanh);
+  case Tok::KwSin: return unaryOp(UnOp::Sin);
+  case Tok::KwCos: return unaryOp(UnOp::Cos);
+  case Tok::KwExp2: return unaryOp(UnOp::Exp2);
+  case Tok::KwLog2: return unaryOp(UnOp::Log2);
+  case Tok::KwSigmoid: return unaryOp(UnOp::Sigmoid);
   case Tok::KwTran: return structuralPrefix(ExprKind::Tran);
   case Tok::KwRav: return structuralPrefix(ExprKind::Rav);
   case Tok::KwRho: return structuralPrefix(ExprKind::Rho);
@@ -554,7 +635,8 @@ ExprPtr Parser::structural() {
 }
 
 // primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | "(" expr ")"
-//         | ("max" | "min") "(" expr "," expr ")" | vector | comprehension
+//         | ("max" | "min" | "pow") "(" expr "," expr ")" | "where" "(" expr "," expr "," expr ")"
+//         | vector | comprehension
 ExprPtr Parser::primary() {
   const Token &t = peek();
   switch (t.kind) {
@@ -587,15 +669,28 @@ ExprPtr Parser::primary() {
     return e;
   }
   case Tok::KwMax:
-  case Tok::KwMin: {
+  case Tok::KwMin:
+  case Tok::KwPow: {
     const Token &op = advance();
     SourceLoc open = peek().loc;
-    expect(Tok::LParen, "'(' (or use 'a max b')");
+    expect(Tok::LParen, op.kind == Tok::KwPow ? "'(' and the base and exponent" : "'(' (or use 'a max b')");
     ExprPtr e = node(ExprKind::Binary, op);
-    e->op = op.kind == Tok::KwMax ? BinOp::Max : BinOp::Min;
+    e->op = op.kind == Tok::KwMax ? BinOp::Max : op.kind == Tok::KwMin ? BinOp::Min : BinOp::Pow;
     e->args = callArgs(open);
     if (e->args.size() != 2) {
       diags.report(Diag::ArityMismatch, op.loc, op.text, 2, "s", e->args.size(), e->args.size() == 1 ? "was" : "were");
+      throw ParseError{};
+    }
+    return e;
+  }
+  case Tok::KwWhere: {
+    const Token &op = advance();
+    SourceLoc open = peek().loc;
+    expect(Tok::LParen, "'(' and the condition, the value where it holds and the value where it does not");
+    ExprPtr e = node(ExprKind::Where, op);
+    e->args = callArgs(open);
+    if (e->args.size() != 3) {
+      diags.report(Diag::ArityMismatch, op.loc, op.text, 3, "s", e->args.size(), e->args.size() == 1 ? "was" : "were");
       throw ParseError{};
     }
     return e;

@@ -68,6 +68,8 @@ struct Printer {
     case LExprKind::Select:
       return fmt::format("({} < {} ? {} : {})", e->lhs.str(), e->rhs.str(), expr(e->args[0]), expr(e->args[1]));
     case LExprKind::Rescale: return fmt::format("rescale({}, {})", expr(e->args[0]), expr(e->args[1]));
+    case LExprKind::Where:
+      return fmt::format("({} ? {} : {})", expr(e->args[0]), expr(e->args[1]), expr(e->args[2]));
     }
     return "?";
   }
@@ -100,7 +102,8 @@ struct Printer {
       out += fmt::format("{}{}[{}] = {}{}\n", pad, k.buffers[s.buffer].label(), s.offset.str(), expr(s.value), where);
       break;
     case LStmt::If:
-      out += fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
+      out += s.value ? fmt::format("{}if {}{}\n", pad, expr(s.value), where)
+                     : fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
       stmts(s.body, depth + 1);
       if (!s.orElse.empty()) {
         out += pad + "else\n";

@@ -55,7 +55,9 @@ struct Buffer {
 
 // Rescale: args[0] == −∞ ? 0 : exp(args[0] − args[1]), the guarded factor of the online-softmax monoid
 // (psi/Fuse.h), printed as moart_rescalef / moart_rescale.
-enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select, Rescale };
+// Where: args[0] != 0 ? args[1] : args[2], the selection of `where` (C's ?:, so only the branch chosen
+// is evaluated).
+enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select, Rescale, Where };
 
 struct LExpr;
 using LExprPtr = std::shared_ptr<const LExpr>;
@@ -99,7 +101,7 @@ struct LStmt {
   size_t buffer = 0;
   SymExpr offset;
 
-  // If: lhs < rhs ? body : orElse
+  // If: lhs < rhs ? body : orElse; or, when `value` is set (a `where` whose branches reduce), value != 0
   SymExpr lhs, rhs;
   std::vector<LStmt> orElse;
 };

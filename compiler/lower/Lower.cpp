@@ -141,6 +141,30 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
     prefix.push_back(std::move(branch));
     return var(tmp, e->isInt);
   }
+  case DKind::Where: {
+    LExprPtr cond = lowerExpr(e->args[0], prefix, type);
+    if (!containsReduce(e->args[1]) && !containsReduce(e->args[2])) {
+      LExpr x{};
+      x.kind = LExprKind::Where;
+      x.isInt = e->isInt;
+      x.args = {cond, lowerExpr(e->args[1], prefix, type), lowerExpr(e->args[2], prefix, type)};
+      return makeL(x);
+    }
+    // A branch that reduces: an if statement, so that only the chosen branch's loop runs.
+    ElemType tmpType = e->isInt ? ElemType::Int : type;
+    Symbol tmp = symbols.fresh("sel");
+    prefix.push_back(scalarStmt(LStmt::Decl, tmp, tmpType, floatConst(0), e->loc));
+    LStmt branch{};
+    branch.kind = LStmt::If;
+    branch.value = cond;
+    branch.loc = e->loc;
+    LExprPtr a = lowerExpr(e->args[1], branch.body, type);
+    branch.body.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, a, e->loc));
+    LExprPtr b = lowerExpr(e->args[2], branch.orElse, type);
+    branch.orElse.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, b, e->loc));
+    prefix.push_back(std::move(branch));
+    return var(tmp, e->isInt);
+  }
   }
   throw std::logic_error("lowering: unknown DNF node");
 }

@@ -41,9 +41,12 @@ DExprPtr dRead(size_t array, SymVec index, SourceLoc loc) {
 DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc) {
   if (op == UnOp::Neg && a->kind == DKind::Int)
     return dInt(-a->intValue, loc);
+  if (op == UnOp::Not && a->kind == DKind::Int)
+    if (auto c = a->intValue.constant())
+      return dInt(SymExpr(int64_t(*c == 0)), loc);
   auto e = make(DKind::Unary, loc);
   e->unop = op;
-  e->isInt = a->isInt && (op == UnOp::Neg || op == UnOp::Abs);
+  e->isInt = op == UnOp::Not || (a->isInt && (op == UnOp::Neg || op == UnOp::Abs));
   e->args = {std::move(a)};
   return e;
 }
@@ -60,9 +63,19 @@ DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc) {
     default: break;
     }
   }
+  // A comparison of integers whose difference is a constant (i == i, i + 1 > i, 2 < 3) is decided here:
+  // C compilers reject `i != i` under -Wall -Werror as a self-comparison.
+  if (isComparison(op) && a->kind == DKind::Int && b->kind == DKind::Int)
+    if (auto d = (a->intValue - b->intValue).constant())
+      return dInt(SymExpr(int64_t(apply(op, double(*d), 0.0))), loc);
+  if (givesTruth(op) && a->kind == DKind::Int && b->kind == DKind::Int) {
+    auto x = a->intValue.constant(), y = b->intValue.constant();
+    if (x && y)
+      return dInt(SymExpr(int64_t(apply(op, double(*x), double(*y)))), loc);
+  }
   auto e = make(DKind::Binary, loc);
   e->op = op;
-  e->isInt = a->isInt && b->isInt && op != BinOp::Div;
+  e->isInt = givesTruth(op) || (a->isInt && b->isInt && op != BinOp::Div && op != BinOp::Pow);
   e->args = {std::move(a), std::move(b)};
   return e;
 }
@@ -86,6 +99,16 @@ DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, So
   e->rhs = std::move(rhs);
   e->isInt = then->isInt && otherwise->isInt;
   e->args = {std::move(then), std::move(otherwise)};
+  return e;
+}
+
+DExprPtr dWhere(DExprPtr cond, DExprPtr then, DExprPtr otherwise, SourceLoc loc) {
+  if (cond->kind == DKind::Int)
+    if (auto c = cond->intValue.constant())
+      return *c != 0 ? then : otherwise;
+  auto e = make(DKind::Where, loc);
+  e->isInt = then->isInt && otherwise->isInt;
+  e->args = {std::move(cond), std::move(then), std::move(otherwise)};
   return e;
 }
 
@@ -121,6 +144,9 @@ DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings
   case DKind::Select:
     return dSelect(e->lhs.substitute(bindings), e->rhs.substitute(bindings), substitute(e->args[0], bindings),
                    substitute(e->args[1], bindings), e->loc);
+  case DKind::Where:
+    return dWhere(substitute(e->args[0], bindings), substitute(e->args[1], bindings),
+                  substitute(e->args[2], bindings), e->loc);
   }
   return e;
 }
@@ -212,7 +238,7 @@ namespace {
 int precedence(const DExprPtr &e) {
   if (e->kind != DKind::Binary)
     return e->kind == DKind::Reduce || e->kind == DKind::Select ? 0 : 3;
-  return e->op == BinOp::Add || e->op == BinOp::Sub ? 1 : 2;
+  return givesTruth(e->op) ? 0 : e->op == BinOp::Add || e->op == BinOp::Sub ? 1 : 2;
 }
 } // namespace
 
@@ -246,7 +272,8 @@ std::string DnfPrinter::expr(const DExprPtr &e) const {
     // Same-level chains of different operators (a ÷ b × c) get parentheses too: easier to read.
     bool mixed = c->kind == DKind::Binary && p == parentPrec && c->op != e->op;
     bool paren = p < parentPrec || (right && p == parentPrec && c->kind == DKind::Binary) || mixed ||
-                 (c->kind == DKind::Reduce || c->kind == DKind::Select);
+                 (c->kind == DKind::Reduce || c->kind == DKind::Select) ||
+                 (c->kind == DKind::Binary && givesTruth(c->op) && e->kind == DKind::Binary);
     return paren ? "(" + s + ")" : s;
   };
   switch (e->kind) {
@@ -291,6 +318,8 @@ std::string DnfPrinter::expr(const DExprPtr &e) const {
   }
   case DKind::Select:
     return fmt::format("{} < {} ? {} : {}", sym(e->lhs), sym(e->rhs), expr(e->args[0]), expr(e->args[1]));
+  case DKind::Where:
+    return fmt::format("where({}, {}, {})", expr(e->args[0]), expr(e->args[1]), expr(e->args[2]));
   case DKind::Fused: {
     const FusedGroup &g = program.groups[e->group];
     std::string name = g.name + "." + g.members[e->member].name;

@@ -30,6 +30,7 @@ enum class DKind {
   Reduce, // op_{var < extent} body
   Select, // lhs < rhs ? then : else   (from cat's case split on the leading index)
   Fused,  // ⟨frame extra⟩ψ G.member: a result of the fused reduction group G (FusedGroup below)
+  Where,  // where(args[0], args[1], args[2]): args[1] where args[0] is not 0, else args[2]
 };
 
 struct DExpr;
@@ -61,6 +62,8 @@ DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc);
 DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label = {});
 DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
 DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc);
+// Decided at compile time when the condition is an integer constant.
+DExprPtr dWhere(DExprPtr cond, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
 
 // Replaces free symbols (index variables) by expressions; reduction binders are never captured since
 // every binder is a fresh symbol.

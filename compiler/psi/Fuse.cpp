@@ -80,6 +80,7 @@ bool same(const DExprPtr &a, const DExprPtr &b, std::map<Symbol, SymExpr> &ren) 
     if (!(a->lhs.substitute(ren) == b->lhs) || !(a->rhs.substitute(ren) == b->rhs))
       return false;
     break;
+  case DKind::Where: break;
   }
   for (size_t k = 0; k < a->args.size(); ++k)
     if (!same(a->args[k], b->args[k], ren))

@@ -131,7 +131,7 @@ DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Bind
 static bool transcendentalOfData(const DExprPtr &e) {
   bool found = false;
   forEachNode(e, [&](const DExpr &x) {
-    if (x.kind == DKind::Unary && x.unop != UnOp::Neg && x.unop != UnOp::Abs)
+    if (x.kind == DKind::Unary && x.unop != UnOp::Neg && x.unop != UnOp::Abs && x.unop != UnOp::Not)
       forEachNode(x.args[0], [&](const DExpr &y) { found |= y.kind == DKind::Read; });
   });
   return found;

@@ -365,6 +365,18 @@ DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
     DExprPtr left = reduce(a, ia);
     return dBinary(e.op2, left, right, loc);
   }
+  case TKind::Where: {
+    // ⟨i⟩ψ where(c, a, b) = where(⟨i⟩ψ c, ⟨i⟩ψ a, ⟨i⟩ψ b); a scalar operand is read at ⟨⟩
+    auto at = [&](const TExpr &x) { return x.type.rank() ? idx : SymVec{}; };
+    const TExpr &c = *e.args[0], &a = *e.args[1], &b = *e.args[2];
+    step("where", psiText(idx, e),
+         fmt::format("where({}, {}, {})", psiText(at(c), c), psiText(at(a), a), psiText(at(b), b)),
+         "selection is elementwise: only the branch chosen is evaluated");
+    DExprPtr otherwise = reduce(b, at(b));
+    DExprPtr then = reduce(a, at(a));
+    DExprPtr cond = reduce(c, at(c));
+    return dWhere(cond, then, otherwise, loc);
+  }
   case TKind::Comprehension: {
     size_t n = e.indices.size();
     std::string binds;

@@ -42,7 +42,16 @@ int64_t intOp(BinOp op, int64_t a, int64_t b, At at) {
   case BinOp::Min: return a < b ? a : b;
   case BinOp::IntDiv: return floorDiv(a, b, at);
   case BinOp::Mod: return floorMod(a, b, at);
-  case BinOp::Div: throw std::logic_error("interpreter: '/' with an int result");
+  case BinOp::Div:
+  case BinOp::Pow: throw std::logic_error("interpreter: '/' or pow with an int result");
+  case BinOp::Lt: return a < b;
+  case BinOp::Le: return a <= b;
+  case BinOp::Gt: return a > b;
+  case BinOp::Ge: return a >= b;
+  case BinOp::Eq: return a == b;
+  case BinOp::Ne: return a != b;
+  case BinOp::And: return a != 0 && b != 0;
+  case BinOp::Or: return a != 0 || b != 0;
   }
   if (overflowed)
     overflow(at, fmt::format("{} {} {}", a, spell(op), b));
@@ -82,7 +91,10 @@ void store(NDArray &r, int64_t offset, ElemType t, Num v) {
 
 Num apply(BinOp op, ElemType t, Num a, Num b, At at) {
   Num r;
-  if (t == ElemType::Int)
+  if (givesTruth(op) && t != ElemType::Int) { // a comparison of floats: its truth value, an int
+    r.i = int64_t(apply(op, a.f, b.f));
+    r.f = double(r.i);
+  } else if (t == ElemType::Int)
     r.i = intOp(op, a.i, b.i, at);
   else // a double operation on f32 values, rounded once, is the correctly rounded f32 operation
     r.f = roundTo(t, apply(op, a.f, b.f));
@@ -93,6 +105,10 @@ Num apply(UnOp op, ElemType t, Num a, At at) {
   Num r;
   if (t != ElemType::Int) {
     r.f = roundTo(t, apply(op, a.f));
+    return r;
+  }
+  if (op == UnOp::Not) {
+    r.i = a.i == 0;
     return r;
   }
   if (op != UnOp::Neg && op != UnOp::Abs)

@@ -161,10 +161,12 @@ NDArray elementwise(BinOp op, ElemType type, const NDArray &a, const NDArray &b,
   bool aScalar = a.shape.empty(), bScalar = b.shape.empty();
   if (!aScalar && !bScalar && a.shape != b.shape)
     fail(at, fmt::format("'{}' needs equal shapes: {} vs {}", spell(op), strExtents(a.shape), strExtents(b.shape)));
-  NDArray r = makeArray(aScalar ? b.shape : a.shape, at, type);
+  // A comparison (and `and`, `or`) computes in `type`, its operands', and gives an int 0 or 1.
+  ElemType result = givesTruth(op) ? ElemType::Int : type;
+  NDArray r = makeArray(aScalar ? b.shape : a.shape, at, result);
   for (int64_t i = 0; i < int64_t(r.count()); ++i) {
     Num x = load(a, aScalar ? 0 : i, type, at), y = load(b, bScalar ? 0 : i, type, at);
-    store(r, i, type, apply(op, type, x, y, at));
+    store(r, i, result, apply(op, type, x, y, at));
   }
   return r;
 }

@@ -46,7 +46,8 @@ std::vector<int64_t> toIntegers(const NDArray &value, At at, const char *what);
 
 // `type` is the result's element type (the node's type); over int, overflow and division by zero are errors.
 NDArray unary(UnOp op, ElemType type, const NDArray &a, At at);
-// Equal shapes, or one operand a scalar.
+// Equal shapes, or one operand a scalar. For a comparison, `and` and `or`, `type` is the operands' type
+// and the result is int 0 or 1.
 NDArray elementwise(BinOp op, ElemType type, const NDArray &a, const NDArray &b, At at);
 NDArray psi(const std::vector<int64_t> &index, const NDArray &a, At at);
 // Result axis perm[k] has A's axis k; tran A is perm = ⟨d−1 … 0⟩.

@@ -18,6 +18,7 @@
 
 #include "Arith.h"
 #include "ArrayOps.h"
+#include "ShapeRules.h"
 
 #include <fmt/ranges.h>
 
@@ -67,6 +68,8 @@ private:
   NDArray eval(const TExpr &e);
   NDArray evalNode(const TExpr &e);
   NDArray evalComprehension(const TExpr &e);
+  NDArray evalWhere(const TExpr &e, ElemType type);
+  ElemType operandType(const TExpr &e) const;
   // A node's value, shared: inputs and bindings as they are, a reusable node from the cache.
   Shared evalShared(const TExpr &e);
   // An operand's value, kept alive by `hold` for as long as the caller needs it.
@@ -396,8 +399,9 @@ NDArray Evaluator::evalNode(const TExpr &e) {
   case TKind::Unary: return unary(e.unop, type, arg(0), at(e));
   case TKind::Binary: {
     const NDArray &a = arg(0);
-    return elementwise(e.op, type, a, arg(1), at(e));
+    return elementwise(e.op, givesTruth(e.op) ? operandType(e) : type, a, arg(1), at(e));
   }
+  case TKind::Where: return evalWhere(e, type);
   case TKind::Reduce: return reduce(e.op, type, arg(0), at(e));
   case TKind::Inner: {
     const NDArray &a = arg(0);
@@ -446,6 +450,45 @@ NDArray Evaluator::evalNode(const TExpr &e) {
   case TKind::Comprehension: return evalComprehension(e);
   }
   throw std::logic_error("interpreter: unknown node kind");
+}
+
+// The type a comparison compares in: the wider of its operands' types, a constant taking the other
+// operand's type as in any operation on array data (an f64 comparison when both are constants).
+ElemType Evaluator::operandType(const TExpr &e) const {
+  if (e.op == BinOp::And || e.op == BinOp::Or)
+    return ElemType::Int;
+  ElemType t = ElemType::Int;
+  bool constant = false;
+  for (const auto &a : e.args) {
+    if (constants.count(a.get()))
+      constant = true;
+    else
+      t = promote(t, computed(a->type.elem));
+  }
+  return t == ElemType::Int && constant ? ElemType::F64 : t;
+}
+
+// where(c, a, b): a's element where c's is not 0, else b's. A branch that no element chooses is not
+// evaluated (so `where(n > 0, x div n, 0)` is defined for every n); when both are chosen somewhere
+// both are evaluated whole, and an error in either (integer overflow, division by zero) is reported.
+NDArray Evaluator::evalWhere(const TExpr &e, ElemType type) {
+  Shared hc, ha, hb;
+  const NDArray &c = operand(*e.args[0], hc);
+  Extents shape;
+  for (const SymExpr &s : e.type.shape)
+    shape.push_back(evalSym(s, at(e)));
+  NDArray r = makeArray(shape, at(e), type);
+  auto chosen = [&](int64_t i) { return load(c, c.shape.empty() ? 0 : i, ElemType::Int, at(e)).i != 0; };
+  bool anyTrue = false, anyFalse = false;
+  for (int64_t i = 0; i < int64_t(r.count()); ++i)
+    (chosen(i) ? anyTrue : anyFalse) = true;
+  const NDArray *a = anyTrue ? &operand(*e.args[1], ha) : nullptr;
+  const NDArray *b = anyFalse ? &operand(*e.args[2], hb) : nullptr;
+  for (int64_t i = 0; i < int64_t(r.count()); ++i) {
+    const NDArray &from = chosen(i) ? *a : *b;
+    store(r, i, type, load(from, from.shape.empty() ? 0 : i, type, at(e)));
+  }
+  return r;
 }
 
 // [i < n, j < m] body: the body's value at every ⟨i j⟩ in row-major order, stacked into ⟨n m⟩ ++ ρbody.

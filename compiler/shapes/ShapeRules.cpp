@@ -32,9 +32,13 @@ static std::optional<SymExpr> foldInt(BinOp op, const SymExpr &a, const SymExpr 
       return SymExpr(op == BinOp::Max ? std::max(x, y) : std::min(x, y));
     }
     return std::nullopt;
-  case BinOp::Div: return std::nullopt;
+  case BinOp::Div:
+  case BinOp::Pow: return std::nullopt;
+  default: // comparisons and logic: known only between constants
+    if (a.isConstant() && b.isConstant())
+      return SymExpr(int64_t(apply(op, double(*a.constant()), double(*b.constant()))));
+    return std::nullopt;
   }
-  return std::nullopt;
 }
 
 // A op B: equal shapes, or one side a scalar (scalar extension).
@@ -43,10 +47,15 @@ RuleResult shapeOfElementwise(BinOp op, const Type &a, const Type &b) {
   if (a.rank() != 0 && b.rank() != 0 && a.shape != b.shape)
     return err(Diag::ShapeMismatch, {std::string("'") + std::string(spell(op)) + "'", sh(a.shape), sh(b.shape)});
   r.shape = a.rank() != 0 ? a.shape : b.shape;
-  r.elem = op == BinOp::Div ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
-  if ((op == BinOp::IntDiv || op == BinOp::Mod) && r.elem != ElemType::Int)
+  r.elem = op == BinOp::Div || op == BinOp::Pow ? promote(promote(a.elem, b.elem), ElemType::F32)
+                                                : promote(a.elem, b.elem);
+  if ((op == BinOp::IntDiv || op == BinOp::Mod || op == BinOp::And || op == BinOp::Or) && r.elem != ElemType::Int)
     return err(Diag::NotInteger, {std::string("the operands of '") + std::string(spell(op)) + "'",
-                                  "they are not integers"});
+                                  op == BinOp::And || op == BinOp::Or
+                                      ? "they are not integers (write a comparison such as x > 0)"
+                                      : "they are not integers"});
+  if (givesTruth(op)) // compared in the operands' type; the truth value is an int 0 or 1
+    r.elem = ElemType::Int;
   if (r.elem == ElemType::Int && a.value && b.value) {
     SymVec v;
     size_t n = std::max(a.value->size(), b.value->size());
@@ -71,6 +80,19 @@ RuleResult shapeOfElementwise(BinOp op, const Type &a, const Type &b) {
 RuleResult shapeOfUnary(UnOp op, const Type &a) {
   Type r = a;
   r.value.reset();
+  if (op == UnOp::Not) {
+    if (a.elem != ElemType::Int)
+      return err(Diag::NotInteger, {"the operand of 'not'", "it is " + strType(a) + " (write a comparison such as x > 0)"});
+    if (a.value) {
+      r.value = SymVec{};
+      for (const auto &x : *a.value) {
+        if (!x.isConstant())
+          return ok(Type{r.elem, r.shape, std::nullopt});
+        r.value->push_back(SymExpr(int64_t(*x.constant() == 0)));
+      }
+    }
+    return ok(r);
+  }
   bool keepsInt = op == UnOp::Neg || op == UnOp::Abs;
   if (!keepsInt)
     r.elem = promote(a.elem, ElemType::F32);
@@ -79,6 +101,26 @@ RuleResult shapeOfUnary(UnOp op, const Type &a) {
     for (const auto &x : *a.value)
       r.value->push_back(-x);
   }
+  return ok(r);
+}
+
+// where(c, a, b): c an int (a comparison); the three shapes equal, or scalars (scalar extension); the
+// element type is the wider of a's and b's.
+RuleResult shapeOfWhere(const Type &c, const Type &a, const Type &b) {
+  if (c.elem != ElemType::Int)
+    return err(Diag::NotInteger, {"the condition of 'where'", "it is " + strType(c) + " (write a comparison such as x > 0)"});
+  const SymVec *shape = nullptr;
+  for (const Type *t : {&c, &a, &b}) {
+    if (t->rank() == 0)
+      continue;
+    if (shape && *shape != t->shape)
+      return err(Diag::ShapeMismatch, {"'where'", sh(*shape), sh(t->shape)});
+    shape = &t->shape;
+  }
+  Type r;
+  r.elem = promote(a.elem, b.elem);
+  if (shape)
+    r.shape = *shape;
   return ok(r);
 }
 

@@ -30,6 +30,7 @@ ElemType promote(ElemType a, ElemType b);
 
 RuleResult shapeOfElementwise(BinOp op, const Type &a, const Type &b);
 RuleResult shapeOfUnary(UnOp op, const Type &a);
+RuleResult shapeOfWhere(const Type &c, const Type &a, const Type &b);
 RuleResult shapeOfPsi(const Type &index, const Type &array);
 RuleResult shapeOfTran(const Type &array);
 RuleResult shapeOfTranPerm(const Type &perm, const Type &array);

@@ -533,6 +533,7 @@ TExprPtr ShapeChecker::elabOperator(const Expr &e) {
   case ExprKind::Cat: return applyRule(TKind::Cat, shapeOfCat(type(0), type(1)));
   case ExprKind::Reshape: return applyRule(TKind::Reshape, shapeOfReshape(type(0), type(1)));
   case ExprKind::Rav: return applyRule(TKind::Rav, shapeOfRav(type(0)));
+  case ExprKind::Where: return applyRule(TKind::Where, shapeOfWhere(type(0), type(1), type(2)));
   default: break;
   }
   return nullptr;

@@ -31,6 +31,7 @@ const char *tkindName(TKind kind) {
   case TKind::Reshape: return "Reshape";
   case TKind::Rav: return "Rav";
   case TKind::Comprehension: return "Comprehension";
+  case TKind::Where: return "Where";
   }
   return "?";
 }
@@ -85,11 +86,12 @@ namespace moac {
 
 namespace {
 
-// Loosest to tightest: cat, + −, × ÷ and products, prefix, structural, atoms.
+// Loosest to tightest: comparisons and logic, cat, + −, × ÷ and products, prefix, structural, atoms.
 int tprec(const TExpr &e) {
   switch (e.kind) {
   case TKind::Cat: return 1;
-  case TKind::Binary: return e.op == BinOp::Add || e.op == BinOp::Sub ? 2 : 3;
+  case TKind::Binary:
+    return givesTruth(e.op) ? 0 : e.op == BinOp::Add || e.op == BinOp::Sub ? 2 : 3;
   case TKind::Inner:
   case TKind::Outer: return 3;
   case TKind::Unary:
@@ -169,6 +171,7 @@ struct TPrinter {
         binders += fmt::format("{}{} < {}", i ? ", " : "", e.indices[i].sym.name(), e.indices[i].extent.str());
       return "[" + binders + "] " + print(a(0));
     }
+    case TKind::Where: return fmt::format("where({}, {}, {})", print(a(0)), print(a(1)), print(a(2)));
     }
     return "?";
   }

@@ -44,6 +44,7 @@ enum class TKind {
   Reshape, // args: shape, array
   Rav,
   Comprehension, // indices[] bound over args[0]
+  Where,         // args: condition (int), value where it is not 0, value where it is 0
 };
 const char *tkindName(TKind kind);
 

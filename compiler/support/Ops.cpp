@@ -16,6 +16,15 @@ std::string_view spell(BinOp op) {
   case BinOp::Min: return "min";
   case BinOp::IntDiv: return "div";
   case BinOp::Mod: return "mod";
+  case BinOp::Lt: return "<";
+  case BinOp::Le: return "<=";
+  case BinOp::Gt: return ">";
+  case BinOp::Ge: return ">=";
+  case BinOp::Eq: return "==";
+  case BinOp::Ne: return "!=";
+  case BinOp::And: return "and";
+  case BinOp::Or: return "or";
+  case BinOp::Pow: return "pow";
   }
   return "?";
 }
@@ -25,6 +34,9 @@ std::string_view spellUnicode(BinOp op) {
   case BinOp::Sub: return "−";
   case BinOp::Mul: return "×";
   case BinOp::Div: return "÷";
+  case BinOp::Le: return "≤";
+  case BinOp::Ge: return "≥";
+  case BinOp::Ne: return "≠";
   default: return spell(op);
   }
 }
@@ -36,9 +48,23 @@ std::string_view spell(UnOp op) {
   case UnOp::Log: return "log";
   case UnOp::Sqrt: return "sqrt";
   case UnOp::Abs: return "abs";
+  case UnOp::Not: return "not";
+  case UnOp::Tanh: return "tanh";
+  case UnOp::Sin: return "sin";
+  case UnOp::Cos: return "cos";
+  case UnOp::Exp2: return "exp2";
+  case UnOp::Log2: return "log2";
+  case UnOp::Sigmoid: return "sigmoid";
   }
   return "?";
 }
+
+bool isComparison(BinOp op) {
+  return op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge || op == BinOp::Eq ||
+         op == BinOp::Ne;
+}
+
+bool givesTruth(BinOp op) { return isComparison(op) || op == BinOp::And || op == BinOp::Or; }
 
 bool isReducer(BinOp op) {
   return op == BinOp::Add || op == BinOp::Mul || op == BinOp::Max || op == BinOp::Min;
@@ -83,6 +109,15 @@ double apply(BinOp op, double a, double b) {
   case BinOp::Min: return minimum(a, b);
   case BinOp::IntDiv: return std::floor(a / b);
   case BinOp::Mod: return a - std::floor(a / b) * b;
+  case BinOp::Lt: return a < b;
+  case BinOp::Le: return a <= b;
+  case BinOp::Gt: return a > b;
+  case BinOp::Ge: return a >= b;
+  case BinOp::Eq: return a == b;
+  case BinOp::Ne: return a != b;
+  case BinOp::And: return a != 0 && b != 0;
+  case BinOp::Or: return a != 0 || b != 0;
+  case BinOp::Pow: return std::pow(a, b);
   }
   return 0;
 }
@@ -94,6 +129,13 @@ double apply(UnOp op, double a) {
   case UnOp::Log: return std::log(a);
   case UnOp::Sqrt: return std::sqrt(a);
   case UnOp::Abs: return std::fabs(a);
+  case UnOp::Not: return a == 0;
+  case UnOp::Tanh: return std::tanh(a);
+  case UnOp::Sin: return std::sin(a);
+  case UnOp::Cos: return std::cos(a);
+  case UnOp::Exp2: return std::exp2(a);
+  case UnOp::Log2: return std::log2(a);
+  case UnOp::Sigmoid: return 1 / (1 + std::exp(-a));
   }
   return 0;
 }

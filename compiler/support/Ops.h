@@ -6,14 +6,21 @@
 
 namespace moac {
 
-// Binary scalar operators; applied elementwise with scalar extension.
-enum class BinOp { Add, Sub, Mul, Div, Max, Min, IntDiv, Mod };
-// Unary scalar functions.
-enum class UnOp { Neg, Exp, Log, Sqrt, Abs };
+// Binary scalar operators; applied elementwise with scalar extension. The comparisons (Lt … Ne) and
+// the logical And and Or give an int 0 or 1 (docs/language.md §5, "Comparisons and selection").
+// Pow is pow(x, y), a float result like Div.
+enum class BinOp { Add, Sub, Mul, Div, Max, Min, IntDiv, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Pow };
+// Unary scalar functions; Not is logical negation of an int (0 becomes 1, anything else 0).
+// Sigmoid is 1 / (1 + exp(-x)).
+enum class UnOp { Neg, Exp, Log, Sqrt, Abs, Not, Tanh, Sin, Cos, Exp2, Log2, Sigmoid };
 
-std::string_view spell(BinOp op);        // + - * / max min div mod
-std::string_view spellUnicode(BinOp op); // + - × ÷ max min div mod
-std::string_view spell(UnOp op);         // neg exp log sqrt abs
+std::string_view spell(BinOp op);        // + - * / max min div mod < <= > >= == != and or pow
+std::string_view spellUnicode(BinOp op); // + - × ÷ max min div mod < ≤ > ≥ == ≠ and or
+std::string_view spell(UnOp op);         // neg exp log sqrt abs not tanh sin cos exp2 log2 sigmoid
+// < <= > >= == !=: compare their operands in the operands' own (promoted) type, give int 0 or 1.
+bool isComparison(BinOp op);
+// and, or (and the comparisons): an int 0/1 result whatever the operands' type.
+bool givesTruth(BinOp op);
 // Operators that may reduce (`op/`) or be the f of an inner product f.g: associative and commutative.
 bool isReducer(BinOp op);
 // Identity element of a reducer, the value of a fold over an empty axis: 0, 1, and for max and min

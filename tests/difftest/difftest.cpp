@@ -74,7 +74,9 @@ const char *const hostileNames[] = {
 bool isMoaWord(const std::string &w) {
   static const std::set<std::string> words = {
       "dim", "in", "out", "inout", "fn", "psi", "rho", "iota", "tran", "take", "drop", "cat", "reshape", "rav",
-      "div", "mod", "max", "min", "neg", "exp", "log", "sqrt", "abs", "f32", "f64", "int"};
+      "div", "mod", "max", "min", "neg", "exp", "log", "sqrt", "abs", "not", "and", "or", "where", "inf", "tanh",
+      "sin", "cos", "exp2", "log2", "sigmoid", "pow",
+      "f32", "f64", "int"};
   return words.count(w) != 0;
 }
 

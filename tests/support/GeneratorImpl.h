@@ -92,7 +92,7 @@ public:
 private:
   enum class Prod {
     Leaf, Elementwise, Unary, Reduce, Inner, Outer, Psi, Tran, Perm, Take, Drop, Cat, Reshape, Rav, Iota, Rho,
-    Comprehension, Call, Vector, Count
+    Comprehension, Call, Vector, Where, Compare, Count
   };
   std::optional<Expr> produce(Prod p, const Shape &s, Scope &scope, int depth);
   std::optional<Expr> elementwise(const Shape &s, Scope &scope, int depth);
@@ -112,6 +112,9 @@ private:
   std::optional<Expr> comprehension(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> call(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> vector(const Shape &s, Scope &scope, int depth);
+  std::optional<Expr> where(const Shape &s, Scope &scope, int depth);
+  std::string condition(const Shape &s, Scope &scope, int depth, bool exact);
+  std::string comparison(const Shape &s, Scope &scope, bool exact);
   std::string indexFor(const Extent &e, Scope &scope, bool &simple);
   std::string indexVector(const Shape &prefix, Scope &scope);
   std::optional<Shape> regroup(const Shape &s); // a shape with the same symbolic element count

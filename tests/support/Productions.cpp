@@ -210,6 +210,8 @@ Expr Generator::gen(const Shape &s, Scope &scope, int depth) {
     w(Prod::Comprehension, r >= 1 ? 8 : 0);
     w(Prod::Call, 6);
     w(Prod::Vector, r == 1 && s[0].isConstant() && s[0].constantPart() <= 4 ? 4 : 0);
+    w(Prod::Where, 5);
+    w(Prod::Compare, 2);
     for (int attempt = 0; attempt < 6; ++attempt)
       if (auto e = produce(Prod(rng.weighted(weights)), s, scope, depth))
         return e->bound > clampAbove ? clamp(*e, clampTo) : *e;
@@ -238,6 +240,10 @@ std::optional<Expr> Generator::produce(Prod p, const Shape &s, Scope &scope, int
   case Prod::Comprehension: return comprehension(s, scope, depth);
   case Prod::Vector: return vector(s, scope, depth);
   case Prod::Call: return call(s, scope, depth);
+  case Prod::Where: return where(s, scope, depth);
+  case Prod::Compare:
+    note("compare-value");
+    return Expr{"(" + condition(s, scope, depth, true) + ")", true, 1, true};
   case Prod::Count: break;
   }
   return std::nullopt;
@@ -253,7 +259,13 @@ std::optional<Expr> Generator::elementwise(const Shape &s, Scope &scope, int dep
   if (extend)
     note("scalar-extension");
   bool ints = a.isInt && b.isInt;
-  switch (rng.weighted({5, 4, 4, 3, 2, 2})) {
+  switch (rng.weighted({5, 4, 4, 3, 2, 2, 1})) {
+  case 6: { // a positive base (abs a + 1) and an exponent in [-2, 2]: bounded by (|a| + 1)^2
+    note("op-pow");
+    Expr e{"pow(abs " + operand(a) + " + 1.0, " + operand(b) + " max -2.0 min 2.0)", false, 0, false};
+    e.bound = std::pow(a.bound + 1.0, 2.0);
+    return e;
+  }
   case 0: note("op+"); return Expr{operand(a) + " + " + operand(b), false, a.bound + b.bound, ints};
   case 1: note("op-"); return Expr{operand(a) + " - " + operand(b), false, a.bound + b.bound, ints};
   case 2:
@@ -278,9 +290,68 @@ std::optional<Expr> Generator::elementwise(const Shape &s, Scope &scope, int dep
   }
 }
 
+// One comparison of shape s or a scalar: of the comprehension indices in scope (a causal mask, j <= i),
+// or of leaves (reads, literals, dims, index arithmetic: exact values, so that a kernel and the
+// reference never decide a tie differently; compared values from a reduction could be reassociated).
+std::string Generator::comparison(const Shape &s, Scope &scope, bool exact) {
+  const char *op = rng.pick({" < ", " <= ", " > ", " >= ", " == ", " != "});
+  if (!scope.indices.empty() && (s.empty() || !exact) && rng.chance(50)) {
+    note("compare-index");
+    const Index &i = rng.pick(scope.indices), &j = rng.pick(scope.indices);
+    if (rng.chance(30))
+      return i.name + op + rng.pick({"0", "1", "2"});
+    return i.name + op + j.name;
+  }
+  note("compare-data");
+  Shape shape = s.empty() || (!exact && rng.chance(30)) ? Shape{} : s;
+  Expr a = leaf(shape, scope), b = rng.chance(50) ? leaf(shape, scope) : scalarLeaf(scope);
+  return operand(a) + op + operand(b);
+}
+
+// A condition: a comparison, or comparisons joined by `and`, `or`, `not`; of shape s when `exact`, else
+// of shape s or a scalar (one operand of `and` and `or` always has shape s then).
+std::string Generator::condition(const Shape &s, Scope &scope, int depth, bool exact) {
+  switch (rng.weighted({6, 2, 2, 1})) {
+  case 1: note("logic-and"); return "(" + comparison(s, scope, exact) + ") and (" + comparison(s, scope, false) + ")";
+  case 2: note("logic-or"); return "(" + comparison(s, scope, false) + ") or (" + comparison(s, scope, exact) + ")";
+  case 3: note("logic-not"); return "not (" + condition(s, scope, depth - 1, exact) + ")";
+  default: return comparison(s, scope, exact);
+  }
+}
+
+// where(c, a, b): a and b of shape s (one of them a scalar at times), c a condition of shape s or a
+// scalar. At times b is `-inf`, a mask, with the result clamped back below (so no infinity reaches a
+// later operator: −∞ + ∞ would be NaN).
+std::optional<Expr> Generator::where(const Shape &s, Scope &scope, int depth) {
+  bool scalarElse = !s.empty() && rng.chance(30);
+  Expr a = gen(s, scope, depth - 1);
+  std::string c = condition(s, scope, depth, false);
+  if (scalarElse && a.bound <= clampAbove && rng.chance(30)) {
+    note("where-inf");
+    return clamp(Expr{"where(" + c + ", " + a.text + ", -inf)", true, a.bound, false}, std::ceil(a.bound) + 1);
+  }
+  Expr b = gen(scalarElse ? Shape{} : s, scope, depth - 1);
+  note("where");
+  return Expr{"where(" + c + ", " + a.text + ", " + b.text + ")", true, std::max(a.bound, b.bound), a.isInt && b.isInt};
+}
+
 std::optional<Expr> Generator::unary(const Shape &s, Scope &scope, int depth) {
   Expr a = gen(s, scope, depth - 1);
-  switch (rng.weighted({3, 2, 3, 2, 2})) {
+  switch (rng.weighted({3, 2, 3, 2, 2, 3})) {
+  case 5: { // the bounded functions, and exp2/log2 as exp/log
+    switch (rng.below(6)) {
+    case 0: note("unary-tanh"); return Expr{"tanh " + operand(a), false, 1, false};
+    case 1: note("unary-sin"); return Expr{"sin " + operand(a), false, 1, false};
+    case 2: note("unary-cos"); return Expr{"cos(" + a.text + ")", true, 1, false};
+    case 3: note("unary-sigmoid"); return Expr{"sigmoid " + operand(a), false, 1, false};
+    case 4:
+      note("unary-exp2");
+      return Expr{"exp2 (" + operand(a) + " min 2.0)", false, 4, false};
+    default:
+      note("unary-log2");
+      return Expr{"log2 (abs " + operand(a) + " + 1.0)", false, std::log2(a.bound + 1.0) + 1e-9, false};
+    }
+  }
   case 0: {
     note("unary-neg");
     const char *form = rng.pick({"-", "neg ", "- "});

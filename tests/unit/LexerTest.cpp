@@ -3,6 +3,8 @@
 // diagnostic and never crash.
 #include "FrontEnd.h"
 
+#include <cmath>
+
 #include <random>
 
 using namespace moac;
@@ -41,6 +43,9 @@ TEST_CASE("Lexer keywords", "[lexer]") {
       {"rav", Tok::KwRav},   {"div", Tok::KwDiv},   {"reshape", Tok::KwReshape}, {"mod", Tok::KwMod},
       {"max", Tok::KwMax},   {"min", Tok::KwMin},   {"neg", Tok::KwNeg},         {"exp", Tok::KwExp},
       {"log", Tok::KwLog},   {"sqrt", Tok::KwSqrt}, {"abs", Tok::KwAbs},
+      {"not", Tok::KwNot},   {"and", Tok::KwAnd},   {"or", Tok::KwOr},           {"where", Tok::KwWhere},
+      {"tanh", Tok::KwTanh}, {"sin", Tok::KwSin},   {"cos", Tok::KwCos},         {"exp2", Tok::KwExp2},
+      {"log2", Tok::KwLog2}, {"pow", Tok::KwPow},   {"sigmoid", Tok::KwSigmoid},
   };
   for (auto [text, kind] : table) {
     INFO(text);
@@ -64,6 +69,26 @@ TEST_CASE("Lexer punctuation", "[lexer]") {
                                  "'['", "']'", "'{'", "'}'", "'<'", "'>'", "end of line", "end of file"});
   CHECK(kindsOf("(a+b)*c") == std::vector<std::string>{"'('", "a name", "'+'", "a name", "')'", "'*'",
                                                        "a name", "end of line", "end of file"});
+}
+
+TEST_CASE("Lexer comparisons", "[lexer]") {
+  CHECK(kindsOf("< <= > >= == != = ≤ ≥ ≠") ==
+        std::vector<std::string>{"'<'", "'<='", "'>'", "'>='", "'=='", "'!='", "'='", "'<='", "'>='", "'!='",
+                                 "end of line", "end of file"});
+  CHECK(kindsOf("j<=i") == std::vector<std::string>{"a name", "'<='", "a name", "end of line", "end of file"});
+  SECTION("a lone ! is an error") {
+    auto lexed = lexText("a ! b");
+    CHECK(lexed.errors);
+  }
+}
+
+TEST_CASE("Lexer inf", "[lexer]") {
+  Token t = only("inf");
+  CHECK(t.kind == Tok::Float);
+  CHECK(std::isinf(t.floatValue));
+  CHECK(t.floatValue > 0);
+  CHECK(only("infx").kind == Tok::Ident);
+  CHECK(kindsOf("-inf") == std::vector<std::string>{"'-'", "a number", "end of line", "end of file"});
 }
 
 TEST_CASE("Lexer reductions", "[lexer]") {

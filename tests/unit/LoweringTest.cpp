@@ -92,6 +92,7 @@ private:
     case LExprKind::Binary: return apply(e->op, eval(e->args[0]), eval(e->args[1]));
     case LExprKind::Select: return value(e->lhs) < value(e->rhs) ? eval(e->args[0]) : eval(e->args[1]);
     case LExprKind::Rescale: return moart_rescale(eval(e->args[0]), eval(e->args[1]));
+    case LExprKind::Where: return eval(e->args[0]) != 0 ? eval(e->args[1]) : eval(e->args[2]);
     }
     return 0;
   }
@@ -116,7 +117,9 @@ private:
         stores.emplace_back(s.buffer, at);
         break;
       }
-      case LStmt::If: exec(value(s.lhs) < value(s.rhs) ? s.body : s.orElse); break;
+      case LStmt::If:
+        exec((s.value ? eval(s.value) != 0 : value(s.lhs) < value(s.rhs)) ? s.body : s.orElse);
+        break;
       }
   }
 

@@ -74,6 +74,22 @@ TEST_CASE("Parser precedence of arithmetic", "[parser]") {
   CHECK(parseExpr("a mod b + 1") == "(+ (mod a b) 1)");
 }
 
+TEST_CASE("Parser comparisons, logic and where", "[parser]") {
+  CHECK(parseExpr("a + 1 < b * 2") == "(< (+ a 1) (* b 2))");
+  CHECK(parseExpr("j <= i") == "(<= j i)");
+  CHECK(parseExpr("a cat b == c") == "(== (cat a b) c)");
+  CHECK(parseExpr("a < b and c >= d or e != f") == "(or (and (< a b) (>= c d)) (!= e f))");
+  CHECK(parseExpr("not a < b and c") == "(and (not (< a b)) c)");
+  CHECK(parseExpr("not not a") == "(not (not a))");
+  CHECK(parseExpr("where(j <= i, <i j> psi s, -inf)") == "(where (<= j i) (psi <i j> s) -inf)");
+  CHECK(parseExpr("[i < n] <i> psi x > 0.5") == "([i<n] (> (psi <i> x) 0.5))");
+  CHECK(parseExpr("<i j> psi K") == "(psi <i j> K)");
+  CHECK(parseExpr("a < b < c").find("comparisons do not chain") != std::string::npos);
+  CHECK(parseExpr("where(a, b)").find("takes 3 arguments") != std::string::npos);
+  CHECK(parseExpr("tanh x * 2") == "(* (tanh x) 2)");
+  CHECK(parseExpr("pow(x, 2.0) + sigmoid(y)") == "(+ (pow x 2) (sigmoid y))");
+}
+
 TEST_CASE("Parser attention expressions", "[parser]") {
   CHECK(parseExpr("(q +.* tran K) / sqrt(dk)") == "(/ (+.* q (tran K)) (sqrt dk))");
   CHECK(parseExpr("q +.* tran K / sqrt(dk)") == "(/ (+.* q (tran K)) (sqrt dk))");

@@ -650,6 +650,48 @@ TEST_CASE("elementwise in a program", "[psi]") {
   evaluateBoth(text, {{"n", 2}, {"m", 3}});
 }
 
+TEST_CASE("where in a program: the index goes to the condition and both branches", "[psi]") {
+  const char *text = "dim n\nin x : f32[n]\nin y : f32[n]\nout a = where(x > y, x, y * 2.0)\n"
+                     "out b = [i < n, j < n] where(j <= i, <j> psi x, -inf)\n";
+  Reduced r = reduceText(text);
+  CHECK(dumpDnf(r.dnf, true) == "in x : f32<n>\n"
+                                "in y : f32<n>\n"
+                                "out a : f32<n>\n"
+                                "  <i> psi a = where(<i> psi x > <i> psi y, <i> psi x, <i> psi y * 2)\n"
+                                "out b : f32<n n>\n"
+                                "  <i j> psi b = where(j <= i, <j> psi x, -inf)\n");
+  CHECK(rulesOf(r.dnf).count("where"));
+  evaluateBoth(text, {{"n", 4}});
+}
+
+TEST_CASE("where in a program: a constant condition keeps only its branch", "[psi]") {
+  const char *text = "dim n\nin x : f32[n]\nout a = where(n >= 1, x, -x)\nout b = where(not (2 < 1), x, -x)\n";
+  CHECK(dnfOf(text) == "in x : f32<n>\n"
+                       "out a : f32<n>\n"
+                       "  <i> psi a = where(n >= 1, <i> psi x, -(<i> psi x))\n"
+                       "out b : f32<n>\n"
+                       "  <i> psi b = <i> psi x\n");
+}
+
+TEST_CASE("comparisons of indices that differ by a constant are decided at compile time", "[psi]") {
+  // C compilers reject `i != i` under -Wall -Werror (a self-comparison), so none reaches the kernel
+  const char *text = "dim n\nin x : f32[n]\nout y = [i < n] where(i == i and i + 1 > i, <i> psi x, 0.0) + (i != i)\n";
+  CHECK(dnfOf(text) == "in x : f32<n>\n"
+                       "out y : f32<n>\n"
+                       "  <i> psi y = <i> psi x + 0\n");
+}
+
+TEST_CASE("comparisons and logic in a program: int 0 or 1", "[psi]") {
+  const char *text = "dim n\nin x : f32[n]\nout a = [i < n] ((i < 2) or not (<i> psi x >= 0.0)) * 1.5\n";
+  Reduced r = reduceText(text);
+  CHECK(dumpDnf(r.dnf, true) == "in x : f32<n>\n"
+                                "out a : f32<n>\n"
+                                "  <i> psi a = ((i < 2) or not(<i> psi x >= 0)) * 1.5\n");
+  std::vector<NDArray> got = evaluateBoth(text, {{"n", 5}});
+  // x = 0, -0.5, 2, -1.5, 4: i < 2 for the first two, x < 0 for the fourth
+  CHECK(got[0].data == std::vector<double>{1.5, 1.5, 0, 1.5, 0});
+}
+
 TEST_CASE("reduce in a program: a new binder over the leading axis", "[psi]") {
   const char *text = "dim n, m\nin A : f32[n, m]\nout c = +/ A\nout t = max/ +/ A\n";
   Reduced r = reduceText(text);

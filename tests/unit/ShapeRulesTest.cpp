@@ -151,6 +151,57 @@ TEST_CASE("shapeOfUnary") {
   CHECK_FALSE(abs.type().value);
 }
 
+TEST_CASE("shapeOfElementwise: comparisons and logic") {
+  RuleResult lt = shapeOfElementwise(BinOp::Lt, f32({n, dk}), f32({}));
+  CHECK(shapeOf(lt) == "⟨n dk⟩");
+  CHECK(lt.type().elem == ElemType::Int);
+  CHECK(shapeOfElementwise(BinOp::Eq, f64({n}), f32({n})).type().elem == ElemType::Int);
+  CHECK(shapeOfElementwise(BinOp::And, intData({n}), intData({})).type().elem == ElemType::Int);
+  CHECK(shapeOfElementwise(BinOp::Le, intScalar(2), intScalar(3)).type().value == SymVec{SymExpr(1)});
+  CHECK_FALSE(shapeOfElementwise(BinOp::Le, intScalar(n), intScalar(3)).type().value);
+  auto args = errorOf(shapeOfElementwise(BinOp::Ge, f32({n}), f32({dk})), Diag::ShapeMismatch);
+  CHECK(args == std::vector<std::string>{"'>='", "⟨n⟩", "⟨dk⟩"});
+  auto logic = errorOf(shapeOfElementwise(BinOp::Or, intData({n}), f32({n})), Diag::NotInteger);
+  CHECK(logic[0] == "the operands of 'or'");
+}
+
+TEST_CASE("shapeOfUnary: the scalar functions") {
+  for (UnOp op : {UnOp::Tanh, UnOp::Sin, UnOp::Cos, UnOp::Exp2, UnOp::Log2, UnOp::Sigmoid}) {
+    INFO(spell(op));
+    CHECK(shapeOf(shapeOfUnary(op, f32({n, dk}))) == "⟨n dk⟩");
+    CHECK(shapeOfUnary(op, intScalar(dk)).type().elem == ElemType::F32);
+    CHECK(shapeOfUnary(op, f64({})).type().elem == ElemType::F64);
+  }
+}
+
+TEST_CASE("shapeOfElementwise: pow") {
+  CHECK(shapeOfElementwise(BinOp::Pow, intScalar(2), intScalar(3)).type().elem == ElemType::F32);
+  CHECK_FALSE(shapeOfElementwise(BinOp::Pow, intScalar(2), intScalar(3)).type().value);
+  CHECK(shapeOf(shapeOfElementwise(BinOp::Pow, f64({n}), f32({}))) == "⟨n⟩");
+  errorOf(shapeOfElementwise(BinOp::Pow, f32({n}), f32({dk})), Diag::ShapeMismatch);
+}
+
+TEST_CASE("shapeOfUnary: not") {
+  RuleResult r = shapeOfUnary(UnOp::Not, intData({n}));
+  CHECK(shapeOf(r) == "⟨n⟩");
+  CHECK(r.type().elem == ElemType::Int);
+  CHECK(shapeOfUnary(UnOp::Not, intScalar(0)).type().value == SymVec{SymExpr(1)});
+  errorOf(shapeOfUnary(UnOp::Not, f32({n})), Diag::NotInteger);
+}
+
+TEST_CASE("shapeOfWhere") {
+  RuleResult r = shapeOfWhere(intData({n, dk}), f32({n, dk}), f64({}));
+  CHECK(shapeOf(r) == "⟨n dk⟩");
+  CHECK(r.type().elem == ElemType::F64);
+  CHECK(shapeOf(shapeOfWhere(intScalar(n), f32({}), f32({dv}))) == "⟨dv⟩");
+  CHECK(shapeOfWhere(intData({n}), intData({n}), intScalar(0)).type().elem == ElemType::Int);
+  auto args = errorOf(shapeOfWhere(intData({n}), f32({n}), f32({dk})), Diag::ShapeMismatch);
+  CHECK(args == std::vector<std::string>{"'where'", "⟨n⟩", "⟨dk⟩"});
+  errorOf(shapeOfWhere(intData({n}), f32({dk}), f32({})), Diag::ShapeMismatch);
+  auto cond = errorOf(shapeOfWhere(f32({n}), f32({n}), f32({n})), Diag::NotInteger);
+  CHECK(cond[0] == "the condition of 'where'");
+}
+
 TEST_CASE("shapeOfPsi") {
   SECTION("full and partial indices") {
     CHECK(shapeOf(shapeOfPsi(intVector({SymExpr(0), SymExpr(1)}), f32({n, dk}))) == "⟨⟩");

@@ -65,6 +65,10 @@ static inline float moart_f16_to_f32(uint16_t h);
 #pragma acc routine(moart_f16_to_f32) seq
 static inline uint16_t moart_f32_to_f16(float f);
 #pragma acc routine(moart_f32_to_f16) seq
+static inline float moart_sigmoidf(float a);
+#pragma acc routine(moart_sigmoidf) seq
+static inline double moart_sigmoid(double a);
+#pragma acc routine(moart_sigmoid) seq
 #endif
 
 MOART_INLINE int64_t moart_floordiv(int64_t a, int64_t b) {
@@ -179,6 +183,9 @@ MOART_INLINE uint16_t moart_f32_to_f16(float f) {
     ++q;
   return (uint16_t)(sign | q);
 }
+/* The logistic function 1 / (1 + e^-a) (the language's `sigmoid`, docs/language.md §5). */
+MOART_INLINE float moart_sigmoidf(float a) { return 1.0f / (1.0f + expf(-a)); }
+MOART_INLINE double moart_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 /* The online-softmax monoid's rescaling factor exp(a - m) of a partial result whose running maximum is a,
  * to the maximum m >= a; 0 when a is -inf (an empty split, or only -inf terms so far), so that such a
