@@ -101,6 +101,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
@@ -142,11 +143,38 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
         if (l < n) {
           float sel = 0.0f; /* masked-softmax.moa:15 */
           if (l <= i) {
-            float acc2 = 0.0f; /* masked-softmax.moa:14 */
-            for (int64_t l2 = 0; l2 < dk; ++l2) {
+            float acc2 = 0.0f;      /* masked-softmax.moa:14 */
+            float acc_lane = 0.0f;  /* masked-softmax.moa:14 */
+            float acc_lane2 = 0.0f; /* masked-softmax.moa:14 */
+            float acc_lane3 = 0.0f; /* masked-softmax.moa:14 */
+            float acc_lane4 = 0.0f; /* masked-softmax.moa:14 */
+            float acc_lane5 = 0.0f; /* masked-softmax.moa:14 */
+            float acc_lane6 = 0.0f; /* masked-softmax.moa:14 */
+            float acc_lane7 = 0.0f; /* masked-softmax.moa:14 */
+            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
+              acc_lane = acc_lane +
+                         (Q[(dk * i + l2 + 1)] * K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
+              acc_lane2 = acc_lane2 +
+                          (Q[(dk * i + l2 + 2)] * K[(dk * l + l2 + 2)]); /* masked-softmax.moa:14 */
+              acc_lane3 = acc_lane3 +
+                          (Q[(dk * i + l2 + 3)] * K[(dk * l + l2 + 3)]); /* masked-softmax.moa:14 */
+              acc_lane4 = acc_lane4 +
+                          (Q[(dk * i + l2 + 4)] * K[(dk * l + l2 + 4)]); /* masked-softmax.moa:14 */
+              acc_lane5 = acc_lane5 +
+                          (Q[(dk * i + l2 + 5)] * K[(dk * l + l2 + 5)]); /* masked-softmax.moa:14 */
+              acc_lane6 = acc_lane6 +
+                          (Q[(dk * i + l2 + 6)] * K[(dk * l + l2 + 6)]); /* masked-softmax.moa:14 */
+              acc_lane7 = acc_lane7 +
+                          (Q[(dk * i + l2 + 7)] * K[(dk * l + l2 + 7)]); /* masked-softmax.moa:14 */
+            }
+            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
               acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
             }
-            sel = (acc2 / sqrtf((float)(dk))); /* masked-softmax.moa:15 */
+            acc2 =
+                (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                 ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* masked-softmax.moa:14 */
+            sel = (acc2 / sqrtf((float)(dk)));                         /* masked-softmax.moa:15 */
           } else {
             sel = -INFINITY; /* masked-softmax.moa:15 */
           }

@@ -103,11 +103,14 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
     return makeL(x);
   }
   case DKind::Reduce: {
-    ElemType accType = e->isInt ? ElemType::Int : type;
+    // An f32 reduction inside an f64 expression accumulates in f32, as the reference does (floatTypeOf).
+    ElemType accType = e->isInt                                                          ? ElemType::Int
+                       : type == ElemType::F64 && floatTypeOf(*e, dnf) == ElemType::F32 ? ElemType::F32
+                                                                                          : type;
     Symbol acc = symbols.fresh("acc");
     prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op, e->isInt)), e->loc));
     LStmt l = loop(e->var, 0, e->extent, 1, LoopKind::Serial, e->loc);
-    LExprPtr value = lowerExpr(e->args[0], l.body, type);
+    LExprPtr value = lowerExpr(e->args[0], l.body, e->isInt ? type : accType);
     if (int64_t lanes = interleaveLanes(*e, l.body); lanes > 1) {
       interleave(prefix, acc, accType, *e, value, lanes);
       return var(acc, e->isInt);

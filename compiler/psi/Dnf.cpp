@@ -459,4 +459,30 @@ DExprPtr freshBinders(SymbolTable &symbols, const DExprPtr &e, std::map<Symbol, 
   return copy;
 }
 
+std::optional<ElemType> floatTypeOf(const DExpr &e, const DnfProgram &program) {
+  if (e.isInt)
+    return std::nullopt;
+  auto join = [](std::optional<ElemType> a, std::optional<ElemType> b) -> std::optional<ElemType> {
+    if (a == ElemType::F64 || b == ElemType::F64)
+      return ElemType::F64;
+    return a ? a : b;
+  };
+  switch (e.kind) {
+  case DKind::Float:
+  case DKind::Int: return std::nullopt;
+  case DKind::Read: {
+    ElemType t = program.arrays[e.array].elem;
+    return t == ElemType::Int ? std::nullopt : std::optional<ElemType>(computeType(t));
+  }
+  case DKind::Fused: return computeType(program.groups[e.group].elem);
+  case DKind::Where: return join(floatTypeOf(*e.args[1], program), floatTypeOf(*e.args[2], program));
+  default: {
+    std::optional<ElemType> t;
+    for (const DExprPtr &a : e.args)
+      t = join(t, floatTypeOf(*a, program));
+    return t;
+  }
+  }
+}
+
 } // namespace moac

@@ -97,6 +97,12 @@ struct DnfPrinter {
   std::string sym(const SymExpr &e) const;
   std::string definition(size_t array) const; // ⟨i⟩ψ s = …
 };
+
+// The float type an expression computes in by the language's rules (docs/language.md): a read computes in
+// its array's compute type (f32 for f32, bf16 and f16 arrays, f64 for f64), a literal adapts to the other
+// operand, an operation of f32 and f64 is f64, a reduction is its term's type. nullopt for an integer or an
+// expression of literals alone (the enclosing type decides).
+std::optional<ElemType> floatTypeOf(const DExpr &e, const DnfProgram &program);
 std::string dumpDnf(const DnfProgram &program, bool ascii = false);
 // Readable names for one definition: its own indices i, j, k, …, then the reduction binders of its bodies.
 std::map<Symbol, std::string> displayNames(const struct DnfProgram &p, const std::vector<Symbol> &own,

@@ -86,7 +86,10 @@ DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Bind
     temp.name = fmt::format("{}_{}", base, n);
   names.insert(temp.name);
   temp.storage = Storage::Temp;
-  temp.elem = e->isInt ? ElemType::Int : elem;
+  // The temp holds e in e's own type: an f32 reduction (or exp) inside an f64 expression stays f32, as the
+  // reference computes it (an f64 temp would accumulate in f64: no overflow where the reference's f32 has one).
+  std::optional<ElemType> own = floatTypeOf(*e, out);
+  temp.elem = e->isInt ? ElemType::Int : elem == ElemType::F64 && own == ElemType::F32 ? ElemType::F32 : elem;
   NameScope definitionNames(symbols); // the temp is a definition of its own (see PsiReducer::analyse)
   std::map<Symbol, SymExpr> rename;
   SymVec readIndex, ownIndex;
