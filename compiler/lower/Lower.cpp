@@ -51,6 +51,8 @@ private:
   LExprPtr load(size_t array, const SymVec &index);
   void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
   bool termsAlongRows(const DnfArray &a, const DExpr &r) const;
+  LExprPtr branchValue(LStmt branch, const DExpr &e, const DExprPtr &then, const DExprPtr &otherwise,
+                       std::vector<LStmt> &prefix, ElemType type);
   int64_t interleaveLanes(const DExpr &reduce, const std::vector<LStmt> &termPrefix) const;
   void interleave(std::vector<LStmt> &prefix, Symbol acc, ElemType type, const DExpr &reduce, const LExprPtr &term,
                   int64_t lanes);
@@ -129,20 +131,11 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
       x.args = {lowerExpr(e->args[0], prefix, type), lowerExpr(e->args[1], prefix, type)};
       return makeL(x);
     }
-    ElemType tmpType = e->isInt ? ElemType::Int : type;
-    Symbol tmp = symbols.fresh("sel");
-    prefix.push_back(scalarStmt(LStmt::Decl, tmp, tmpType, floatConst(0), e->loc));
     LStmt branch{};
     branch.kind = LStmt::If;
     branch.lhs = e->lhs;
     branch.rhs = e->rhs;
-    branch.loc = e->loc;
-    LExprPtr a = lowerExpr(e->args[0], branch.body, type);
-    branch.body.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, a, e->loc));
-    LExprPtr b = lowerExpr(e->args[1], branch.orElse, type);
-    branch.orElse.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, b, e->loc));
-    prefix.push_back(std::move(branch));
-    return var(tmp, e->isInt);
+    return branchValue(std::move(branch), *e, e->args[0], e->args[1], prefix, type);
   }
   case DKind::Where: {
     LExprPtr cond = lowerExpr(e->args[0], prefix, type);
@@ -154,19 +147,10 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
       return makeL(x);
     }
     // A branch that reduces: an if statement, so that only the chosen branch's loop runs.
-    ElemType tmpType = e->isInt ? ElemType::Int : type;
-    Symbol tmp = symbols.fresh("sel");
-    prefix.push_back(scalarStmt(LStmt::Decl, tmp, tmpType, floatConst(0), e->loc));
     LStmt branch{};
     branch.kind = LStmt::If;
     branch.value = cond;
-    branch.loc = e->loc;
-    LExprPtr a = lowerExpr(e->args[1], branch.body, type);
-    branch.body.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, a, e->loc));
-    LExprPtr b = lowerExpr(e->args[2], branch.orElse, type);
-    branch.orElse.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, b, e->loc));
-    prefix.push_back(std::move(branch));
-    return var(tmp, e->isInt);
+    return branchValue(std::move(branch), *e, e->args[1], e->args[2], prefix, type);
   }
   }
   throw std::logic_error("lowering: unknown DNF node");
@@ -508,6 +492,22 @@ void Lowerer::interleave(std::vector<LStmt> &prefix, Symbol acc, ElemType type, 
   d.loc = r.loc;
   d.op = r.op;
   k.decisions.push_back(d);
+}
+
+// `branch` (an If with its condition) completed: each side computes its value into a fresh scalar, which
+// is the result; only the chosen side's statements (its reductions' loops) run.
+LExprPtr Lowerer::branchValue(LStmt branch, const DExpr &e, const DExprPtr &then, const DExprPtr &otherwise,
+                              std::vector<LStmt> &prefix, ElemType type) {
+  ElemType tmpType = e.isInt ? ElemType::Int : type;
+  Symbol tmp = symbols.fresh("sel");
+  prefix.push_back(scalarStmt(LStmt::Decl, tmp, tmpType, floatConst(0), e.loc));
+  branch.loc = e.loc;
+  LExprPtr a = lowerExpr(then, branch.body, type);
+  branch.body.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, a, e.loc));
+  LExprPtr b = lowerExpr(otherwise, branch.orElse, type);
+  branch.orElse.push_back(scalarStmt(LStmt::Assign, tmp, tmpType, b, e.loc));
+  prefix.push_back(std::move(branch));
+  return var(tmp, e.isInt);
 }
 
 Kernel Lowerer::run() {
