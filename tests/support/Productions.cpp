@@ -312,8 +312,18 @@ std::string Generator::comparison(const Shape &s, Scope &scope, bool exact) {
 // of shape s or a scalar (one operand of `and` and `or` always has shape s then).
 std::string Generator::condition(const Shape &s, Scope &scope, int depth, bool exact) {
   switch (rng.weighted({6, 2, 2, 1})) {
-  case 1: note("logic-and"); return "(" + comparison(s, scope, exact) + ") and (" + comparison(s, scope, false) + ")";
-  case 2: note("logic-or"); return "(" + comparison(s, scope, false) + ") or (" + comparison(s, scope, exact) + ")";
+  case 1: { // the operands in order: the two draws are sequenced (+'s operands are not), as on every compiler
+    note("logic-and");
+    std::string a = comparison(s, scope, exact);
+    std::string b = comparison(s, scope, false);
+    return "(" + a + ") and (" + b + ")";
+  }
+  case 2: {
+    note("logic-or");
+    std::string a = comparison(s, scope, false);
+    std::string b = comparison(s, scope, exact);
+    return "(" + a + ") or (" + b + ")";
+  }
   case 3: note("logic-not"); return "not (" + condition(s, scope, depth - 1, exact) + ")";
   default: return comparison(s, scope, exact);
   }
