@@ -31,9 +31,10 @@ DExprPtr dInt(SymExpr v, SourceLoc loc) {
   return e;
 }
 
-DExprPtr dRead(size_t array, SymVec index, SourceLoc loc) {
+DExprPtr dRead(size_t array, SymVec index, bool isInt, SourceLoc loc) {
   auto e = make(DKind::Read, loc);
   e->array = array;
+  e->isInt = isInt;
   e->index = std::move(index);
   return e;
 }
@@ -49,6 +50,44 @@ DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc) {
   e->isInt = op == UnOp::Not || (a->isInt && (op == UnOp::Neg || op == UnOp::Abs));
   e->args = {std::move(a)};
   return e;
+}
+
+// A comparison whose operands decide it without their values, or nullopt. C compilers reject these under
+// -Wall -Werror (gcc's -Wtautological-compare and -Wbool-compare, clang's -Wtautological-*-compare), and
+// the C a program like `(x > y) <= B` or `t == t` would give is then not valid output.
+//  - equal operands: x < x and x > x are 0 whatever x is (NaN too); for integers x <= x, x >= x and x == x
+//    are 1 and x != x is 0 (for floats these four depend on whether x is NaN);
+//  - a truth value (a comparison, and, or, not: 0 or 1) against a constant that gives one result for both:
+//    (x > y) <= 4 is 1, (x > y) == 2 is 0.
+static std::optional<int64_t> decidedComparison(BinOp op, const DExprPtr &a, const DExprPtr &b) {
+  if (sameExpr(a, b)) {
+    if (op == BinOp::Lt || op == BinOp::Gt)
+      return 0;
+    if (a->isInt)
+      return int64_t(apply(op, 0.0, 0.0));
+  }
+  auto truth = [](const DExpr &e) {
+    return (e.kind == DKind::Binary && givesTruth(e.op)) || (e.kind == DKind::Unary && e.unop == UnOp::Not);
+  };
+  auto constant = [](const DExpr &e) -> std::optional<double> {
+    if (e.kind == DKind::Float)
+      return e.floatValue;
+    if (e.kind == DKind::Int)
+      if (auto c = e.intValue.constant())
+        return double(*c);
+    return std::nullopt;
+  };
+  auto decided = [&](auto at) -> std::optional<int64_t> {
+    double zero = at(0.0), one = at(1.0);
+    return zero == one ? std::optional<int64_t>(int64_t(zero)) : std::nullopt;
+  };
+  if (truth(*a))
+    if (auto c = constant(*b))
+      return decided([&](double v) { return apply(op, v, *c); });
+  if (truth(*b))
+    if (auto c = constant(*a))
+      return decided([&](double v) { return apply(op, *c, v); });
+  return std::nullopt;
 }
 
 DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc) {
@@ -68,6 +107,9 @@ DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc) {
   if (isComparison(op) && a->kind == DKind::Int && b->kind == DKind::Int)
     if (auto d = (a->intValue - b->intValue).constant())
       return dInt(SymExpr(int64_t(apply(op, double(*d), 0.0))), loc);
+  if (isComparison(op))
+    if (auto v = decidedComparison(op, a, b))
+      return dInt(SymExpr(*v), loc);
   if (givesTruth(op) && a->kind == DKind::Int && b->kind == DKind::Int) {
     auto x = a->intValue.constant(), y = b->intValue.constant();
     if (x && y)
@@ -122,6 +164,64 @@ DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc) {
 
 // ---- traversal ----------------------------------------------------------------------------------
 
+bool sameExpr(const DExprPtr &a, const DExprPtr &b, std::map<Symbol, SymExpr> &ren) {
+  if (a->kind != b->kind || a->args.size() != b->args.size())
+    return false;
+  auto sameIndex = [&](const SymVec &x, const SymVec &y) {
+    if (x.size() != y.size())
+      return false;
+    for (size_t k = 0; k < x.size(); ++k)
+      if (!(x[k].substitute(ren) == y[k]))
+        return false;
+    return true;
+  };
+  switch (a->kind) {
+  case DKind::Float:
+    if (a->floatValue != b->floatValue)
+      return false;
+    break;
+  case DKind::Int:
+    if (!(a->intValue.substitute(ren) == b->intValue))
+      return false;
+    break;
+  case DKind::Read:
+    if (a->array != b->array || !sameIndex(a->index, b->index))
+      return false;
+    break;
+  case DKind::Fused:
+    if (a->group != b->group || a->member != b->member || !sameIndex(a->index, b->index))
+      return false;
+    break;
+  case DKind::Unary:
+    if (a->unop != b->unop)
+      return false;
+    break;
+  case DKind::Binary:
+    if (a->op != b->op)
+      return false;
+    break;
+  case DKind::Reduce:
+    if (a->op != b->op || !(a->extent.substitute(ren) == b->extent))
+      return false;
+    ren[a->var] = SymExpr::symbol(b->var);
+    break;
+  case DKind::Select:
+    if (!(a->lhs.substitute(ren) == b->lhs) || !(a->rhs.substitute(ren) == b->rhs))
+      return false;
+    break;
+  case DKind::Where: break;
+  }
+  for (size_t k = 0; k < a->args.size(); ++k)
+    if (!sameExpr(a->args[k], b->args[k], ren))
+      return false;
+  return true;
+}
+
+bool sameExpr(const DExprPtr &a, const DExprPtr &b) {
+  std::map<Symbol, SymExpr> ren;
+  return sameExpr(a, b, ren);
+}
+
 DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings) {
   switch (e->kind) {
   case DKind::Float: return e;
@@ -131,7 +231,7 @@ DExprPtr substitute(const DExprPtr &e, const std::map<Symbol, SymExpr> &bindings
     SymVec idx;
     for (const auto &i : e->index)
       idx.push_back(i.substitute(bindings));
-    return e->kind == DKind::Read ? dRead(e->array, std::move(idx), e->loc)
+    return e->kind == DKind::Read ? dRead(e->array, std::move(idx), e->isInt, e->loc)
                                   : dFused(e->group, e->member, std::move(idx), e->loc);
   }
   case DKind::Unary: return dUnary(e->unop, substitute(e->args[0], bindings), e->loc);

@@ -56,7 +56,8 @@ struct DExpr {
 
 DExprPtr dFloat(double v, SourceLoc loc);
 DExprPtr dInt(SymExpr v, SourceLoc loc);
-DExprPtr dRead(size_t array, SymVec index, SourceLoc loc);
+// isInt: the array holds integers (a stored comparison, an index computation).
+DExprPtr dRead(size_t array, SymVec index, bool isInt, SourceLoc loc);
 DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc);
 DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc);
 DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label = {});
@@ -64,6 +65,11 @@ DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, So
 DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc);
 // Decided at compile time when the condition is an integer constant.
 DExprPtr dWhere(DExprPtr cond, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
+
+// a and b equal up to the renaming `ren` of a's free symbols into b's (reduction binders are matched as
+// they are met, so two copies of one reduction with different fresh binders are equal).
+bool sameExpr(const DExprPtr &a, const DExprPtr &b, std::map<Symbol, SymExpr> &ren);
+bool sameExpr(const DExprPtr &a, const DExprPtr &b);
 
 // Replaces free symbols (index variables) by expressions; reduction binders are never captured since
 // every binder is a fresh symbol.

@@ -33,61 +33,6 @@ template <typename F> DExprPtr rebuild(const DExprPtr &e, F &&f) {
   return mapArgs(e, [&](size_t, const DExprPtr &a) { return f(a); });
 }
 
-// a and b equal up to the renaming `ren` of a's free symbols into b's (reduction binders are matched as
-// they are met, so two copies of one reduction with different fresh binders are equal).
-bool same(const DExprPtr &a, const DExprPtr &b, std::map<Symbol, SymExpr> &ren) {
-  if (a->kind != b->kind || a->args.size() != b->args.size())
-    return false;
-  auto sameIndex = [&](const SymVec &x, const SymVec &y) {
-    if (x.size() != y.size())
-      return false;
-    for (size_t k = 0; k < x.size(); ++k)
-      if (!(x[k].substitute(ren) == y[k]))
-        return false;
-    return true;
-  };
-  switch (a->kind) {
-  case DKind::Float:
-    if (a->floatValue != b->floatValue)
-      return false;
-    break;
-  case DKind::Int:
-    if (!(a->intValue.substitute(ren) == b->intValue))
-      return false;
-    break;
-  case DKind::Read:
-    if (a->array != b->array || !sameIndex(a->index, b->index))
-      return false;
-    break;
-  case DKind::Fused:
-    if (a->group != b->group || a->member != b->member || !sameIndex(a->index, b->index))
-      return false;
-    break;
-  case DKind::Unary:
-    if (a->unop != b->unop)
-      return false;
-    break;
-  case DKind::Binary:
-    if (a->op != b->op)
-      return false;
-    break;
-  case DKind::Reduce:
-    if (a->op != b->op || !(a->extent.substitute(ren) == b->extent))
-      return false;
-    ren[a->var] = SymExpr::symbol(b->var);
-    break;
-  case DKind::Select:
-    if (!(a->lhs.substitute(ren) == b->lhs) || !(a->rhs.substitute(ren) == b->rhs))
-      return false;
-    break;
-  case DKind::Where: break;
-  }
-  for (size_t k = 0; k < a->args.size(); ++k)
-    if (!same(a->args[k], b->args[k], ren))
-      return false;
-  return true;
-}
-
 // The factors of a product-quotient tree: a × b ÷ c → numerator {a, b}, denominator {c}.
 void factorise(const DExprPtr &e, bool inverted, std::vector<DExprPtr> &num, std::vector<DExprPtr> &den) {
   if (e->kind == DKind::Binary && (e->op == BinOp::Mul || e->op == BinOp::Div) && !e->isInt) {
@@ -180,7 +125,7 @@ std::optional<Match> Fuser::match(size_t maxId, const DnfArray &sum) const {
     for (size_t i = 0; i < m.index.size(); ++i)
       ren[m.index[i]] = read->index[i];
     ren[mx->var] = SymExpr::symbol(body->var);
-    if (frame && !expAt && same(mx->args[0], score, ren))
+    if (frame && !expAt && sameExpr(mx->args[0], score, ren))
       expAt = k;
     else if (frame)
       return std::nullopt; // a second exp against m, or one of another score

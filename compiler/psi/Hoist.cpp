@@ -126,7 +126,7 @@ DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Bind
                  fmt::format("it does not depend on {}, so it is computed once and stored", unused), 0, e->loc}},
       definition});
   created.push_back(id);
-  return dRead(id, readIndex, e->loc);
+  return dRead(id, readIndex, e->isInt, e->loc);
 }
 
 // exp, log and sqrt of data: costly enough that recomputing them for every value of an index they do

@@ -681,6 +681,20 @@ TEST_CASE("comparisons of indices that differ by a constant are decided at compi
                        "  <i> psi y = <i> psi x + 0\n");
 }
 
+TEST_CASE("comparisons their operands decide are decided: equal operands, a truth value against a constant",
+          "[psi]") {
+  // gcc -Wtautological-compare (`o[0] <= o[0]` of an int array) and -Wbool-compare (`(x > y) <= 4`) reject
+  // these under -Werror; x < x is 0 even for NaN, while the float x == x (false for NaN) stays
+  const char *text = "dim n\ndim B = 4\nin x : f32[n]\nin y : f32[n]\nout o = x > y\n"
+                     "out p = ((<0> psi o) <= (<0> psi o)) + ((x > y) <= B) + ((x <= y) == 2) + (x < x) + (x == x)\n";
+  CHECK(dnfOf(text) == "in x : f32<n>\n"
+                       "in y : f32<n>\n"
+                       "out o : int<n>\n"
+                       "  <i> psi o = <i> psi x > <i> psi y\n"
+                       "out p : int<n>\n"
+                       "  <i> psi p = 2 + (<i> psi x == <i> psi x)\n");
+}
+
 TEST_CASE("comparisons and logic in a program: int 0 or 1", "[psi]") {
   const char *text = "dim n\nin x : f32[n]\nout a = [i < n] ((i < 2) or not (<i> psi x >= 0.0)) * 1.5\n";
   Reduced r = reduceText(text);
