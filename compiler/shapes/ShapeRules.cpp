@@ -58,11 +58,12 @@ RuleResult shapeOfElementwise(BinOp op, const Type &a, const Type &b) {
     r.elem = ElemType::Int;
   if (r.elem == ElemType::Int && a.value && b.value) {
     SymVec v;
-    size_t n = std::max(a.value->size(), b.value->size());
+    // a scalar extends to the other operand's elements, of which there may be none (rho of a scalar)
+    size_t n = a.rank() == 0 ? b.value->size() : a.value->size();
     try {
       for (size_t i = 0; i < n; ++i) {
-        const SymExpr &x = (*a.value)[a.value->size() == 1 ? 0 : i];
-        const SymExpr &y = (*b.value)[b.value->size() == 1 ? 0 : i];
+        const SymExpr &x = (*a.value)[a.rank() == 0 ? 0 : i];
+        const SymExpr &y = (*b.value)[b.rank() == 0 ? 0 : i];
         auto folded = foldInt(op, x, y);
         if (!folded)
           break;
