@@ -84,7 +84,9 @@ void DiagnosticEngine::emit(Diag kind, SourceLoc loc, uint32_t length, const std
                       color ? "\033[1m" : "", message, color ? "\033[0m" : "");
   if (loc.valid()) {
     std::string_view line = sources.file(loc.file).lineText(loc.line);
-    uint32_t col = loc.col - 1;
+    // the caret stays on the line shown: a location after trailing carriage returns (which the line
+    // shown drops) is put at the line's end
+    uint32_t col = std::min<uint32_t>(loc.col - 1, uint32_t(line.size()));
     uint32_t begin = 0;
     std::string prefix, suffix;
     if (line.size() > maxShownLine) {
