@@ -44,14 +44,14 @@ int64_t intOp(BinOp op, int64_t a, int64_t b, At at) {
   case BinOp::Mod: return floorMod(a, b, at);
   case BinOp::Div:
   case BinOp::Pow: throw std::logic_error("interpreter: '/' or pow with an int result");
-  case BinOp::Lt: return a < b;
-  case BinOp::Le: return a <= b;
-  case BinOp::Gt: return a > b;
-  case BinOp::Ge: return a >= b;
-  case BinOp::Eq: return a == b;
-  case BinOp::Ne: return a != b;
-  case BinOp::And: return a != 0 && b != 0;
-  case BinOp::Or: return a != 0 || b != 0;
+  case BinOp::Lt:
+  case BinOp::Le:
+  case BinOp::Gt:
+  case BinOp::Ge:
+  case BinOp::Eq:
+  case BinOp::Ne:
+  case BinOp::And:
+  case BinOp::Or: return truthOf(op, a, b);
   }
   if (overflowed)
     overflow(at, fmt::format("{} {} {}", a, spell(op), b));

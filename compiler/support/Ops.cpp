@@ -109,14 +109,14 @@ double apply(BinOp op, double a, double b) {
   case BinOp::Min: return minimum(a, b);
   case BinOp::IntDiv: return std::floor(a / b);
   case BinOp::Mod: return a - std::floor(a / b) * b;
-  case BinOp::Lt: return a < b;
-  case BinOp::Le: return a <= b;
-  case BinOp::Gt: return a > b;
-  case BinOp::Ge: return a >= b;
-  case BinOp::Eq: return a == b;
-  case BinOp::Ne: return a != b;
-  case BinOp::And: return a != 0 && b != 0;
-  case BinOp::Or: return a != 0 || b != 0;
+  case BinOp::Lt:
+  case BinOp::Le:
+  case BinOp::Gt:
+  case BinOp::Ge:
+  case BinOp::Eq:
+  case BinOp::Ne:
+  case BinOp::And:
+  case BinOp::Or: return truthOf(op, a, b);
   case BinOp::Pow: return std::pow(a, b);
   }
   return 0;

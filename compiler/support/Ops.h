@@ -34,4 +34,20 @@ double minimum(double a, double b);
 double apply(BinOp op, double a, double b);
 double apply(UnOp op, double a);
 
+// The truth value (0 or 1) of a comparison, and or or on two values of one type (double, or the
+// interpreter's int64), for the operators givesTruth names.
+template <typename T> int64_t truthOf(BinOp op, T a, T b) {
+  switch (op) {
+  case BinOp::Lt: return a < b;
+  case BinOp::Le: return a <= b;
+  case BinOp::Gt: return a > b;
+  case BinOp::Ge: return a >= b;
+  case BinOp::Eq: return a == b;
+  case BinOp::Ne: return a != b;
+  case BinOp::And: return a != 0 && b != 0;
+  case BinOp::Or: return a != 0 || b != 0;
+  default: return 0; // not a truth operator: callers ask givesTruth first
+  }
+}
+
 } // namespace moac
