@@ -197,6 +197,11 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   case LExprKind::Where:
     return fmt::format("({} ? {} : {})", asType(e->args[0], ElemType::Int), asType(e->args[1], t),
                        asType(e->args[2], t));
+  case LExprKind::InF32: {
+    std::string inner = expr(e->args[0], ElemType::F32);
+    floatType = t; // the statement's type again for what follows
+    return fmt::format("(double)({})", inner);
+  }
   }
   return "0";
 }

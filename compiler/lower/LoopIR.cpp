@@ -70,6 +70,7 @@ struct Printer {
     case LExprKind::Rescale: return fmt::format("rescale({}, {})", expr(e->args[0]), expr(e->args[1]));
     case LExprKind::Where:
       return fmt::format("({} ? {} : {})", expr(e->args[0]), expr(e->args[1]), expr(e->args[2]));
+    case LExprKind::InF32: return fmt::format("f32({})", expr(e->args[0]));
     }
     return "?";
   }

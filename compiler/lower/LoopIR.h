@@ -57,7 +57,9 @@ struct Buffer {
 // (psi/Fuse.h), printed as moart_rescalef / moart_rescale.
 // Where: args[0] != 0 ? args[1] : args[2], the selection of `where` (C's ?:, so only the branch chosen
 // is evaluated).
-enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select, Rescale, Where };
+// InF32: args[0], an f32 computation inside an f64 expression (the language computes an operation in the
+// wider type of its operands, so `y + exp(x * 0.1)` with x : f32 and y : f64 takes exp(x·0.1) in f32), widened.
+enum class LExprKind { Float, Int, Load, Var, Unary, Binary, Select, Rescale, Where, InF32 };
 
 struct LExpr;
 using LExprPtr = std::shared_ptr<const LExpr>;

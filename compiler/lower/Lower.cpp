@@ -77,6 +77,16 @@ LExprPtr Lowerer::load(size_t array, const SymVec &index) {
 // A reduction becomes an accumulator declared before its use and a serial loop that folds the body
 // into it in index order; a select whose branches reduce becomes an if statement.
 LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemType type) {
+  // An operation on f32 values inside an f64 expression computes in f32, as the reference does
+  // (floatTypeOf), and is widened after: `y + exp(x * 0.1)` must not take x · 0.1 in double.
+  bool operation = e->kind == DKind::Unary || e->kind == DKind::Binary || e->kind == DKind::Select ||
+                   e->kind == DKind::Where;
+  if (operation && type == ElemType::F64 && floatTypeOf(*e, dnf) == ElemType::F32) {
+    LExpr x{};
+    x.kind = LExprKind::InF32;
+    x.args = {lowerExpr(e, prefix, ElemType::F32)};
+    return makeL(x);
+  }
   switch (e->kind) {
   case DKind::Float: return floatConst(e->floatValue);
   case DKind::Int: {

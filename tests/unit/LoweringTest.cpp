@@ -93,6 +93,7 @@ private:
     case LExprKind::Select: return value(e->lhs) < value(e->rhs) ? eval(e->args[0]) : eval(e->args[1]);
     case LExprKind::Rescale: return moart_rescale(eval(e->args[0]), eval(e->args[1]));
     case LExprKind::Where: return eval(e->args[0]) != 0 ? eval(e->args[1]) : eval(e->args[2]);
+    case LExprKind::InF32: return eval(e->args[0]);
     }
     return 0;
   }
