@@ -71,16 +71,19 @@ static inline double moart_sigmoid(double a);
 #pragma acc routine(moart_sigmoid) seq
 #endif
 
+/* Floor division and modulo (the language's div and mod). Branch-free (`&`, not `&&`): a branch in an
+ * index such as GQA's KV head (hkv*g) div hq stops GCC from vectorising the loop around it (the score's
+ * dot product ran scalar: bench/NOTES.md, 2026-12-02). */
 MOART_INLINE int64_t moart_floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  return q - (int64_t)((a % b != 0) & ((a < 0) != (b < 0)));
 }
 
 /* a % b, not a - floordiv(a, b) * b, whose product leaves int64 for a near INT64_MIN (and b = -1, for
  * which a % b itself is undefined, always leaves remainder 0). */
 MOART_INLINE int64_t moart_floormod(int64_t a, int64_t b) {
   int64_t r = b == -1 ? 0 : a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+  return r + (b & -(int64_t)((r != 0) & ((r < 0) != (b < 0))));
 }
 
 /* a + b is NaN when either is: NaN propagates. Equal operands differ only as -0 and +0. */
