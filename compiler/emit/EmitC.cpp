@@ -145,6 +145,8 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   case LExprKind::Load: {
     std::string load = fmt::format("{}[{}]", cn.buffer(e->buffer), integer(e->offset));
     ElemType stored = k.buffers[e->buffer].elem;
+    if (stored == ElemType::F64 && t == ElemType::F32) // a constant temp (DnfArray::constant) in f32
+      return "(float)" + load;
     return isHalf(stored) ? fmt::format("{}({})", widen(stored), load) : load;
   }
   case LExprKind::Var: return name(e->var);

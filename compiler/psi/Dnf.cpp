@@ -571,6 +571,8 @@ std::optional<ElemType> floatTypeOf(const DExpr &e, const DnfProgram &program) {
   case DKind::Float:
   case DKind::Int: return std::nullopt;
   case DKind::Read: {
+    if (program.arrays[e.array].constant)
+      return std::nullopt;
     ElemType t = program.arrays[e.array].elem;
     return t == ElemType::Int ? std::nullopt : std::optional<ElemType>(computeType(t));
   }

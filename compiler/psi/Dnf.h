@@ -131,6 +131,10 @@ struct DnfArray {
   std::string why;           // temps: why it is materialised
   bool inout = false;        // inputs: declared `inout` (the kernel may write it)
   std::optional<size_t> updates; // Update: the input array it overwrites
+  // Temps: the value comes from literals, dims, indices and integers only (floatTypeOf is nullopt): like
+  // the literal it is, it is stored in f64 and takes the type of the operation that reads it, as in the
+  // reference (`(x - (+/ <0.5>)) * y` with x : f32 subtracts in f32).
+  bool constant = false;
 };
 
 // A read of an inout inside its own update at another element than the one written (`(1 drop K) cat k`):
