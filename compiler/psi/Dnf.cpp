@@ -559,6 +559,12 @@ DExprPtr freshBinders(SymbolTable &symbols, const DExprPtr &e, std::map<Symbol, 
   return copy;
 }
 
+void markConstant(DnfArray &temp, const DExpr &value, const DnfProgram &program) {
+  temp.constant = temp.storage == Storage::Temp && !value.isInt && !floatTypeOf(value, program);
+  if (temp.constant)
+    temp.elem = ElemType::F64;
+}
+
 std::optional<ElemType> floatTypeOf(const DExpr &e, const DnfProgram &program) {
   if (e.isInt)
     return std::nullopt;

@@ -137,6 +137,9 @@ struct DnfArray {
   bool constant = false;
 };
 
+// Sets `constant` for a temp whose value is `value` (see DnfArray::constant) and stores it in f64 then.
+void markConstant(DnfArray &temp, const DExpr &value, const DnfProgram &program);
+
 // A read of an inout inside its own update at another element than the one written (`(1 drop K) cat k`):
 // with the rows written in parallel in place it would need a copy of the input.
 struct UpdateConflict {

@@ -90,9 +90,7 @@ DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Bind
   // reference computes it (an f64 temp would accumulate in f64: no overflow where the reference's f32 has one).
   std::optional<ElemType> own = floatTypeOf(*e, out);
   temp.elem = e->isInt ? ElemType::Int : elem == ElemType::F64 && own == ElemType::F32 ? ElemType::F32 : elem;
-  temp.constant = !e->isInt && !own;
-  if (temp.constant)
-    temp.elem = ElemType::F64;
+  markConstant(temp, *e, out);
   NameScope definitionNames(symbols); // the temp is a definition of its own (see PsiReducer::analyse)
   std::map<Symbol, SymExpr> rename;
   SymVec readIndex, ownIndex;

@@ -205,9 +205,7 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
     // temps hold the value's type (f32 for a half-precision computation); outputs and updates are stored
     // in their array's type, bf16 or f16 included
     array.elem = b.updates ? prog.inputs[*b.updates].elem : b.stored();
-    array.constant = array.storage == Storage::Temp && !info.body->isInt && !floatTypeOf(*info.body, out);
-    if (array.constant)
-      array.elem = ElemType::F64;
+    markConstant(array, *info.body, out);
     for (const TIndex &ix : scope)
       if (std::binary_search(free.begin(), free.end(), ix.sym)) {
         info.freeVars.push_back(ix.sym);
