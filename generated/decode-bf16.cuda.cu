@@ -80,14 +80,28 @@ __global__ void __launch_bounds__(128)
     const int64_t c = 0 + moa_rest;
     float m = -INFINITY; /* decode-bf16.moa:9 */
     float acc = 0.0f;    /* decode-bf16.moa:9 */
-    for (int64_t i = 0 + moa_lane; i < dv; i += 32) {
-      online_o_acc_part[(dv * c + i)] = 0.0f; /* decode-bf16.moa:9 */
+    const bool moa_vec0 = ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+      if (moa_vec0 && moa_g + 4 <= dv) {
+        float4 moa_r0;
+        { moa_r0.x = 0.0f; }
+        { moa_r0.y = 0.0f; }
+        { moa_r0.z = 0.0f; }
+        { moa_r0.w = 0.0f; }
+        *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r0;
+      } else {
+        for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+          online_o_acc_part[(dv * c + i)] = 0.0f; /* decode-bf16.moa:9 */
+        }
+      }
     }
+    __syncwarp(); /* the lanes' stores are seen by the whole warp */
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
         float acc2 = 0.0f; /* decode-bf16.moa:14 */
         if (moa_lane != 0)
           acc2 = -0.0f;
+#pragma unroll 4
         for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
           acc2 = acc2 + (q[l2] * moart_bf16_to_f32(K[(dk * l + l2)])); /* decode-bf16.moa:14 */
         }
@@ -102,7 +116,8 @@ __global__ void __launch_bounds__(128)
               ((online_o_acc_part[(dv * c + i)] * scale) +
                (w * moart_bf16_to_f32(V[(dv * l + i)]))); /* decode-bf16.moa:9 */
         }
-        m = next; /* decode-bf16.moa:9 */
+        __syncwarp(); /* the lanes' stores are seen by the whole warp */
+        m = next;     /* decode-bf16.moa:9 */
       }
     }
     if (moa_lane == 0) {
@@ -117,7 +132,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* o_acc */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_decode_bf16_stage1(int64_t n, int64_t dk, int64_t dv, int64_t P_online, float *o_acc,
                            float *online_m_part, float *online_sum_e_part,
                            float *online_o_acc_part) {
@@ -135,13 +150,25 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* decode-bf16.moa:15 */
     if (moa_lane != 0)
       M = -INFINITY;
-    for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
-      M = moart_maxf(M, online_m_part[c2]); /* decode-bf16.moa:15 */
+    const bool moa_vec1 = ((uintptr_t)online_m_part & 15u) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec1 && moa_g + 4 <= P_online) {
+        float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
+        { M = moart_maxf(M, moa_r0.x); }
+        { M = moart_maxf(M, moa_r0.y); }
+        { M = moart_maxf(M, moa_r0.z); }
+        { M = moart_maxf(M, moa_r0.w); }
+      } else {
+        for (int64_t c2 = moa_g; c2 < moa_g + 4 && c2 < P_online; ++c2) {
+          M = moart_maxf(M, online_m_part[c2]); /* decode-bf16.moa:15 */
+        }
+      }
     }
     M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* decode-bf16.moa:15 */
     if (moa_lane != 0)
       S = -0.0f;
+#pragma unroll 4
     for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += 32) {
       S = S + (online_o_acc_part[(dv * c3 + i2)] *
                moart_rescalef(online_m_part[c3], M)); /* decode-bf16.moa:15 */
@@ -150,9 +177,22 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* decode-bf16.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    for (int64_t c4 = 0 + moa_lane; c4 < P_online; c4 += 32) {
-      S2 = S2 +
-           (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode-bf16.moa:11 */
+    const bool moa_vec2 =
+        ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec2 && moa_g + 4 <= P_online) {
+        float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
+        float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
+        { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
+        { S2 = S2 + (moa_r1.y * moart_rescalef(moa_r0.y, M)); }
+        { S2 = S2 + (moa_r1.z * moart_rescalef(moa_r0.z, M)); }
+        { S2 = S2 + (moa_r1.w * moart_rescalef(moa_r0.w, M)); }
+      } else {
+        for (int64_t c4 = moa_g; c4 < moa_g + 4 && c4 < P_online; ++c4) {
+          S2 = S2 + (online_sum_e_part[c4] *
+                     moart_rescalef(online_m_part[c4], M)); /* decode-bf16.moa:11 */
+        }
+      }
     }
     S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
@@ -252,12 +292,12 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   /* o_acc */
   {
     const int64_t moa_total = dv;
-    const int64_t moa_blocks = (moa_total + 3) / 4;
+    const int64_t moa_blocks = (moa_total + 0) / 1;
     if (moa_total > 0)
       moa_decode_bf16_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                         : INT64_C(1048576)),
-                               128, 0, stream>>>(n, dk, dv, P_online, o_acc, online_m_part,
-                                                 online_sum_e_part, online_o_acc_part);
+                               32, 0, stream>>>(n, dk, dv, P_online, o_acc, online_m_part,
+                                                online_sum_e_part, online_o_acc_part);
   }
 
   /* o */

@@ -76,16 +76,41 @@ __global__ void __launch_bounds__(128)
     const int64_t c = 0 + moa_rest;
     float m = -INFINITY; /* decode.moa:8 */
     float acc = 0.0f;    /* decode.moa:8 */
-    for (int64_t i = 0 + moa_lane; i < dv; i += 32) {
-      online_o_part[(dv * c + i)] = 0.0f; /* decode.moa:8 */
+    const bool moa_vec0 = ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+      if (moa_vec0 && moa_g + 4 <= dv) {
+        float4 moa_r0;
+        { moa_r0.x = 0.0f; }
+        { moa_r0.y = 0.0f; }
+        { moa_r0.z = 0.0f; }
+        { moa_r0.w = 0.0f; }
+        *(float4 *)&online_o_part[dv * c + moa_g] = moa_r0;
+      } else {
+        for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+          online_o_part[(dv * c + i)] = 0.0f; /* decode.moa:8 */
+        }
+      }
     }
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
         float acc2 = 0.0f; /* decode.moa:13 */
         if (moa_lane != 0)
           acc2 = -0.0f;
-        for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
+        const bool moa_vec1 =
+            ((uintptr_t)K & 15u) == 0 && ((dk * l) & 3) == 0 && ((uintptr_t)q & 15u) == 0;
+        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
+          if (moa_vec1 && moa_g + 4 <= dk) {
+            float4 moa_r0 = *(const float4 *)&K[dk * l + moa_g];
+            float4 moa_r1 = *(const float4 *)&q[moa_g];
+            { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
+            { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
+            { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
+            { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
+          } else {
+            for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
+              acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
+            }
+          }
         }
         acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
         float e = (acc2 / sqrtf((float)(dk))); /* decode.moa:8 */
@@ -93,9 +118,23 @@ __global__ void __launch_bounds__(128)
         float scale = moart_rescalef(m, next); /* decode.moa:8 */
         float w = moart_rescalef(e, next);     /* decode.moa:8 */
         acc = ((acc * scale) + w);             /* decode.moa:8 */
-        for (int64_t i = 0 + moa_lane; i < dv; i += 32) {
-          online_o_part[(dv * c + i)] =
-              ((online_o_part[(dv * c + i)] * scale) + (w * V[(dv * l + i)])); /* decode.moa:8 */
+        const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
+                              ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
+        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+          if (moa_vec2 && moa_g + 4 <= dv) {
+            float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
+            float4 moa_r1 = *(const float4 *)&online_o_part[dv * c + moa_g];
+            { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
+            { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
+            { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
+            { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+            *(float4 *)&online_o_part[dv * c + moa_g] = moa_r1;
+          } else {
+            for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+              online_o_part[(dv * c + i)] = ((online_o_part[(dv * c + i)] * scale) +
+                                             (w * V[(dv * l + i)])); /* decode.moa:8 */
+            }
+          }
         }
         m = next; /* decode.moa:8 */
       }
@@ -112,7 +151,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* o */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_decode_stage1(int64_t n, int64_t dk, int64_t dv, int64_t P_online, float *o,
                       float *online_m_part, float *online_sum_e_part, float *online_o_part) {
   (void)n;
@@ -129,13 +168,25 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* decode.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
-      M = moart_maxf(M, online_m_part[c2]); /* decode.moa:14 */
+    const bool moa_vec3 = ((uintptr_t)online_m_part & 15u) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec3 && moa_g + 4 <= P_online) {
+        float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
+        { M = moart_maxf(M, moa_r0.x); }
+        { M = moart_maxf(M, moa_r0.y); }
+        { M = moart_maxf(M, moa_r0.z); }
+        { M = moart_maxf(M, moa_r0.w); }
+      } else {
+        for (int64_t c2 = moa_g; c2 < moa_g + 4 && c2 < P_online; ++c2) {
+          M = moart_maxf(M, online_m_part[c2]); /* decode.moa:14 */
+        }
+      }
     }
     M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* decode.moa:14 */
     if (moa_lane != 0)
       S = -0.0f;
+#pragma unroll 4
     for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += 32) {
       S = S + (online_o_part[(dv * c3 + i2)] *
                moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
@@ -144,8 +195,22 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* decode.moa:10 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    for (int64_t c4 = 0 + moa_lane; c4 < P_online; c4 += 32) {
-      S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
+    const bool moa_vec4 =
+        ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec4 && moa_g + 4 <= P_online) {
+        float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
+        float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
+        { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
+        { S2 = S2 + (moa_r1.y * moart_rescalef(moa_r0.y, M)); }
+        { S2 = S2 + (moa_r1.z * moart_rescalef(moa_r0.z, M)); }
+        { S2 = S2 + (moa_r1.w * moart_rescalef(moa_r0.w, M)); }
+      } else {
+        for (int64_t c4 = moa_g; c4 < moa_g + 4 && c4 < P_online; ++c4) {
+          S2 = S2 +
+               (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
+        }
+      }
     }
     S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
@@ -221,11 +286,11 @@ extern "C" int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *q, con
   /* o */
   {
     const int64_t moa_total = dv;
-    const int64_t moa_blocks = (moa_total + 3) / 4;
+    const int64_t moa_blocks = (moa_total + 0) / 1;
     if (moa_total > 0)
       moa_decode_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          128, 0, stream>>>(n, dk, dv, P_online, o, online_m_part,
-                                            online_sum_e_part, online_o_part);
+                          32, 0, stream>>>(n, dk, dv, P_online, o, online_m_part, online_sum_e_part,
+                                           online_o_part);
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

@@ -99,15 +99,31 @@ __global__ void __launch_bounds__(128)
     const int64_t moa_div1 = moart_floordiv(hkv * j, hq);
     float m = -INFINITY; /* gqa-bf16.moa:9 */
     float acc = 0.0f;    /* gqa-bf16.moa:9 */
-    for (int64_t k = 0 + moa_lane; k < dv; k += 32) {
-      online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-          0.0f; /* gqa-bf16.moa:9 */
+    const bool moa_vec0 = ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                          (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+      if (moa_vec0 && moa_g + 4 <= dv) {
+        float4 moa_r0;
+        { moa_r0.x = 0.0f; }
+        { moa_r0.y = 0.0f; }
+        { moa_r0.z = 0.0f; }
+        { moa_r0.w = 0.0f; }
+        *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                      moa_g] = moa_r0;
+      } else {
+        for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+          online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+              0.0f; /* gqa-bf16.moa:9 */
+        }
+      }
     }
+    __syncwarp(); /* the lanes' stores are seen by the whole warp */
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
         float acc2 = 0.0f; /* gqa-bf16.moa:14 */
         if (moa_lane != 0)
           acc2 = -0.0f;
+#pragma unroll 4
         for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
           acc2 =
               acc2 +
@@ -129,7 +145,8 @@ __global__ void __launch_bounds__(128)
                 moart_bf16_to_f32(
                     V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]))); /* gqa-bf16.moa:9 */
         }
-        m = next; /* gqa-bf16.moa:9 */
+        __syncwarp(); /* the lanes' stores are seen by the whole warp */
+        m = next;     /* gqa-bf16.moa:9 */
       }
     }
     if (moa_lane == 0) {
@@ -144,7 +161,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* O_acc */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_gqa_bf16_stage1(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                         int64_t P_online, float *O_acc, float *online_m_part,
                         float *online_sum_e_part, float *online_O_acc_part) {
@@ -171,14 +188,28 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* gqa-bf16.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
-      M = moart_maxf(
-          M, online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]); /* gqa-bf16.moa:14 */
+    const bool moa_vec1 =
+        ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec1 && moa_g + 4 <= P_online) {
+        float4 moa_r0 =
+            *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
+        { M = moart_maxf(M, moa_r0.x); }
+        { M = moart_maxf(M, moa_r0.y); }
+        { M = moart_maxf(M, moa_r0.z); }
+        { M = moart_maxf(M, moa_r0.w); }
+      } else {
+        for (int64_t c2 = moa_g; c2 < moa_g + 4 && c2 < P_online; ++c2) {
+          M = moart_maxf(
+              M, online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]); /* gqa-bf16.moa:14 */
+        }
+      }
     }
     M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* gqa-bf16.moa:14 */
     if (moa_lane != 0)
       S = -0.0f;
+#pragma unroll 4
     for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += 32) {
       S = S + (online_O_acc_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
                moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
@@ -188,10 +219,26 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* gqa-bf16.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    for (int64_t c4 = 0 + moa_lane; c4 < P_online; c4 += 32) {
-      S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
-                 moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
-                                M)); /* gqa-bf16.moa:11 */
+    const bool moa_vec2 = ((uintptr_t)online_m_part & 15u) == 0 &&
+                          (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
+                          ((uintptr_t)online_sum_e_part & 15u) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec2 && moa_g + 4 <= P_online) {
+        float4 moa_r0 =
+            *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
+        float4 moa_r1 =
+            *(const float4 *)&online_sum_e_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
+        { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
+        { S2 = S2 + (moa_r1.y * moart_rescalef(moa_r0.y, M)); }
+        { S2 = S2 + (moa_r1.z * moart_rescalef(moa_r0.z, M)); }
+        { S2 = S2 + (moa_r1.w * moart_rescalef(moa_r0.w, M)); }
+      } else {
+        for (int64_t c4 = moa_g; c4 < moa_g + 4 && c4 < P_online; ++c4) {
+          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
+                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
+                                    M)); /* gqa-bf16.moa:11 */
+        }
+      }
     }
     S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
@@ -340,12 +387,12 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   /* O_acc */
   {
     const int64_t moa_total = B * hq * dv;
-    const int64_t moa_blocks = (moa_total + 3) / 4;
+    const int64_t moa_blocks = (moa_total + 0) / 1;
     if (moa_total > 0)
       moa_gqa_bf16_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            128, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O_acc, online_m_part,
-                                              online_sum_e_part, online_O_acc_part);
+                            32, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O_acc, online_m_part,
+                                             online_sum_e_part, online_O_acc_part);
   }
 
   /* O */

@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* C (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_matmul_stage1(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *C_part, float *C_group) {
   (void)m;
@@ -107,6 +107,7 @@ __global__ void __launch_bounds__(128)
     float acc2 = 0.0f; /* matmul.moa:8 */
     if (moa_lane != 0)
       acc2 = -0.0f;
+#pragma unroll 4
     for (int64_t c2 = g + moa_lane * Q_C; c2 < P_C; c2 += 32 * Q_C) {
       acc2 = acc2 + C_part[(m * p * c2 + p * i + j)]; /* matmul.moa:8 */
     }
@@ -119,7 +120,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* C (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_matmul_stage2(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *C, float *C_group) {
   (void)m;
@@ -144,6 +145,7 @@ __global__ void __launch_bounds__(128)
     float acc3 = 0.0f; /* matmul.moa:8 */
     if (moa_lane != 0)
       acc3 = -0.0f;
+#pragma unroll 4
     for (int64_t c3 = 0 + moa_lane; c3 < Q_C; c3 += 32) {
       acc3 = acc3 + C_group[(m * p * c3 + p * i + j)]; /* matmul.moa:8 */
     }
@@ -187,7 +189,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* y (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_matmul_stage4(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *y_part, float *y_group) {
   (void)m;
@@ -212,6 +214,7 @@ __global__ void __launch_bounds__(128)
     float acc5 = 0.0f; /* matmul.moa:9 */
     if (moa_lane != 0)
       acc5 = -0.0f;
+#pragma unroll 4
     for (int64_t c5 = g2 + moa_lane * Q_y; c5 < P_y; c5 += 32 * Q_y) {
       acc5 = acc5 + y_part[(m * c5 + i2)]; /* matmul.moa:9 */
     }
@@ -224,7 +227,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* y (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_matmul_stage5(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *y, float *y_group) {
   (void)m;
@@ -246,6 +249,7 @@ __global__ void __launch_bounds__(128)
     float acc6 = 0.0f; /* matmul.moa:9 */
     if (moa_lane != 0)
       acc6 = -0.0f;
+#pragma unroll 4
     for (int64_t c6 = 0 + moa_lane; c6 < Q_y; c6 += 32) {
       acc6 = acc6 + y_group[(m * c6 + i2)]; /* matmul.moa:9 */
     }
@@ -292,7 +296,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* D (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_matmul_stage7(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *D_part, float *D_group) {
   (void)m;
@@ -320,6 +324,7 @@ __global__ void __launch_bounds__(128)
     float acc8 = -INFINITY; /* matmul.moa:10 */
     if (moa_lane != 0)
       acc8 = -INFINITY;
+#pragma unroll 4
     for (int64_t c8 = g3 + moa_lane * Q_D; c8 < P_D; c8 += 32 * Q_D) {
       acc8 = moart_maxf(acc8, D_part[(m * p * c8 + p * i3 + j2)]); /* matmul.moa:10 */
     }
@@ -332,7 +337,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* D (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_matmul_stage8(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *D, float *D_group) {
   (void)m;
@@ -357,6 +362,7 @@ __global__ void __launch_bounds__(128)
     float acc9 = -INFINITY; /* matmul.moa:10 */
     if (moa_lane != 0)
       acc9 = -INFINITY;
+#pragma unroll 4
     for (int64_t c9 = 0 + moa_lane; c9 < Q_D; c9 += 32) {
       acc9 = moart_maxf(acc9, D_group[(m * p * c9 + p * i3 + j2)]); /* matmul.moa:10 */
     }
@@ -491,12 +497,12 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_C > 1) {
     {
       const int64_t moa_total = Q_C * m * p;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_matmul_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            128, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C_part,
-                                              C_group);
+                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C_part,
+                                             C_group);
     }
   }
 
@@ -504,11 +510,11 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_C > 1) {
     {
       const int64_t moa_total = m * p;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_matmul_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            128, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C, C_group);
+                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C, C_group);
     }
   }
 
@@ -525,12 +531,12 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_y > 1) {
     {
       const int64_t moa_total = Q_y * m;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_matmul_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            128, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y_part,
-                                              y_group);
+                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y_part,
+                                             y_group);
     }
   }
 
@@ -538,11 +544,11 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_y > 1) {
     {
       const int64_t moa_total = m;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_matmul_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            128, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y, y_group);
+                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y, y_group);
     }
   }
 
@@ -559,12 +565,12 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_D > 1) {
     {
       const int64_t moa_total = Q_D * m * p;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_matmul_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            128, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D_part,
-                                              D_group);
+                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D_part,
+                                             D_group);
     }
   }
 
@@ -572,11 +578,11 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_D > 1) {
     {
       const int64_t moa_total = m * p;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_matmul_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            128, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D, D_group);
+                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D, D_group);
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

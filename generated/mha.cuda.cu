@@ -90,18 +90,46 @@ __global__ void __launch_bounds__(128)
     const int64_t i = 0 + moa_rest;
     float m = -INFINITY; /* mha.moa:9 */
     float acc = 0.0f;    /* mha.moa:9 */
-    for (int64_t k = 0 + moa_lane; k < dv; k += 32) {
-      online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-          0.0f; /* mha.moa:9 */
+    const bool moa_vec0 = ((uintptr_t)online_O_part & 15u) == 0 &&
+                          (((h * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+      if (moa_vec0 && moa_g + 4 <= dv) {
+        float4 moa_r0;
+        { moa_r0.x = 0.0f; }
+        { moa_r0.y = 0.0f; }
+        { moa_r0.z = 0.0f; }
+        { moa_r0.w = 0.0f; }
+        *(float4 *)&online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c) + moa_g] =
+            moa_r0;
+      } else {
+        for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+          online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+              0.0f; /* mha.moa:9 */
+        }
+      }
     }
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
         float acc2 = 0.0f; /* mha.moa:14 */
         if (moa_lane != 0)
           acc2 = -0.0f;
-        for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
-          acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
-                         K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+        const bool moa_vec1 = ((uintptr_t)K & 15u) == 0 &&
+                              (((h * n * dk * i + n * dk * j + dk * l)) & 3) == 0 &&
+                              ((uintptr_t)Q & 15u) == 0 && (((h * dk * i + dk * j)) & 3) == 0;
+        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
+          if (moa_vec1 && moa_g + 4 <= dk) {
+            float4 moa_r0 = *(const float4 *)&K[(h * n * dk * i + n * dk * j + dk * l) + moa_g];
+            float4 moa_r1 = *(const float4 *)&Q[(h * dk * i + dk * j) + moa_g];
+            { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
+            { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
+            { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
+            { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
+          } else {
+            for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
+              acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+            }
+          }
         }
         acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
         float e = (acc2 / sqrtf((float)(dk))); /* mha.moa:9 */
@@ -109,10 +137,30 @@ __global__ void __launch_bounds__(128)
         float scale = moart_rescalef(m, next); /* mha.moa:9 */
         float w = moart_rescalef(e, next);     /* mha.moa:9 */
         acc = ((acc * scale) + w);             /* mha.moa:9 */
-        for (int64_t k = 0 + moa_lane; k < dv; k += 32) {
-          online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-              ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] * scale) +
-               (w * V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
+        const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 &&
+                              (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0 &&
+                              ((uintptr_t)online_O_part & 15u) == 0 &&
+                              (((h * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+          if (moa_vec2 && moa_g + 4 <= dv) {
+            float4 moa_r0 = *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l) + moa_g];
+            float4 moa_r1 = *(
+                const float4
+                    *)&online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c) + moa_g];
+            { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
+            { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
+            { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
+            { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+            *(float4 *)&online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c) +
+                                      moa_g] = moa_r1;
+          } else {
+            for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+              online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                  ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                    scale) +
+                   (w * V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
+            }
+          }
         }
         m = next; /* mha.moa:9 */
       }
@@ -129,7 +177,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* O */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_mha_stage1(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, int64_t P_online,
                    float *O, float *online_m_part, float *online_sum_e_part, float *online_O_part) {
   (void)B;
@@ -154,13 +202,28 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* mha.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    for (int64_t c2 = 0 + moa_lane; c2 < P_online; c2 += 32) {
-      M = moart_maxf(M, online_m_part[(h * i2 * P_online + j2 * P_online + c2)]); /* mha.moa:14 */
+    const bool moa_vec3 =
+        ((uintptr_t)online_m_part & 15u) == 0 && (((h * i2 * P_online + j2 * P_online)) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec3 && moa_g + 4 <= P_online) {
+        float4 moa_r0 =
+            *(const float4 *)&online_m_part[(h * i2 * P_online + j2 * P_online) + moa_g];
+        { M = moart_maxf(M, moa_r0.x); }
+        { M = moart_maxf(M, moa_r0.y); }
+        { M = moart_maxf(M, moa_r0.z); }
+        { M = moart_maxf(M, moa_r0.w); }
+      } else {
+        for (int64_t c2 = moa_g; c2 < moa_g + 4 && c2 < P_online; ++c2) {
+          M = moart_maxf(M,
+                         online_m_part[(h * i2 * P_online + j2 * P_online + c2)]); /* mha.moa:14 */
+        }
+      }
     }
     M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* mha.moa:14 */
     if (moa_lane != 0)
       S = -0.0f;
+#pragma unroll 4
     for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += 32) {
       S = S + (online_O_part[(h * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
                moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c3)],
@@ -170,10 +233,26 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* mha.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    for (int64_t c4 = 0 + moa_lane; c4 < P_online; c4 += 32) {
-      S2 = S2 + (online_sum_e_part[(h * i2 * P_online + j2 * P_online + c4)] *
-                 moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c4)],
-                                M)); /* mha.moa:11 */
+    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0 &&
+                          (((h * i2 * P_online + j2 * P_online)) & 3) == 0 &&
+                          ((uintptr_t)online_sum_e_part & 15u) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
+      if (moa_vec4 && moa_g + 4 <= P_online) {
+        float4 moa_r0 =
+            *(const float4 *)&online_m_part[(h * i2 * P_online + j2 * P_online) + moa_g];
+        float4 moa_r1 =
+            *(const float4 *)&online_sum_e_part[(h * i2 * P_online + j2 * P_online) + moa_g];
+        { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
+        { S2 = S2 + (moa_r1.y * moart_rescalef(moa_r0.y, M)); }
+        { S2 = S2 + (moa_r1.z * moart_rescalef(moa_r0.z, M)); }
+        { S2 = S2 + (moa_r1.w * moart_rescalef(moa_r0.w, M)); }
+      } else {
+        for (int64_t c4 = moa_g; c4 < moa_g + 4 && c4 < P_online; ++c4) {
+          S2 = S2 + (online_sum_e_part[(h * i2 * P_online + j2 * P_online + c4)] *
+                     moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c4)],
+                                    M)); /* mha.moa:11 */
+        }
+      }
     }
     S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
@@ -283,11 +362,11 @@ extern "C" int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, 
   /* O */
   {
     const int64_t moa_total = B * h * dv;
-    const int64_t moa_blocks = (moa_total + 3) / 4;
+    const int64_t moa_blocks = (moa_total + 0) / 1;
     if (moa_total > 0)
       moa_mha_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                       128, 0, stream>>>(B, h, n, dk, dv, P_online, O, online_m_part,
-                                         online_sum_e_part, online_O_part);
+                       32, 0, stream>>>(B, h, n, dk, dv, P_online, O, online_m_part,
+                                        online_sum_e_part, online_O_part);
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

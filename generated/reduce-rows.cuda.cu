@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* colSum (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage1(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -136,6 +136,7 @@ __global__ void __launch_bounds__(128)
     float acc2 = 0.0f; /* reduce-rows.moa:6 */
     if (moa_lane != 0)
       acc2 = -0.0f;
+#pragma unroll 4
     for (int64_t c2 = g + moa_lane * Q_colSum; c2 < P_colSum; c2 += 32 * Q_colSum) {
       acc2 = acc2 + colSum_part[(m * c2 + i)]; /* reduce-rows.moa:6 */
     }
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* colSum (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage2(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -177,6 +178,7 @@ __global__ void __launch_bounds__(128)
     float acc3 = 0.0f; /* reduce-rows.moa:6 */
     if (moa_lane != 0)
       acc3 = -0.0f;
+#pragma unroll 4
     for (int64_t c3 = 0 + moa_lane; c3 < Q_colSum; c3 += 32) {
       acc3 = acc3 + colSum_group[(m * c3 + i)]; /* reduce-rows.moa:6 */
     }
@@ -227,7 +229,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowSum (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage4(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -260,6 +262,7 @@ __global__ void __launch_bounds__(128)
     float acc5 = 0.0f; /* reduce-rows.moa:7 */
     if (moa_lane != 0)
       acc5 = -0.0f;
+#pragma unroll 4
     for (int64_t c5 = g2 + moa_lane * Q_rowSum; c5 < P_rowSum; c5 += 32 * Q_rowSum) {
       acc5 = acc5 + rowSum_part[(n * c5 + i2)]; /* reduce-rows.moa:7 */
     }
@@ -272,7 +275,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* rowSum (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage5(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -301,6 +304,7 @@ __global__ void __launch_bounds__(128)
     float acc6 = 0.0f; /* reduce-rows.moa:7 */
     if (moa_lane != 0)
       acc6 = -0.0f;
+#pragma unroll 4
     for (int64_t c6 = 0 + moa_lane; c6 < Q_rowSum; c6 += 32) {
       acc6 = acc6 + rowSum_group[(n * c6 + i2)]; /* reduce-rows.moa:7 */
     }
@@ -351,7 +355,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowMax (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage7(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -384,6 +388,7 @@ __global__ void __launch_bounds__(128)
     float acc8 = -INFINITY; /* reduce-rows.moa:8 */
     if (moa_lane != 0)
       acc8 = -INFINITY;
+#pragma unroll 4
     for (int64_t c8 = g3 + moa_lane * Q_rowMax; c8 < P_rowMax; c8 += 32 * Q_rowMax) {
       acc8 = moart_maxf(acc8, rowMax_part[(n * c8 + i3)]); /* reduce-rows.moa:8 */
     }
@@ -396,7 +401,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* rowMax (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage8(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -425,6 +430,7 @@ __global__ void __launch_bounds__(128)
     float acc9 = -INFINITY; /* reduce-rows.moa:8 */
     if (moa_lane != 0)
       acc9 = -INFINITY;
+#pragma unroll 4
     for (int64_t c9 = 0 + moa_lane; c9 < Q_rowMax; c9 += 32) {
       acc9 = moart_maxf(acc9, rowMax_group[(n * c9 + i3)]); /* reduce-rows.moa:8 */
     }
@@ -475,7 +481,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowMin (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage10(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -508,6 +514,7 @@ __global__ void __launch_bounds__(128)
     float acc11 = INFINITY; /* reduce-rows.moa:9 */
     if (moa_lane != 0)
       acc11 = INFINITY;
+#pragma unroll 4
     for (int64_t c11 = g4 + moa_lane * Q_rowMin; c11 < P_rowMin; c11 += 32 * Q_rowMin) {
       acc11 = moart_minf(acc11, rowMin_part[(n * c11 + i4)]); /* reduce-rows.moa:9 */
     }
@@ -520,7 +527,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* rowMin (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage11(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -550,6 +557,7 @@ __global__ void __launch_bounds__(128)
     float acc12 = INFINITY; /* reduce-rows.moa:9 */
     if (moa_lane != 0)
       acc12 = INFINITY;
+#pragma unroll 4
     for (int64_t c12 = 0 + moa_lane; c12 < Q_rowMin; c12 += 32) {
       acc12 = moart_minf(acc12, rowMin_group[(n * c12 + i4)]); /* reduce-rows.moa:9 */
     }
@@ -600,7 +608,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowProd (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage13(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -633,6 +641,7 @@ __global__ void __launch_bounds__(128)
     float acc14 = 1.0f; /* reduce-rows.moa:10 */
     if (moa_lane != 0)
       acc14 = 1.0f;
+#pragma unroll 4
     for (int64_t c14 = g5 + moa_lane * Q_rowProd; c14 < P_rowProd; c14 += 32 * Q_rowProd) {
       acc14 = acc14 * rowProd_part[(n * c14 + i5)]; /* reduce-rows.moa:10 */
     }
@@ -645,7 +654,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* rowProd (combine groups) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage14(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -675,6 +684,7 @@ __global__ void __launch_bounds__(128)
     float acc15 = 1.0f; /* reduce-rows.moa:10 */
     if (moa_lane != 0)
       acc15 = 1.0f;
+#pragma unroll 4
     for (int64_t c15 = 0 + moa_lane; c15 < Q_rowProd; c15 += 32) {
       acc15 = acc15 * rowProd_group[(n * c15 + i5)]; /* reduce-rows.moa:10 */
     }
@@ -726,7 +736,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* total (combine) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(32)
     moa_reduce_rows_stage16(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -756,6 +766,7 @@ __global__ void __launch_bounds__(128)
     float acc18 = 0.0f; /* reduce-rows.moa:11 */
     if (moa_lane != 0)
       acc18 = -0.0f;
+#pragma unroll 4
     for (int64_t c17 = g6 + moa_lane * Q_total; c17 < P_total; c17 += 32 * Q_total) {
       acc18 = acc18 + total_part[c17]; /* reduce-rows.moa:11 */
     }
@@ -991,11 +1002,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_colSum > 1) {
     {
       const int64_t moa_total = Q_colSum * m;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 128, 0, stream>>>(
+                                 32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, colSum_part, colSum_group);
     }
@@ -1005,11 +1016,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_colSum > 1) {
     {
       const int64_t moa_total = m;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 128, 0, stream>>>(
+                                 32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, colSum, colSum_group);
     }
@@ -1031,11 +1042,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowSum > 1) {
     {
       const int64_t moa_total = Q_rowSum * n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 128, 0, stream>>>(
+                                 32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part, rowSum_group);
     }
@@ -1045,11 +1056,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowSum > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 128, 0, stream>>>(
+                                 32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowSum, rowSum_group);
     }
@@ -1071,11 +1082,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMax > 1) {
     {
       const int64_t moa_total = Q_rowMax * n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 128, 0, stream>>>(
+                                 32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part, rowMax_group);
     }
@@ -1085,11 +1096,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMax > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 128, 0, stream>>>(
+                                 32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMax, rowMax_group);
     }
@@ -1111,11 +1122,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMin > 1) {
     {
       const int64_t moa_total = Q_rowMin * n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage10<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  128, 0, stream>>>(
+                                  32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part, rowMin_group);
     }
@@ -1125,11 +1136,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMin > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage11<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  128, 0, stream>>>(
+                                  32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMin, rowMin_group);
     }
@@ -1151,11 +1162,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowProd > 1) {
     {
       const int64_t moa_total = Q_rowProd * n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage13<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  128, 0, stream>>>(
+                                  32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part, rowProd_group);
     }
@@ -1165,11 +1176,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowProd > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage14<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  128, 0, stream>>>(
+                                  32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowProd, rowProd_group);
     }
@@ -1191,11 +1202,11 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_total > 1) {
     {
       const int64_t moa_total = Q_total;
-      const int64_t moa_blocks = (moa_total + 3) / 4;
+      const int64_t moa_blocks = (moa_total + 0) / 1;
       if (moa_total > 0)
         moa_reduce_rows_stage16<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  128, 0, stream>>>(
+                                  32, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, total_part, total_group);
     }

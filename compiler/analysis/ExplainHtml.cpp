@@ -347,14 +347,15 @@ std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, cons
   std::vector<std::vector<SourceLoc>> result(lines.size());
   const std::string prefix = "/* " + baseName(kernel.fileName) + ":";
   // C: the kernel is the file's last function; CUDA: its stages are the __global__ functions, in order,
-  // before the host code, each around its grid-stride loop (`moa_t`, not a loop of the IR)
+  // before the host code, each around its grid-stride loop (`moa_t`, not a loop of the IR), and a lane loop that
+  // loads 16 bytes at a time runs over groups of four iterations (`moa_g`, not a loop of the IR either)
   const std::string signature = cuda ? "__global__ " : "int " + kernel.name + "(";
   size_t first = 0;
   while (first < lines.size() && !lines[first].starts_with(signature))
     ++first;
   size_t statement = 0, loop = 0;
   for (size_t i = first + 1; i < lines.size(); ++i) {
-    if (trimmed(lines[i]).starts_with("for (") && !trimmed(lines[i]).starts_with("for (int64_t moa_t ")) {
+    if (trimmed(lines[i]).starts_with("for (") && !trimmed(lines[i]).starts_with("for (int64_t moa_")) {
       if (loop == loops.size())
         throw std::logic_error("explain --html: the C has more loops than the kernel");
       for (size_t j = i; j < lines.size(); ++j) { // a header clang-format wrapped ends at its `{`

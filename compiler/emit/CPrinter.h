@@ -45,7 +45,7 @@ protected:
   std::string dimParams() const;
   std::string dimArgs() const;
   std::string where(SourceLoc loc) const {
-    return loc.valid() ? fmt::format(" /* {}:{} */", fileStem, loc.line) : "";
+    return loc.valid() && locate ? fmt::format(" /* {}:{} */", fileStem, loc.line) : "";
   }
   void line(const std::string &text) { body += text + "\n"; }
   // The element type a region computes in: its last declared scalar's (f32 when it declares none).
@@ -64,6 +64,12 @@ protected:
   // Floor divisions and moduli computed once before the statements that use them (CUDA: a 64-bit
   // division is a long software routine there): {div?, lhs, rhs} → the local that holds it.
   std::map<std::tuple<bool, SymExpr, SymExpr>, std::string> hoisted;
+  // CUDA: the accesses the statement being printed makes to a register instead of memory (one component of
+  // a 16-byte vector loaded or stored once for four iterations): {buffer, offset} → the register's text.
+  std::map<std::pair<size_t, SymExpr>, std::string> registers;
+  // Whether statements carry their `/* FILE:LINE */` comment: CUDA prints a loop's body more than once (four
+  // vector iterations and the scalar path) and locates only the copy explain --html matches to the loop IR.
+  bool locate = true;
 };
 
 } // namespace moac

@@ -143,6 +143,8 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   case LExprKind::Float: return floatLiteral(e->floatValue, t);
   case LExprKind::Int: return integer(e->intValue);
   case LExprKind::Load: {
+    if (auto reg = registers.find({e->buffer, e->offset}); reg != registers.end())
+      return reg->second;
     std::string load = fmt::format("{}[{}]", cn.buffer(e->buffer), integer(e->offset));
     ElemType stored = k.buffers[e->buffer].elem;
     if (stored == ElemType::F64 && t == ElemType::F32) // a constant temp (DnfArray::constant) in f32
@@ -249,7 +251,11 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
     std::string value = asType(s.value, computeType(stored));
     if (isHalf(stored))
       value = fmt::format("{}({})", narrow(stored), value);
-    line(fmt::format("{}[{}] = {};{}", cn.buffer(s.buffer), integer(s.offset), value, where(s.loc)));
+    auto reg = registers.find({s.buffer, s.offset});
+    if (reg != registers.end())
+      line(fmt::format("{} = {};{}", reg->second, value, where(s.loc)));
+    else
+      line(fmt::format("{}[{}] = {};{}", cn.buffer(s.buffer), integer(s.offset), value, where(s.loc)));
     break;
   }
   case LStmt::If:

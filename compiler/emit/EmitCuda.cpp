@@ -145,6 +145,47 @@ private:
   std::map<size_t, SymExpr> stores;
 };
 
+// A lane loop whose lanes take four adjacent iterations at a time, so that each access that moves by one
+// element per iteration is one 16-byte load or store of four floats (docs/schedule.md, "CUDA"): a loop of
+// step 1 over straight-line statements, whose every access is either invariant in the loop or an f32
+// element at γ-difference 1 (its offset is `base + var`). The lanes own the same iterations whether the
+// vector path or its scalar fallback (a pointer or a base not 16-byte aligned, a group cut by the end) runs.
+struct VectorLoop {
+  struct Access {
+    size_t buffer;
+    SymExpr base; // the offset at var = 0
+  };
+  std::vector<Access> loads, stores; // distinct, in the order the body first makes them
+};
+
+std::optional<VectorLoop> vectorLoop(const LStmt &loop, const Kernel &k) {
+  if (!(loop.step == SymExpr(1)))
+    return std::nullopt;
+  for (const LStmt &s : loop.body)
+    if (s.kind == LStmt::Loop || s.kind == LStmt::If)
+      return std::nullopt;
+  VectorLoop v;
+  bool ok = true;
+  forEachAccess(loop.body, [&](size_t buffer, const SymExpr &offset, bool isStore) {
+    if (!offset.dependsOn(loop.var))
+      return;
+    std::optional<SymExpr> step = offset.linearCoefficient(loop.var);
+    if (!step || !(*step == SymExpr(1)) || k.buffers[buffer].elem != ElemType::F32) {
+      ok = false;
+      return;
+    }
+    SymExpr base = offset.substitute({{loop.var, SymExpr(0)}});
+    std::vector<VectorLoop::Access> &list = isStore ? v.stores : v.loads;
+    for (const VectorLoop::Access &a : list)
+      if (a.buffer == buffer && a.base == base)
+        return;
+    list.push_back({buffer, base});
+  });
+  if (!ok || (v.loads.empty() && v.stores.empty()))
+    return std::nullopt;
+  return v;
+}
+
 // Every SymExpr of the statements (loop bounds, conditions, offsets, integer values).
 void forEachInteger(const LExprPtr &e, const std::function<void(const SymExpr &)> &f) {
   if (!e)
@@ -210,6 +251,8 @@ private:
   bool lanePrivate(size_t buffer, const LStmt &loop, const SymExpr &offset) const;
 
   const std::vector<LStmt> *warpBody = nullptr; // the statements of a warp's iteration
+  int vectorLoops = 0;                           // numbers their alignment tests
+  void vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t);
 
   bool spreadsChunks(const std::vector<LStmt> &body) const;
 
@@ -250,6 +293,7 @@ bool CudaPrinter::lanePrivate(size_t buffer, const LStmt &loop, const SymExpr &o
         if (b != buffer)
           return;
         ok &= inner && inner->start == loop.start && inner->step == loop.step &&
+              vectorLoop(*inner, k).has_value() == vectorLoop(loop, k).has_value() &&
               at == offset.substitute({{loop.var, SymExpr::symbol(inner->var)}});
       };
       if (s.kind == LStmt::Loop || s.kind == LStmt::If) {
@@ -296,13 +340,21 @@ std::string CudaPrinter::identity(const LStmt &reducer) const {
 void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t) {
   for (const LStmt *r : lanes.reducers)
     line(fmt::format("if (moa_lane != 0) {} = {};", name(r->scalar), identity(*r)));
-  const std::string &v = name(s.var);
-  std::string step = s.step == SymExpr(1) ? "" : " * " + integer(s.step);
-  line(fmt::format("for (int64_t {} = {} + moa_lane{}; {} < {}; {} += 32{}) {{", v, integer(s.start), step, v,
-                   integer(s.end), v, step));
-  for (const LStmt &x : s.body)
-    stmt(x, t);
-  line("}");
+  if (std::optional<VectorLoop> vector = vectorLoop(s, k)) {
+    vectorLaneLoop(s, *vector, t);
+  } else {
+    const std::string &v = name(s.var);
+    std::string step = s.step == SymExpr(1) ? "" : " * " + integer(s.step);
+    bool stores = false;
+    forEachAccess(s.body, [&](size_t, const SymExpr &, bool isStore) { stores |= isStore; });
+    if (!stores) // a reduction: the loads of four iterations in flight at once
+      line("#pragma unroll 4");
+    line(fmt::format("for (int64_t {} = {} + moa_lane{}; {} < {}; {} += 32{}) {{", v, integer(s.start), step, v,
+                     integer(s.end), v, step));
+    for (const LStmt &x : s.body)
+      stmt(x, t);
+    line("}");
+  }
   for (const LStmt *r : lanes.reducers) {
     const char *suffix = r->type == ElemType::Int ? "i" : r->type == ElemType::F32 ? "f" : "";
     const char *op = r->op == BinOp::Add ? "add" : r->op == BinOp::Mul ? "mul" : r->op == BinOp::Max ? "max" : "min";
@@ -316,6 +368,94 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t) {
   });
   if (barrier)
     line("__syncwarp(); /* the lanes' stores are seen by the whole warp */");
+}
+
+// Lane l takes the iterations 4l…4l+3, 4l+128…, of a VectorLoop: where the group is whole and every
+// vector access is 16-byte aligned (tested once, before the loop: the pointers and each access's first
+// offset), four floats a load or store, the statements printed once per iteration with each access a
+// component of its vector; otherwise the same iterations one by one (the statements located for explain).
+void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t) {
+  const std::string aligned = fmt::format("moa_vec{}", vectorLoops++);
+  std::vector<std::string> tests;
+  auto offsetText = [&](const VectorLoop::Access &a, const std::string &at) {
+    return a.base == SymExpr(0) ? at : fmt::format("{} + {}", integer(a.base), at);
+  };
+  auto vectorAt = [&](const VectorLoop::Access &a) {
+    return fmt::format("{}[{}]", cn.buffer(a.buffer), offsetText(a, "moa_g"));
+  };
+  std::set<size_t> pointers;
+  for (const auto *list : {&v.loads, &v.stores})
+    for (const VectorLoop::Access &a : *list) {
+      if (pointers.insert(a.buffer).second)
+        tests.push_back(fmt::format("((uintptr_t){} & 15u) == 0", cn.buffer(a.buffer)));
+      SymExpr first = a.base + s.start;
+      std::optional<int64_t> known = first.constant();
+      std::string test = known ? (*known % 4 == 0 ? "" : "false") : fmt::format("(({}) & 3) == 0", integer(first));
+      if (!test.empty() && std::find(tests.begin(), tests.end(), test) == tests.end())
+        tests.push_back(test);
+    }
+  line(fmt::format("const bool {} = {};", aligned, fmt::join(tests, " && ")));
+  const std::string &var = name(s.var), end = integer(s.end);
+  line(fmt::format("for (int64_t moa_g = {} + 4 * moa_lane; moa_g < {}; moa_g += 128) {{", integer(s.start), end));
+  line(fmt::format("if ({} && moa_g + 4 <= {}) {{", aligned, end));
+  // one register per distinct access: a loaded vector (also the one a store to it updates), or a stored one
+  std::vector<std::pair<std::pair<size_t, SymExpr>, std::string>> regs;
+  auto reg = [&](const VectorLoop::Access &a) -> const std::string * {
+    for (const auto &[key, text] : regs)
+      if (key.first == a.buffer && key.second == a.base)
+        return &text;
+    return nullptr;
+  };
+  for (const VectorLoop::Access &a : v.loads) {
+    std::string r = fmt::format("moa_r{}", regs.size());
+    line(fmt::format("float4 {} = *(const float4 *)&{};", r, vectorAt(a)));
+    regs.push_back({{a.buffer, a.base}, r});
+  }
+  for (const VectorLoop::Access &a : v.stores)
+    if (!reg(a)) {
+      std::string r = fmt::format("moa_r{}", regs.size());
+      line(fmt::format("float4 {};", r));
+      regs.push_back({{a.buffer, a.base}, r});
+    }
+  // whether the statements read the index other than through the vector accesses
+  bool readsIndex = false;
+  std::function<void(const LExprPtr &)> visit = [&](const LExprPtr &e) {
+    if (!e)
+      return;
+    if (e->kind == LExprKind::Load && e->offset.dependsOn(s.var))
+      return; // a vector access (vectorLoop)
+    readsIndex |= (e->kind == LExprKind::Var && e->var == s.var) ||
+                  (e->kind == LExprKind::Int && e->intValue.dependsOn(s.var)) ||
+                  (e->kind == LExprKind::Select && (e->lhs.dependsOn(s.var) || e->rhs.dependsOn(s.var)));
+    for (const LExprPtr &a : e->args)
+      visit(a);
+  };
+  for (const LStmt &x : s.body)
+    visit(x.value);
+  locate = false;
+  static const char *const component[] = {".x", ".y", ".z", ".w"};
+  for (int u = 0; u < 4; ++u) {
+    line("{");
+    if (readsIndex)
+      line(fmt::format("const int64_t {} = moa_g + {};", var, u));
+    registers.clear();
+    for (const auto &[key, text] : regs)
+      registers[{key.first, key.second + SymExpr::symbol(s.var)}] = text + component[u];
+    for (const LStmt &x : s.body)
+      stmt(x, t);
+    line("}");
+  }
+  registers.clear();
+  locate = true;
+  for (const VectorLoop::Access &a : v.stores)
+    line(fmt::format("*(float4 *)&{} = {};", vectorAt(a), *reg(a)));
+  line("} else {");
+  line(fmt::format("for (int64_t {} = moa_g; {} < moa_g + 4 && {} < {}; ++{}) {{", var, var, var, end, var));
+  for (const LStmt &x : s.body)
+    stmt(x, t);
+  line("}");
+  line("}");
+  line("}");
 }
 
 // A statement of a warp's split: uniform (every lane computes it alike), a loop spread over the lanes,
@@ -398,6 +538,9 @@ void CudaPrinter::region(const Region &r) {
   const std::string kernel = fmt::format("{}_stage{}", k.name, stages++);
   const ParallelNest nest = nestOf(r);
   const bool warps = !nest.loops.empty() && (r.part == Region::Splits || spreadsChunks(*nest.body));
+  // a split pass has thousands of warps, four a block; a combine has as few as one a result, one a block,
+  // so that they spread over every SM
+  const int threads = !warps ? threadsPerBlock : r.part == Region::Splits ? warpThreadsPerBlock : 32;
   std::set<size_t> used;
   forEachAccess(r.body, [&](size_t b, const SymExpr &, bool) { used.insert(b); });
   const ElemType t = regionType(r);
@@ -407,8 +550,7 @@ void CudaPrinter::region(const Region &r) {
   std::string host = std::move(body);
   body.clear();
   line(fmt::format("/* {} */", commentText(regionName(k, r))));
-  line(fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", warps ? warpThreadsPerBlock : threadsPerBlock,
-                   kernel, params(used)));
+  line(fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", threads, kernel, params(used)));
   for (const TDim &d : k.dims)
     if (!d.value)
       line(fmt::format("(void){};", cn.dim(d.sym)));
@@ -470,13 +612,12 @@ void CudaPrinter::region(const Region &r) {
   if (r.onlyIfChunks)
     line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
   line("{");
-  const int per = warps ? warpThreadsPerBlock / 32 : threadsPerBlock;
+  const int per = warps ? threads / 32 : threads;
   line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest)));
   line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", per - 1, per));
   line("if (moa_total > 0)");
   line(fmt::format("{}<<<(unsigned)(moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})), {}, 0, stream>>>({});",
-                   kernel, maxBlocks, maxBlocks, nest.loops.empty() ? 1 : warps ? warpThreadsPerBlock : threadsPerBlock,
-                   args(used)));
+                   kernel, maxBlocks, maxBlocks, nest.loops.empty() ? 1 : threads, args(used)));
   line("}");
   if (r.onlyIfChunks)
     line("}");
