@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* o_acc */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_decode_bf16_stage1(int64_t n, int64_t dk, int64_t dv, int64_t P_online, float *o_acc,
                            float *online_m_part, float *online_sum_e_part,
                            float *online_o_acc_part) {
@@ -228,7 +228,7 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
   (void)dv;
   if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_chunks(1, n, moart_cuda_device_warps(), INT64_C(32));
+  const int64_t P_online = moart_chunks(1, n, moart_cuda_device_warps(), INT64_C(8));
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dk, &overflow), &overflow),
@@ -272,7 +272,7 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   if ((offsets[8] > 0 && !workspace) || !q || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(1, n, moart_cuda_device_warps(), INT64_C(32));
+  const int64_t P_online = moart_chunks(1, n, moart_cuda_device_warps(), INT64_C(8));
   float *o_acc = (float *)((char *)workspace + offsets[4]);
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
@@ -292,12 +292,13 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   /* o_acc */
   {
     const int64_t moa_total = dv;
-    const int64_t moa_blocks = (moa_total + 0) / 1;
+    const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+    const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
     if (moa_total > 0)
       moa_decode_bf16_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                         : INT64_C(1048576)),
-                               32, 0, stream>>>(n, dk, dv, P_online, o_acc, online_m_part,
-                                                online_sum_e_part, online_o_acc_part);
+                               32 * moa_per, 0, stream>>>(n, dk, dv, P_online, o_acc, online_m_part,
+                                                          online_sum_e_part, online_o_acc_part);
   }
 
   /* o */

@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* O_acc */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_gqa_bf16_stage1(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                         int64_t P_online, float *O_acc, float *online_m_part,
                         float *online_sum_e_part, float *online_O_acc_part) {
@@ -289,7 +289,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
   const int64_t P_online =
-      moart_chunks(moart_mul_checked(B, hq, &overflow), n, moart_cuda_device_warps(), INT64_C(32));
+      moart_chunks(moart_mul_checked(B, hq, &overflow), n, moart_cuda_device_warps(), INT64_C(8));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -367,7 +367,7 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(B * hq, n, moart_cuda_device_warps(), INT64_C(32));
+  const int64_t P_online = moart_chunks(B * hq, n, moart_cuda_device_warps(), INT64_C(8));
   float *O_acc = (float *)((char *)workspace + offsets[4]);
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
@@ -387,12 +387,14 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   /* O_acc */
   {
     const int64_t moa_total = B * hq * dv;
-    const int64_t moa_blocks = (moa_total + 0) / 1;
+    const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+    const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
     if (moa_total > 0)
       moa_gqa_bf16_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            32, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O_acc, online_m_part,
-                                             online_sum_e_part, online_O_acc_part);
+                            32 * moa_per, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O_acc,
+                                                       online_m_part, online_sum_e_part,
+                                                       online_O_acc_part);
   }
 
   /* O */

@@ -114,6 +114,15 @@ __global__ void __launch_bounds__(128)
         }
       }
     }
+    const bool moa_hold0 = ((uintptr_t)online_O_part & 15u) == 0 &&
+                           (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0 &&
+                           dv <= 128 && ((dv)&3) == 0;
+    const bool moa_own0 = moa_hold0 && 0 + 4 * moa_lane < dv;
+    float4 moa_h0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own0)
+      moa_h0 =
+          *(const float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                          4 * moa_lane];
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
         float acc2 = 0.0f; /* gqa.moa:14 */
@@ -145,35 +154,68 @@ __global__ void __launch_bounds__(128)
         float scale = moart_rescalef(m, next); /* gqa.moa:9 */
         float w = moart_rescalef(e, next);     /* gqa.moa:9 */
         acc = ((acc * scale) + w);             /* gqa.moa:9 */
-        const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 &&
-                              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
-                              ((uintptr_t)online_O_part & 15u) == 0 &&
-                              (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-          if (moa_vec2 && moa_g + 4 <= dv) {
-            float4 moa_r0 =
-                *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g];
-            float4 moa_r1 = *(
-                const float4
-                    *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) + moa_g];
-            { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-            { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-            { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-            { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
-            *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
-                                      moa_g] = moa_r1;
-          } else {
-            for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                  ((online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                    scale) +
-                   (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])); /* gqa.moa:9 */
+        if (moa_hold0) {
+          const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 &&
+                                (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0;
+          if (moa_own0) {
+            const int64_t moa_g = 0 + 4 * moa_lane;
+            if (moa_vec2) {
+              float4 moa_r1 =
+                  *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g];
+              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_r1.x)); }
+              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_r1.y)); }
+              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_r1.z)); }
+              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_r1.w)); }
+            } else {
+              for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                const int64_t k = moa_u;
+                (moa_u == moa_g       ? moa_h0.x
+                 : moa_u == moa_g + 1 ? moa_h0.y
+                 : moa_u == moa_g + 2 ? moa_h0.z
+                                      : moa_h0.w) =
+                    (((moa_u == moa_g       ? moa_h0.x
+                       : moa_u == moa_g + 1 ? moa_h0.y
+                       : moa_u == moa_g + 2 ? moa_h0.z
+                                            : moa_h0.w) *
+                      scale) +
+                     (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]));
+              }
+            }
+          }
+        } else {
+          const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 &&
+                                (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
+                                ((uintptr_t)online_O_part & 15u) == 0 &&
+                                (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+            if (moa_vec3 && moa_g + 4 <= dv) {
+              float4 moa_r0 =
+                  *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g];
+              float4 moa_r1 = *(const float4 *)&online_O_part[(hq * dv * i * P_online +
+                                                               dv * j * P_online + dv * c) +
+                                                              moa_g];
+              { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
+              { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
+              { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
+              { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+              *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                        moa_g] = moa_r1;
+            } else {
+              for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                    ((online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                      scale) +
+                     (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])); /* gqa.moa:9 */
+              }
             }
           }
         }
         m = next; /* gqa.moa:9 */
       }
     }
+    if (moa_own0)
+      *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                4 * moa_lane] = moa_h0;
     if (moa_lane == 0) {
       online_m_part[(hq * i * P_online + j * P_online + c)] = m; /* gqa.moa:9 */
     }
@@ -186,7 +228,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* O */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_gqa_stage1(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                    int64_t P_online, float *O, float *online_m_part, float *online_sum_e_part,
                    float *online_O_part) {
@@ -213,10 +255,10 @@ __global__ void __launch_bounds__(32)
     float M = -INFINITY; /* gqa.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec3 =
+    const bool moa_vec4 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec3 && moa_g + 4 <= P_online) {
+      if (moa_vec4 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -244,11 +286,11 @@ __global__ void __launch_bounds__(32)
     float S2 = 0.0f;        /* gqa.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0 &&
+    const bool moa_vec5 = ((uintptr_t)online_m_part & 15u) == 0 &&
                           (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec5 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         float4 moa_r1 =
@@ -286,7 +328,7 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
   const int64_t P_online =
-      moart_chunks(moart_mul_checked(B, hq, &overflow), n, moart_cuda_device_warps(), INT64_C(32));
+      moart_chunks(moart_mul_checked(B, hq, &overflow), n, moart_cuda_device_warps(), INT64_C(8));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -358,7 +400,7 @@ extern "C" int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(B * hq, n, moart_cuda_device_warps(), INT64_C(32));
+  const int64_t P_online = moart_chunks(B * hq, n, moart_cuda_device_warps(), INT64_C(8));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
@@ -376,11 +418,12 @@ extern "C" int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk
   /* O */
   {
     const int64_t moa_total = B * hq * dv;
-    const int64_t moa_blocks = (moa_total + 0) / 1;
+    const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+    const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
     if (moa_total > 0)
       moa_gqa_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                       32, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O, online_m_part,
-                                        online_sum_e_part, online_O_part);
+                       32 * moa_per, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O, online_m_part,
+                                                  online_sum_e_part, online_O_part);
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

@@ -154,6 +154,12 @@ __global__ void __launch_bounds__(128)
         }
       }
     }
+    const bool moa_hold0 =
+        ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0 && dv <= 128 && ((dv)&3) == 0;
+    const bool moa_own0 = moa_hold0 && 0 + 4 * moa_lane < dv;
+    float4 moa_h0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own0)
+      moa_h0 = *(const float4 *)&online_o_part[dv * c + 4 * moa_lane];
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < (t + 1)) {
         float acc2 = 0.0f; /* kvcache.moa:18 */
@@ -181,27 +187,56 @@ __global__ void __launch_bounds__(128)
         float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
         float w = moart_rescalef(e, next);     /* kvcache.moa:13 */
         acc = ((acc * scale) + w);             /* kvcache.moa:13 */
-        const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
-                              ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
-        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-          if (moa_vec2 && moa_g + 4 <= dv) {
-            float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
-            float4 moa_r1 = *(const float4 *)&online_o_part[dv * c + moa_g];
-            { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-            { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-            { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-            { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
-            *(float4 *)&online_o_part[dv * c + moa_g] = moa_r1;
-          } else {
-            for (int64_t i3 = moa_g; i3 < moa_g + 4 && i3 < dv; ++i3) {
-              online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
-                                              (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
+        if (moa_hold0) {
+          const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
+          if (moa_own0) {
+            const int64_t moa_g = 0 + 4 * moa_lane;
+            if (moa_vec2) {
+              float4 moa_r1 = *(const float4 *)&V[dv * l + moa_g];
+              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_r1.x)); }
+              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_r1.y)); }
+              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_r1.z)); }
+              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_r1.w)); }
+            } else {
+              for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                const int64_t i3 = moa_u;
+                (moa_u == moa_g       ? moa_h0.x
+                 : moa_u == moa_g + 1 ? moa_h0.y
+                 : moa_u == moa_g + 2 ? moa_h0.z
+                                      : moa_h0.w) = (((moa_u == moa_g       ? moa_h0.x
+                                                       : moa_u == moa_g + 1 ? moa_h0.y
+                                                       : moa_u == moa_g + 2 ? moa_h0.z
+                                                                            : moa_h0.w) *
+                                                      scale) +
+                                                     (w * V[(dv * l + i3)]));
+              }
+            }
+          }
+        } else {
+          const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
+                                ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+            if (moa_vec3 && moa_g + 4 <= dv) {
+              float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
+              float4 moa_r1 = *(const float4 *)&online_o_part[dv * c + moa_g];
+              { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
+              { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
+              { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
+              { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+              *(float4 *)&online_o_part[dv * c + moa_g] = moa_r1;
+            } else {
+              for (int64_t i3 = moa_g; i3 < moa_g + 4 && i3 < dv; ++i3) {
+                online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
+                                                (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
+              }
             }
           }
         }
         m = next; /* kvcache.moa:13 */
       }
     }
+    if (moa_own0)
+      *(float4 *)&online_o_part[dv * c + 4 * moa_lane] = moa_h0;
     if (moa_lane == 0) {
       online_m_part[c] = m; /* kvcache.moa:13 */
     }
@@ -214,7 +249,7 @@ __global__ void __launch_bounds__(128)
 }
 
 /* o */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_kvcache_stage3(int64_t t, int64_t cap, int64_t dk, int64_t dv, int64_t P_online, float *o,
                        float *online_m_part, float *online_sum_e_part, float *online_o_part) {
   (void)t;
@@ -232,9 +267,9 @@ __global__ void __launch_bounds__(32)
     float M = -INFINITY; /* kvcache.moa:19 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec3 = ((uintptr_t)online_m_part & 15u) == 0;
+    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec3 && moa_g + 4 <= P_online) {
+      if (moa_vec4 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -259,10 +294,10 @@ __global__ void __launch_bounds__(32)
     float S2 = 0.0f;        /* kvcache.moa:15 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec4 =
+    const bool moa_vec5 =
         ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec5 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -296,7 +331,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       dv < 1) /* dims are at least 1; t, which no array's extent depends on, at least 0 */
     return 0;
   const int64_t P_online =
-      moart_chunks(1, moart_add_checked(t, 1, &overflow), moart_cuda_device_warps(), INT64_C(32));
+      moart_chunks(1, moart_add_checked(t, 1, &overflow), moart_cuda_device_warps(), INT64_C(8));
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* k */
   (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* v */
@@ -346,7 +381,7 @@ extern "C" int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const
   if ((offsets[9] > 0 && !workspace) || !q || !k || !v || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(1, (t + 1), moart_cuda_device_warps(), INT64_C(32));
+  const int64_t P_online = moart_chunks(1, (t + 1), moart_cuda_device_warps(), INT64_C(8));
   float *online_m_part = (float *)((char *)workspace + offsets[6]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
   float *online_o_part = (float *)((char *)workspace + offsets[8]);
@@ -385,12 +420,13 @@ extern "C" int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const
   /* o */
   {
     const int64_t moa_total = dv;
-    const int64_t moa_blocks = (moa_total + 0) / 1;
+    const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+    const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
     if (moa_total > 0)
       moa_kvcache_stage3<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                     : INT64_C(1048576)),
-                           32, 0, stream>>>(t, cap, dk, dv, P_online, o, online_m_part,
-                                            online_sum_e_part, online_o_part);
+                           32 * moa_per, 0, stream>>>(t, cap, dk, dv, P_online, o, online_m_part,
+                                                      online_sum_e_part, online_o_part);
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* C (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_matmul_stage1(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *C_part, float *C_group) {
   (void)m;
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* C (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_matmul_stage2(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *C, float *C_group) {
   (void)m;
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* y (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_matmul_stage4(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *y_part, float *y_group) {
   (void)m;
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* y (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_matmul_stage5(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *y, float *y_group) {
   (void)m;
@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* D (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_matmul_stage7(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *D_part, float *D_group) {
   (void)m;
@@ -337,7 +337,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* D (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_matmul_stage8(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
                       int64_t Q_y, int64_t P_D, int64_t Q_D, float *D, float *D_group) {
   (void)m;
@@ -497,12 +497,13 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_C > 1) {
     {
       const int64_t moa_total = Q_C * m * p;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_matmul_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C_part,
-                                             C_group);
+                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                       C_part, C_group);
     }
   }
 
@@ -510,11 +511,13 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_C > 1) {
     {
       const int64_t moa_total = m * p;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_matmul_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C, C_group);
+                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C,
+                                                       C_group);
     }
   }
 
@@ -531,12 +534,13 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_y > 1) {
     {
       const int64_t moa_total = Q_y * m;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_matmul_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y_part,
-                                             y_group);
+                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                       y_part, y_group);
     }
   }
 
@@ -544,11 +548,13 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_y > 1) {
     {
       const int64_t moa_total = m;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_matmul_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y, y_group);
+                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y,
+                                                       y_group);
     }
   }
 
@@ -565,12 +571,13 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_D > 1) {
     {
       const int64_t moa_total = Q_D * m * p;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_matmul_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D_part,
-                                             D_group);
+                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                       D_part, D_group);
     }
   }
 
@@ -578,11 +585,13 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_D > 1) {
     {
       const int64_t moa_total = m * p;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_matmul_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                      : INT64_C(1048576)),
-                            32, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D, D_group);
+                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D,
+                                                       D_group);
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* colSum (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage1(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* colSum (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage2(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowSum (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage4(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* rowSum (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage5(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -355,7 +355,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowMax (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage7(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -401,7 +401,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* rowMax (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage8(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                            int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                            int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd, int64_t Q_rowProd,
@@ -481,7 +481,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowMin (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage10(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -527,7 +527,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* rowMin (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage11(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -608,7 +608,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* rowProd (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage13(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -654,7 +654,7 @@ __global__ void __launch_bounds__(32)
 }
 
 /* rowProd (combine groups) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage14(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -736,7 +736,7 @@ __global__ void __launch_bounds__(256)
 }
 
 /* total (combine) */
-__global__ void __launch_bounds__(32)
+__global__ void __launch_bounds__(128)
     moa_reduce_rows_stage16(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
@@ -1002,11 +1002,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_colSum > 1) {
     {
       const int64_t moa_total = Q_colSum * m;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 32, 0, stream>>>(
+                                 32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, colSum_part, colSum_group);
     }
@@ -1016,11 +1017,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_colSum > 1) {
     {
       const int64_t moa_total = m;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 32, 0, stream>>>(
+                                 32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, colSum, colSum_group);
     }
@@ -1042,11 +1044,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowSum > 1) {
     {
       const int64_t moa_total = Q_rowSum * n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 32, 0, stream>>>(
+                                 32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part, rowSum_group);
     }
@@ -1056,11 +1059,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowSum > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 32, 0, stream>>>(
+                                 32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowSum, rowSum_group);
     }
@@ -1082,11 +1086,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMax > 1) {
     {
       const int64_t moa_total = Q_rowMax * n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 32, 0, stream>>>(
+                                 32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part, rowMax_group);
     }
@@ -1096,11 +1101,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMax > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                           : INT64_C(1048576)),
-                                 32, 0, stream>>>(
+                                 32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMax, rowMax_group);
     }
@@ -1122,11 +1128,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMin > 1) {
     {
       const int64_t moa_total = Q_rowMin * n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage10<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  32, 0, stream>>>(
+                                  32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part, rowMin_group);
     }
@@ -1136,11 +1143,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMin > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage11<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  32, 0, stream>>>(
+                                  32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMin, rowMin_group);
     }
@@ -1162,11 +1170,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowProd > 1) {
     {
       const int64_t moa_total = Q_rowProd * n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage13<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  32, 0, stream>>>(
+                                  32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part, rowProd_group);
     }
@@ -1176,11 +1185,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowProd > 1) {
     {
       const int64_t moa_total = n;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage14<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  32, 0, stream>>>(
+                                  32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowProd, rowProd_group);
     }
@@ -1202,11 +1212,12 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_total > 1) {
     {
       const int64_t moa_total = Q_total;
-      const int64_t moa_blocks = (moa_total + 0) / 1;
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
       if (moa_total > 0)
         moa_reduce_rows_stage16<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
                                                                            : INT64_C(1048576)),
-                                  32, 0, stream>>>(
+                                  32 * moa_per, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, total_part, total_group);
     }

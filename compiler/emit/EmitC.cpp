@@ -385,7 +385,7 @@ std::string CPrinter::signature(const char *restrictWord) const {
 }
 
 // P = moart_chunks(items, terms, threads, chunk); threads 0 is the device's (CUDA: moart_cuda_device_warps(),
-// 64 warps on each of the current device's SMs).
+// 32 warps on each of the current device's SMs).
 std::string CPrinter::chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const {
   std::string threads = c.threads == 0 ? "moart_cuda_device_warps()" : fmt::format("INT64_C({})", c.threads);
   return fmt::format("moart_chunks({}, {}, {}, INT64_C({}))", items, terms, threads, c.chunk);

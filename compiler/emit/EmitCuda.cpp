@@ -253,6 +253,16 @@ private:
   const std::vector<LStmt> *warpBody = nullptr; // the statements of a warp's iteration
   int vectorLoops = 0;                           // numbers their alignment tests
   void vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t);
+  std::string alignedTest(const LStmt &s, const VectorLoop &v);
+  void vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t);
+  void holdAcross(const LStmt &loop, ElemType t);
+  // The elements held in registers across a serial loop of a warp (holdAcross): {buffer, base} → the lane's
+  // float4, whether holding was possible at run time (warp-uniform), and whether the lane owns a group.
+  struct Held {
+    std::string reg, possible, owns;
+  };
+  std::map<std::pair<size_t, SymExpr>, Held> held;
+  int heldCount = 0;
 
   bool spreadsChunks(const std::vector<LStmt> &body) const;
 
@@ -370,22 +380,15 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t) {
     line("__syncwarp(); /* the lanes' stores are seen by the whole warp */");
 }
 
-// Lane l takes the iterations 4l…4l+3, 4l+128…, of a VectorLoop: where the group is whole and every
-// vector access is 16-byte aligned (tested once, before the loop: the pointers and each access's first
-// offset), four floats a load or store, the statements printed once per iteration with each access a
-// component of its vector; otherwise the same iterations one by one (the statements located for explain).
-void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t) {
-  const std::string aligned = fmt::format("moa_vec{}", vectorLoops++);
+// The run-time test that a VectorLoop's accesses (but the held ones) may be made 16 bytes at a time: every
+// pointer 16-byte aligned, every access's first offset a multiple of four.
+std::string CudaPrinter::alignedTest(const LStmt &s, const VectorLoop &v) {
   std::vector<std::string> tests;
-  auto offsetText = [&](const VectorLoop::Access &a, const std::string &at) {
-    return a.base == SymExpr(0) ? at : fmt::format("{} + {}", integer(a.base), at);
-  };
-  auto vectorAt = [&](const VectorLoop::Access &a) {
-    return fmt::format("{}[{}]", cn.buffer(a.buffer), offsetText(a, "moa_g"));
-  };
   std::set<size_t> pointers;
   for (const auto *list : {&v.loads, &v.stores})
     for (const VectorLoop::Access &a : *list) {
+      if (held.count({a.buffer, a.base}))
+        continue;
       if (pointers.insert(a.buffer).second)
         tests.push_back(fmt::format("((uintptr_t){} & 15u) == 0", cn.buffer(a.buffer)));
       SymExpr first = a.base + s.start;
@@ -394,29 +397,26 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
       if (!test.empty() && std::find(tests.begin(), tests.end(), test) == tests.end())
         tests.push_back(test);
     }
-  line(fmt::format("const bool {} = {};", aligned, fmt::join(tests, " && ")));
-  const std::string &var = name(s.var), end = integer(s.end);
-  line(fmt::format("for (int64_t moa_g = {} + 4 * moa_lane; moa_g < {}; moa_g += 128) {{", integer(s.start), end));
-  line(fmt::format("if ({} && moa_g + 4 <= {}) {{", aligned, end));
-  // one register per distinct access: a loaded vector (also the one a store to it updates), or a stored one
-  std::vector<std::pair<std::pair<size_t, SymExpr>, std::string>> regs;
-  auto reg = [&](const VectorLoop::Access &a) -> const std::string * {
-    for (const auto &[key, text] : regs)
-      if (key.first == a.buffer && key.second == a.base)
-        return &text;
-    return nullptr;
+  return tests.empty() ? "true" : fmt::format("{}", fmt::join(tests, " && "));
+}
+
+// The group of four iterations from `moa_g` with 16-byte accesses: each access (but the held ones, whose
+// register is live across the enclosing loop) loaded once before the statements, which are printed once
+// per iteration with the access a component of its vector, and stored once after them.
+void CudaPrinter::vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t) {
+  auto at = [&](const VectorLoop::Access &a) {
+    return fmt::format("{}[{}]", cn.buffer(a.buffer),
+                       a.base == SymExpr(0) ? "moa_g" : fmt::format("{} + moa_g", integer(a.base)));
   };
-  for (const VectorLoop::Access &a : v.loads) {
-    std::string r = fmt::format("moa_r{}", regs.size());
-    line(fmt::format("float4 {} = *(const float4 *)&{};", r, vectorAt(a)));
-    regs.push_back({{a.buffer, a.base}, r});
-  }
+  std::map<std::pair<size_t, SymExpr>, std::string> regs; // {buffer, base} → its float4
+  for (const auto &[key, h] : held)
+    regs[key] = h.reg;
+  for (const VectorLoop::Access &a : v.loads)
+    if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size())).second)
+      line(fmt::format("float4 {} = *(const float4 *)&{};", regs[{a.buffer, a.base}], at(a)));
   for (const VectorLoop::Access &a : v.stores)
-    if (!reg(a)) {
-      std::string r = fmt::format("moa_r{}", regs.size());
-      line(fmt::format("float4 {};", r));
-      regs.push_back({{a.buffer, a.base}, r});
-    }
+    if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size())).second)
+      line(fmt::format("float4 {};", regs[{a.buffer, a.base}]));
   // whether the statements read the index other than through the vector accesses
   bool readsIndex = false;
   std::function<void(const LExprPtr &)> visit = [&](const LExprPtr &e) {
@@ -432,12 +432,13 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
   };
   for (const LStmt &x : s.body)
     visit(x.value);
+  const bool wasLocated = locate;
   locate = false;
   static const char *const component[] = {".x", ".y", ".z", ".w"};
   for (int u = 0; u < 4; ++u) {
     line("{");
     if (readsIndex)
-      line(fmt::format("const int64_t {} = moa_g + {};", var, u));
+      line(fmt::format("const int64_t {} = moa_g + {};", name(s.var), u));
     registers.clear();
     for (const auto &[key, text] : regs)
       registers[{key.first, key.second + SymExpr::symbol(s.var)}] = text + component[u];
@@ -446,9 +447,62 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
     line("}");
   }
   registers.clear();
-  locate = true;
+  locate = wasLocated;
   for (const VectorLoop::Access &a : v.stores)
-    line(fmt::format("*(float4 *)&{} = {};", vectorAt(a), *reg(a)));
+    if (!held.count({a.buffer, a.base}))
+      line(fmt::format("*(float4 *)&{} = {};", at(a), regs[{a.buffer, a.base}]));
+}
+
+// Lane l takes the iterations 4l…4l+3, 4l+128…, of a VectorLoop: where the group is whole and every
+// vector access is 16-byte aligned (tested once, before the loop: the pointers and each access's first
+// offset), four floats a load or store (vectorGroup); otherwise the same iterations one by one (the
+// statements located for explain). Where the loop's stores are held in registers across an enclosing
+// loop (holdAcross), and that was possible at run time, the lane's one group reads and updates its
+// registers instead: through its components on the scalar path (a conditional of the four, an lvalue in C++).
+void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t) {
+  const Held *keep = nullptr;
+  for (const auto *list : {&v.loads, &v.stores})
+    for (const VectorLoop::Access &a : *list)
+      if (auto h = held.find({a.buffer, a.base}); h != held.end())
+        keep = &h->second;
+  if (keep) {
+    line(fmt::format("if ({}) {{", keep->possible));
+    line(fmt::format("const bool moa_vec{} = {};", vectorLoops, alignedTest(s, v)));
+    line(fmt::format("if ({}) {{", keep->owns));
+    line(fmt::format("const int64_t moa_g = {} + 4 * moa_lane;", integer(s.start)));
+    bool others = false; // accesses not held, which the scalar path makes when they are not aligned
+    for (const auto *list : {&v.loads, &v.stores})
+      for (const VectorLoop::Access &a : *list)
+        others |= !held.count({a.buffer, a.base});
+    line(fmt::format("if (moa_vec{}) {{", vectorLoops++));
+    vectorGroup(s, v, t);
+    line(others ? "} else {" : "} else { /* not reached: every access is held */");
+    const bool wasLocated = locate;
+    locate = false;
+    line("for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {");
+    line(fmt::format("const int64_t {} = moa_u;", name(s.var)));
+    if (!others)
+      line(fmt::format("(void){};", name(s.var)));
+    for (const auto &[key, h] : held)
+      registers[{key.first, key.second + SymExpr::symbol(s.var)}] = fmt::format(
+          "(moa_u == moa_g ? {0}.x : moa_u == moa_g + 1 ? {0}.y : moa_u == moa_g + 2 ? {0}.z : {0}.w)", h.reg);
+    for (const LStmt &x : s.body)
+      stmt(x, t);
+    registers.clear();
+    locate = wasLocated;
+    line("}");
+    line("}");
+    line("}");
+    line("} else {");
+  }
+  const std::string aligned = fmt::format("moa_vec{}", vectorLoops++);
+  auto heldNow = std::move(held); // the fallback of a held loop accesses memory
+  held.clear();
+  line(fmt::format("const bool {} = {};", aligned, alignedTest(s, v)));
+  const std::string &var = name(s.var), end = integer(s.end);
+  line(fmt::format("for (int64_t moa_g = {} + 4 * moa_lane; moa_g < {}; moa_g += 128) {{", integer(s.start), end));
+  line(fmt::format("if ({} && moa_g + 4 <= {}) {{", aligned, end));
+  vectorGroup(s, v, t);
   line("} else {");
   line(fmt::format("for (int64_t {} = moa_g; {} < moa_g + 4 && {} < {}; ++{}) {{", var, var, var, end, var));
   for (const LStmt &x : s.body)
@@ -456,6 +510,93 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
   line("}");
   line("}");
   line("}");
+  held = std::move(heldNow);
+  if (keep)
+    line("}");
+}
+
+// The buffers that the lane loops inside a serial loop of a warp update at an element that does not move
+// with it (o's partial row, updated once per row of V): each lane's group of four held in a float4 register
+// across the loop, loaded before it and stored after it, where at run time the loop's extent is at most
+// 128 and a multiple of four and the accesses are aligned (else the lane loops access memory as before).
+// Every access to the buffer inside the loop must be such a lane loop's, at the same element.
+void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
+  struct Candidate {
+    const LStmt *lanes;
+    VectorLoop::Access access;
+  };
+  std::vector<Candidate> found;
+  std::function<void(const std::vector<LStmt> &)> collect = [&](const std::vector<LStmt> &body) {
+    for (const LStmt &s : body) {
+      if (s.kind == LStmt::If) {
+        collect(s.body);
+        collect(s.orElse);
+      } else if (s.kind == LStmt::Loop && LaneLoop(s).independent()) {
+        if (std::optional<VectorLoop> v = vectorLoop(s, k))
+          for (const VectorLoop::Access &a : v->stores)
+            found.push_back({&s, a});
+      }
+    }
+  };
+  collect(loop.body);
+  std::vector<Candidate> kept;
+  for (const Candidate &c : found) {
+    const LStmt &x = *c.lanes;
+    bool ok = !c.access.base.dependsOn(loop.var) && !x.start.dependsOn(loop.var) && !x.end.dependsOn(loop.var) &&
+              !held.count({c.access.buffer, c.access.base});
+    for (const Candidate &o : kept)
+      ok &= o.access.buffer != c.access.buffer; // one element of a buffer held, once
+    // every access to the buffer in the loop is a candidate's lane loop's, at the same element
+    std::function<void(const std::vector<LStmt> &, const LStmt *)> check = [&](const std::vector<LStmt> &body,
+                                                                             const LStmt *lanes) {
+      for (const LStmt &s : body) {
+        const LStmt *inner = lanes;
+        if (!lanes && s.kind == LStmt::Loop && LaneLoop(s).independent())
+          inner = &s;
+        if (s.kind == LStmt::Loop || s.kind == LStmt::If) {
+          check(s.body, inner);
+          check(s.orElse, inner);
+          continue;
+        }
+        forEachAccess({s}, [&](size_t b, const SymExpr &offset, bool) {
+          if (b != c.access.buffer)
+            return;
+          ok &= inner && inner->start == x.start && inner->end == x.end && vectorLoop(*inner, k).has_value() &&
+                offset == c.access.base + SymExpr::symbol(inner->var);
+        });
+      }
+    };
+    check(loop.body, nullptr);
+    if (ok)
+      kept.push_back(c);
+  }
+  std::vector<std::pair<std::pair<size_t, SymExpr>, SymExpr>> firsts; // {buffer, base} → first offset
+  for (const Candidate &c : kept) {
+    const LStmt &x = *c.lanes;
+    int n = heldCount++;
+    Held h{fmt::format("moa_h{}", n), fmt::format("moa_hold{}", n), fmt::format("moa_own{}", n)};
+    SymExpr extent = x.end - x.start, first = c.access.base + x.start;
+    line(fmt::format("const bool {} = ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0 && {} <= 128 && (({}) & 3) == 0;",
+                     h.possible, cn.buffer(c.access.buffer), integer(first), integer(extent), integer(extent)));
+    line(fmt::format("const bool {} = {} && {} + 4 * moa_lane < {};", h.owns, h.possible, integer(x.start),
+                     integer(x.end)));
+    line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", h.reg));
+    line(fmt::format("if ({})", h.owns));
+    line(fmt::format("{} = *(const float4 *)&{}[{} + 4 * moa_lane];", h.reg, cn.buffer(c.access.buffer),
+                     integer(first)));
+    held.emplace(std::pair{c.access.buffer, c.access.base}, h);
+    firsts.push_back({{c.access.buffer, c.access.base}, first});
+  }
+  line(loopHeader(loop));
+  for (const LStmt &x : loop.body)
+    warpStmt(x, t);
+  line("}");
+  for (const auto &[key, first] : firsts) {
+    const Held &h = held.at(key);
+    line(fmt::format("if ({})", h.owns));
+    line(fmt::format("*(float4 *)&{}[{} + 4 * moa_lane] = {};", cn.buffer(key.first), integer(first), h.reg));
+    held.erase(key);
+  }
 }
 
 // A statement of a warp's split: uniform (every lane computes it alike), a loop spread over the lanes,
@@ -468,10 +609,7 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
       laneLoop(s, lanes, t);
       return;
     }
-    line(loopHeader(s));
-    for (const LStmt &x : s.body)
-      warpStmt(x, t);
-    line("}");
+    holdAcross(s, t);
     return;
   }
   case LStmt::If:
@@ -538,9 +676,10 @@ void CudaPrinter::region(const Region &r) {
   const std::string kernel = fmt::format("{}_stage{}", k.name, stages++);
   const ParallelNest nest = nestOf(r);
   const bool warps = !nest.loops.empty() && (r.part == Region::Splits || spreadsChunks(*nest.body));
-  // a split pass has thousands of warps, four a block; a combine has as few as one a result, one a block,
-  // so that they spread over every SM
-  const int threads = !warps ? threadsPerBlock : r.part == Region::Splits ? warpThreadsPerBlock : 32;
+  // a warp region runs four warps a block, except a combine with fewer warps than the device keeps resident
+  // (as few as one a result): one a block then, so that they spread over every SM (chosen at the launch)
+  const int threads = warps ? warpThreadsPerBlock : threadsPerBlock;
+  const bool fewWarps = warps && r.part != Region::Splits;
   std::set<size_t> used;
   forEachAccess(r.body, [&](size_t b, const SymExpr &, bool) { used.insert(b); });
   const ElemType t = regionType(r);
@@ -614,10 +753,16 @@ void CudaPrinter::region(const Region &r) {
   line("{");
   const int per = warps ? threads / 32 : threads;
   line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest)));
-  line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", per - 1, per));
+  if (fewWarps) {
+    line(fmt::format("const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : {};", per));
+    line("const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;");
+  } else {
+    line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", per - 1, per));
+  }
   line("if (moa_total > 0)");
   line(fmt::format("{}<<<(unsigned)(moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})), {}, 0, stream>>>({});",
-                   kernel, maxBlocks, maxBlocks, nest.loops.empty() ? 1 : threads, args(used)));
+                   kernel, maxBlocks, maxBlocks,
+                   nest.loops.empty() ? "1" : fewWarps ? "32 * moa_per" : std::to_string(threads), args(used)));
   line("}");
   if (r.onlyIfChunks)
     line("}");

@@ -142,7 +142,7 @@ struct ChunkCount {
   size_t of = 0; // the buffer whose split reduction it counts (Splits: the fused group's maxima)
   // P over the terms, Q over the P partials, or the splits of a fused group
   enum Level { Chunks, Groups, Splits } level = Chunks;
-  // the schedule's constants; threads 0: the device's (CUDA: 64 warps per SM, asked at run time)
+  // the schedule's constants; threads 0: the device's (CUDA: 32 warps per SM, asked at run time)
   int64_t threads = 0, chunk = 0;
 };
 

@@ -27,8 +27,9 @@ struct Schedule {
   // Work items (frame × splits) the split pass of a fused reduction aims for; each split streams its
   // contiguous rows once. The same on every target, so that C, OpenMP and OpenACC add in the same order
   // (bit-equal); a GPU wants more (splits=N), to be decided by measurement there.
-  // On CUDA the default is the device's: the launcher asks for its SM count and aims for 64 warps on
-  // each SM (one split per warp), with at least 32 terms a split (fusedSplits returns 0 for "the device's").
+  // On CUDA the default is the device's: the launcher asks for its SM count and aims for 32 warps on
+  // each SM (one split per warp), with at least 8 terms a split (fusedSplits returns 0 for "the device's";
+  // bench/cuda/NOTES.md has the measurements that chose both).
   int64_t splits = 64;
   bool splitsSet = false, chunkSet = false; // given on the command line: then the same on every target
   // Accumulators of an inline sum or product of floats on the CPU targets (C, OpenMP, OpenACC): term l
@@ -40,7 +41,7 @@ struct Schedule {
   static constexpr int64_t maxLanes = 64;
 
   int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
-  int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 32 : chunk; }
+  int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 8 : chunk; }
 
   bool liftInputs(Target t) const {
     return layouts == Layouts::Lifted || (layouts == Layouts::Auto && t == Target::OpenACC);

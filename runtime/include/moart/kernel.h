@@ -312,14 +312,15 @@ MOART_WARP_REDUCE(moart_warp_mini, long long, moart_mini)
 #undef MOART_ADD_
 #undef MOART_MUL_
 
-/* The split count's aim on the current device: 64 warps on each SM (the most an SM keeps resident);
+/* The split count's aim on the current device: 32 warps on each SM (half of what an SM keeps resident:
+ * measured faster than 64 at batch 1, where the combine reads P partials; bench/cuda/NOTES.md);
  * 1 when no device answers (the launch then fails and reports it). */
 static inline int64_t moart_cuda_device_warps(void) {
   int device = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1)
     return 1;
-  return (int64_t)sms * 64;
+  return (int64_t)sms * 32;
 }
 #endif
 
