@@ -70,7 +70,7 @@
 #include "moart/kernel.h"
 #include "gqa-bf16.cuda.h"
 /* online (splits) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
     moa_gqa_bf16_stage0(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                         int64_t P_online, const uint16_t *__restrict__ Q,
                         const uint16_t *__restrict__ K, const uint16_t *__restrict__ V,
@@ -288,8 +288,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   (void)dv;
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online =
-      moart_chunks(moart_mul_checked(B, hq, &overflow), n, moart_cuda_device_warps(), INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(moart_mul_checked(B, hq, &overflow), n, INT64_C(8));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -367,7 +366,7 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(B * hq, n, moart_cuda_device_warps(), INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(B * hq, n, INT64_C(8));
   float *O_acc = (float *)((char *)workspace + offsets[4]);
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);

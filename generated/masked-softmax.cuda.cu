@@ -65,7 +65,7 @@
 #include "moart/kernel.h"
 #include "masked-softmax.cuda.h"
 /* online (splits) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
     moa_masked_softmax_stage0(int64_t n, int64_t dk, int64_t dv, int64_t P_online,
                               const float *__restrict__ Q, const float *__restrict__ K,
                               const float *__restrict__ V, float *online_m_part,
@@ -111,6 +111,9 @@ __global__ void __launch_bounds__(128)
       moa_h0 = *(const float4 *)&online_O_part[(dv * i * P_online + dv * c) + 4 * moa_lane];
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
+        float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (moa_own0 && ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0)
+          moa_pf0 = *(const float4 *)&V[dv * l + 4 * moa_lane];
         float sel = 0.0f; /* masked-softmax.moa:15 */
         if (l <= i) {
           float acc2 = 0.0f; /* masked-softmax.moa:14 */
@@ -147,11 +150,10 @@ __global__ void __launch_bounds__(128)
           if (moa_own0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
             if (moa_vec2) {
-              float4 moa_r1 = *(const float4 *)&V[dv * l + moa_g];
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_r1.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_r1.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_r1.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_r1.w)); }
+              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
+              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
+              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
+              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
             } else {
               for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                 const int64_t j = moa_u;
@@ -289,7 +291,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
   (void)dv;
   if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_chunks(n, n, moart_cuda_device_warps(), INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(n, n, INT64_C(8));
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dk, &overflow), &overflow),
                             sizeof(float), &overflow); /* Q */
@@ -339,7 +341,7 @@ extern "C" int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(n, n, moart_cuda_device_warps(), INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(n, n, INT64_C(8));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);

@@ -63,7 +63,7 @@
 #include "moart/kernel.h"
 #include "mha.cuda.h"
 /* online (splits) */
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
     moa_mha_stage0(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, int64_t P_online,
                    const float *__restrict__ Q, const float *__restrict__ K,
                    const float *__restrict__ V, float *online_m_part, float *online_sum_e_part,
@@ -119,6 +119,10 @@ __global__ void __launch_bounds__(128)
                                           4 * moa_lane];
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
+        float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (moa_own0 && ((uintptr_t)V & 15u) == 0 &&
+            (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0)
+          moa_pf0 = *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l) + 4 * moa_lane];
         float acc2 = 0.0f; /* mha.moa:14 */
         if (moa_lane != 0)
           acc2 = -0.0f;
@@ -152,11 +156,10 @@ __global__ void __launch_bounds__(128)
           if (moa_own0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
             if (moa_vec2) {
-              float4 moa_r1 = *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l) + moa_g];
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_r1.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_r1.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_r1.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_r1.w)); }
+              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
+              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
+              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
+              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
             } else {
               for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                 const int64_t k = moa_u;
@@ -314,8 +317,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
   (void)dv;
   if (B < 1 || h < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online =
-      moart_chunks(moart_mul_checked(B, h, &overflow), n, moart_cuda_device_warps(), INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(moart_mul_checked(B, h, &overflow), n, INT64_C(8));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(h, &overflow), &overflow),
@@ -385,7 +387,7 @@ extern "C" int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, 
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(B * h, n, moart_cuda_device_warps(), INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(B * h, n, INT64_C(8));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);

@@ -384,11 +384,12 @@ std::string CPrinter::signature(const char *restrictWord) const {
   return fmt::format("int {}({})", k.name, params);
 }
 
-// P = moart_chunks(items, terms, threads, chunk); threads 0 is the device's (CUDA: moart_cuda_device_warps(),
-// 32 warps on each of the current device's SMs).
+// P = moart_chunks(items, terms, threads, chunk); threads 0 is the device's (CUDA: moart_cuda_splits, the
+// splits that fit in one wave of 32 warps on each of the current device's SMs).
 std::string CPrinter::chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const {
-  std::string threads = c.threads == 0 ? "moart_cuda_device_warps()" : fmt::format("INT64_C({})", c.threads);
-  return fmt::format("moart_chunks({}, {}, {}, INT64_C({}))", items, terms, threads, c.chunk);
+  if (c.threads == 0)
+    return fmt::format("moart_cuda_splits({}, {}, INT64_C({}))", items, terms, c.chunk);
+  return fmt::format("moart_chunks({}, {}, INT64_C({}), INT64_C({}))", items, terms, c.threads, c.chunk);
 }
 
 // `X_workspace_layout(dims, offsets)`: 1, with each workspace slot's offset and (last) the total in bytes,

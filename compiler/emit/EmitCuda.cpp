@@ -262,7 +262,12 @@ private:
     std::string reg, possible, owns;
   };
   std::map<std::pair<size_t, SymExpr>, Held> held;
-  int heldCount = 0;
+  const Held *heldBy(const VectorLoop &v) const;
+  int heldCount = 0, prefetchCount = 0;
+  // The loads of read-only inputs that a held lane loop makes, issued at the start of the statements that
+  // hold the loop (prefetch): {buffer, base} → the lane's float4.
+  std::map<std::pair<size_t, SymExpr>, std::string> prefetched;
+  void warpBlock(const std::vector<LStmt> &body, ElemType t);
 
   bool spreadsChunks(const std::vector<LStmt> &body) const;
 
@@ -380,6 +385,15 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t) {
     line("__syncwarp(); /* the lanes' stores are seen by the whole warp */");
 }
 
+// The register a VectorLoop's accesses hold across an enclosing loop (holdAcross), if any.
+const CudaPrinter::Held *CudaPrinter::heldBy(const VectorLoop &v) const {
+  for (const auto *list : {&v.loads, &v.stores})
+    for (const VectorLoop::Access &a : *list)
+      if (auto h = held.find({a.buffer, a.base}); h != held.end())
+        return &h->second;
+  return nullptr;
+}
+
 // The run-time test that a VectorLoop's accesses (but the held ones) may be made 16 bytes at a time: every
 // pointer 16-byte aligned, every access's first offset a multiple of four.
 std::string CudaPrinter::alignedTest(const LStmt &s, const VectorLoop &v) {
@@ -411,6 +425,8 @@ void CudaPrinter::vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t) {
   std::map<std::pair<size_t, SymExpr>, std::string> regs; // {buffer, base} → its float4
   for (const auto &[key, h] : held)
     regs[key] = h.reg;
+  for (const auto &[key, r] : prefetched)
+    regs[key] = r;
   for (const VectorLoop::Access &a : v.loads)
     if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size())).second)
       line(fmt::format("float4 {} = *(const float4 *)&{};", regs[{a.buffer, a.base}], at(a)));
@@ -460,11 +476,7 @@ void CudaPrinter::vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t) {
 // loop (holdAcross), and that was possible at run time, the lane's one group reads and updates its
 // registers instead: through its components on the scalar path (a conditional of the four, an lvalue in C++).
 void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t) {
-  const Held *keep = nullptr;
-  for (const auto *list : {&v.loads, &v.stores})
-    for (const VectorLoop::Access &a : *list)
-      if (auto h = held.find({a.buffer, a.base}); h != held.end())
-        keep = &h->second;
+  const Held *keep = heldBy(v);
   if (keep) {
     line(fmt::format("if ({}) {{", keep->possible));
     line(fmt::format("const bool moa_vec{} = {};", vectorLoops, alignedTest(s, v)));
@@ -498,6 +510,8 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
   const std::string aligned = fmt::format("moa_vec{}", vectorLoops++);
   auto heldNow = std::move(held); // the fallback of a held loop accesses memory
   held.clear();
+  auto prefetchedNow = std::move(prefetched);
+  prefetched.clear();
   line(fmt::format("const bool {} = {};", aligned, alignedTest(s, v)));
   const std::string &var = name(s.var), end = integer(s.end);
   line(fmt::format("for (int64_t moa_g = {} + 4 * moa_lane; moa_g < {}; moa_g += 128) {{", integer(s.start), end));
@@ -511,6 +525,7 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
   line("}");
   line("}");
   held = std::move(heldNow);
+  prefetched = std::move(prefetchedNow);
   if (keep)
     line("}");
 }
@@ -588,8 +603,7 @@ void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
     firsts.push_back({{c.access.buffer, c.access.base}, first});
   }
   line(loopHeader(loop));
-  for (const LStmt &x : loop.body)
-    warpStmt(x, t);
+  warpBlock(loop.body, t);
   line("}");
   for (const auto &[key, first] : firsts) {
     const Held &h = held.at(key);
@@ -597,6 +611,41 @@ void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
     line(fmt::format("*(float4 *)&{}[{} + 4 * moa_lane] = {};", cn.buffer(key.first), integer(first), h.reg));
     held.erase(key);
   }
+}
+
+// Statements of a warp, where a lane loop among them updates held registers (holdAcross): its lane then
+// runs one group of four, known here, so its 16-byte loads of inputs that the kernel never writes are
+// issued first, before the statements before it (a score's dot product and its shuffles): the loads of
+// K's row and V's row are then in flight together, not one after the other.
+void CudaPrinter::warpBlock(const std::vector<LStmt> &body, ElemType t) {
+  std::vector<std::pair<size_t, SymExpr>> issued;
+  for (const LStmt &s : body) {
+    if (held.empty() || s.kind != LStmt::Loop || !LaneLoop(s).independent())
+      continue;
+    std::optional<VectorLoop> v = vectorLoop(s, k);
+    if (!v)
+      continue;
+    const Held *keep = heldBy(*v);
+    if (!keep)
+      continue;
+    for (const VectorLoop::Access &a : v->loads) {
+      const Buffer &b = k.buffers[a.buffer];
+      if (b.role != Buffer::Input || b.inout || held.count({a.buffer, a.base}) || prefetched.count({a.buffer, a.base}))
+        continue;
+      std::string r = fmt::format("moa_pf{}", prefetchCount++);
+      SymExpr first = a.base + s.start;
+      line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", r));
+      line(fmt::format("if ({} && ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0)", keep->owns, cn.buffer(a.buffer),
+                       integer(first)));
+      line(fmt::format("{} = *(const float4 *)&{}[{} + 4 * moa_lane];", r, cn.buffer(a.buffer), integer(first)));
+      prefetched.emplace(std::pair{a.buffer, a.base}, r);
+      issued.push_back({a.buffer, a.base});
+    }
+  }
+  for (const LStmt &x : body)
+    warpStmt(x, t);
+  for (const auto &key : issued)
+    prefetched.erase(key);
 }
 
 // A statement of a warp's split: uniform (every lane computes it alike), a loop spread over the lanes,
@@ -614,12 +663,10 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
   }
   case LStmt::If:
     line(ifHeader(s));
-    for (const LStmt &x : s.body)
-      warpStmt(x, t);
+    warpBlock(s.body, t);
     if (!s.orElse.empty()) {
       line("} else {");
-      for (const LStmt &x : s.orElse)
-        warpStmt(x, t);
+      warpBlock(s.orElse, t);
     }
     line("}");
     return;
@@ -689,7 +736,11 @@ void CudaPrinter::region(const Region &r) {
   std::string host = std::move(body);
   body.clear();
   line(fmt::format("/* {} */", commentText(regionName(k, r))));
-  line(fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", threads, kernel, params(used)));
+  // a split pass: as many warps resident on an SM as its split count aims for (a register budget)
+  std::string bounds = r.part == Region::Splits
+                           ? fmt::format("{}, MOART_CUDA_SPLIT_WARPS_PER_SM / {}", threads, threads / 32)
+                           : std::to_string(threads);
+  line(fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", bounds, kernel, params(used)));
   for (const TDim &d : k.dims)
     if (!d.value)
       line(fmt::format("(void){};", cn.dim(d.sym)));

@@ -314,13 +314,24 @@ MOART_WARP_REDUCE(moart_warp_mini, long long, moart_mini)
 
 /* The split count's aim on the current device: 32 warps on each SM (half of what an SM keeps resident:
  * measured faster than 64 at batch 1, where the combine reads P partials; bench/cuda/NOTES.md);
- * 1 when no device answers (the launch then fails and reports it). */
+ * 1 when no device answers (the launch then fails and reports it). A split pass's kernel is compiled
+ * for that many resident warps (__launch_bounds__), so that its registers never make a second wave. */
+#define MOART_CUDA_SPLIT_WARPS_PER_SM 32
 static inline int64_t moart_cuda_device_warps(void) {
   int device = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1)
     return 1;
-  return (int64_t)sms * 32;
+  return (int64_t)sms * MOART_CUDA_SPLIT_WARPS_PER_SM;
+}
+
+/* The splits of each of `items` frames of a fused group on the current device, one split a warp: as many
+ * as fit in one wave of the device's warps (the floor of warps / items, at least 1), none shorter than
+ * `chunk` terms. The ceiling (moart_chunks) would start a second wave for a few warps, each a whole split
+ * long: 256 frames × 17 splits on 4224 warps took 1.4× as long as 256 × 16 (bench/cuda/NOTES.md). */
+static inline int64_t moart_cuda_splits(int64_t items, int64_t terms, int64_t chunk) {
+  int64_t fit = items < 1 ? 1 : moart_cuda_device_warps() / items;
+  return moart_chunks(1, terms, fit < 1 ? 1 : fit, chunk);
 }
 #endif
 
