@@ -186,6 +186,24 @@ std::optional<VectorLoop> vectorLoop(const LStmt &loop, const Kernel &k) {
   return v;
 }
 
+// Calls f for every load and store of the statements with the lane loop it is made in (the outermost
+// loop around it whose iterations lanes take, LaneLoop), or null for an access of the whole warp.
+void forEachLaneAccess(const std::vector<LStmt> &body,
+                       const std::function<void(size_t buffer, const SymExpr &offset, const LStmt *lanes)> &f,
+                       const LStmt *lanes = nullptr) {
+  for (const LStmt &s : body) {
+    const LStmt *inner = lanes;
+    if (!lanes && s.kind == LStmt::Loop && LaneLoop(s).independent())
+      inner = &s;
+    if (s.kind == LStmt::Loop || s.kind == LStmt::If) {
+      forEachLaneAccess(s.body, f, inner);
+      forEachLaneAccess(s.orElse, f, inner);
+    } else {
+      forEachAccess({s}, [&](size_t b, const SymExpr &offset, bool) { f(b, offset, inner); });
+    }
+  }
+}
+
 // Every SymExpr of the statements (loop bounds, conditions, offsets, integer values).
 void forEachInteger(const LExprPtr &e, const std::function<void(const SymExpr &)> &f) {
   if (!e)
@@ -298,28 +316,13 @@ std::vector<std::tuple<bool, SymExpr, SymExpr>> CudaPrinter::hoist(const std::ve
 // of its index. Then the lanes need no barrier after the loop.
 bool CudaPrinter::lanePrivate(size_t buffer, const LStmt &loop, const SymExpr &offset) const {
   bool ok = true;
-  std::function<void(const std::vector<LStmt> &, const LStmt *)> visit = [&](const std::vector<LStmt> &body,
-                                                                           const LStmt *lanes) {
-    for (const LStmt &s : body) {
-      const LStmt *inner = lanes;
-      if (!lanes && s.kind == LStmt::Loop && LaneLoop(s).independent())
-        inner = &s;
-      auto check = [&](size_t b, const SymExpr &at, bool) {
-        if (b != buffer)
-          return;
-        ok &= inner && inner->start == loop.start && inner->step == loop.step &&
-              vectorLoop(*inner, k).has_value() == vectorLoop(loop, k).has_value() &&
-              at == offset.substitute({{loop.var, SymExpr::symbol(inner->var)}});
-      };
-      if (s.kind == LStmt::Loop || s.kind == LStmt::If) {
-        visit(s.body, inner);
-        visit(s.orElse, inner);
-      } else {
-        forEachAccess({s}, check);
-      }
-    }
-  };
-  visit(*warpBody, nullptr);
+  forEachLaneAccess(*warpBody, [&](size_t b, const SymExpr &at, const LStmt *inner) {
+    if (b != buffer)
+      return;
+    ok &= inner && inner->start == loop.start && inner->step == loop.step &&
+          vectorLoop(*inner, k).has_value() == vectorLoop(loop, k).has_value() &&
+          at == offset.substitute({{loop.var, SymExpr::symbol(inner->var)}});
+  });
   return ok;
 }
 
@@ -562,30 +565,15 @@ void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
     for (const Candidate &o : kept)
       ok &= o.access.buffer != c.access.buffer; // one element of a buffer held, once
     // every access to the buffer in the loop is a candidate's lane loop's, at the same element
-    std::function<void(const std::vector<LStmt> &, const LStmt *)> check = [&](const std::vector<LStmt> &body,
-                                                                             const LStmt *lanes) {
-      for (const LStmt &s : body) {
-        const LStmt *inner = lanes;
-        if (!lanes && s.kind == LStmt::Loop && LaneLoop(s).independent())
-          inner = &s;
-        if (s.kind == LStmt::Loop || s.kind == LStmt::If) {
-          check(s.body, inner);
-          check(s.orElse, inner);
-          continue;
-        }
-        forEachAccess({s}, [&](size_t b, const SymExpr &offset, bool) {
-          if (b != c.access.buffer)
-            return;
-          ok &= inner && inner->start == x.start && inner->end == x.end && vectorLoop(*inner, k).has_value() &&
-                offset == c.access.base + SymExpr::symbol(inner->var);
-        });
-      }
-    };
-    check(loop.body, nullptr);
+    forEachLaneAccess(loop.body, [&](size_t b, const SymExpr &offset, const LStmt *inner) {
+      if (b != c.access.buffer)
+        return;
+      ok &= inner && inner->start == x.start && inner->end == x.end && vectorLoop(*inner, k).has_value() &&
+            offset == c.access.base + SymExpr::symbol(inner->var);
+    });
     if (ok)
       kept.push_back(c);
   }
-  std::vector<std::pair<std::pair<size_t, SymExpr>, SymExpr>> firsts; // {buffer, base} → first offset
   for (const Candidate &c : kept) {
     const LStmt &x = *c.lanes;
     int n = heldCount++;
@@ -600,16 +588,16 @@ void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
     line(fmt::format("{} = *(const float4 *)&{}[{} + 4 * moa_lane];", h.reg, cn.buffer(c.access.buffer),
                      integer(first)));
     held.emplace(std::pair{c.access.buffer, c.access.base}, h);
-    firsts.push_back({{c.access.buffer, c.access.base}, first});
   }
   line(loopHeader(loop));
   warpBlock(loop.body, t);
   line("}");
-  for (const auto &[key, first] : firsts) {
-    const Held &h = held.at(key);
+  for (const Candidate &c : kept) {
+    const Held &h = held.at({c.access.buffer, c.access.base});
     line(fmt::format("if ({})", h.owns));
-    line(fmt::format("*(float4 *)&{}[{} + 4 * moa_lane] = {};", cn.buffer(key.first), integer(first), h.reg));
-    held.erase(key);
+    line(fmt::format("*(float4 *)&{}[{} + 4 * moa_lane] = {};", cn.buffer(c.access.buffer),
+                     integer(c.access.base + c.lanes->start), h.reg));
+    held.erase({c.access.buffer, c.access.base});
   }
 }
 
