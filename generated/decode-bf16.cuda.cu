@@ -228,7 +228,7 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
   (void)dv;
   if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8), INT64_C(1));
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dk, &overflow), &overflow),
@@ -272,7 +272,7 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   if ((offsets[8] > 0 && !workspace) || !q || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8), INT64_C(1));
   float *o_acc = (float *)((char *)workspace + offsets[4]);
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);

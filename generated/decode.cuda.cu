@@ -97,81 +97,144 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
     float4 moa_h0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (moa_own0)
       moa_h0 = *(const float4 *)&online_o_part[dv * c + 4 * moa_lane];
-    for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
-      if (l < n) {
-        float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (moa_own0 && ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0)
-          moa_pf0 = *(const float4 *)&V[dv * l + 4 * moa_lane];
-        float acc2 = 0.0f; /* decode.moa:13 */
-        if (moa_lane != 0)
-          acc2 = -0.0f;
-        const bool moa_vec1 =
-            ((uintptr_t)K & 15u) == 0 && ((dk * l) & 3) == 0 && ((uintptr_t)q & 15u) == 0;
-        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
-          if (moa_vec1 && moa_g + 4 <= dk) {
-            float4 moa_r0 = *(const float4 *)&K[dk * l + moa_g];
-            float4 moa_r1 = *(const float4 *)&q[moa_g];
-            { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
-            { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
-            { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
-            { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
-          } else {
-            for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
-              acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
-            }
-          }
+    const bool moa_pipe0 = moa_hold0 && ((uintptr_t)K & 15u) == 0 &&
+                           ((dk * c * moa_div0) & 3) == 0 && ((dk)&3) == 0 &&
+                           ((uintptr_t)q & 15u) == 0 && dk <= 128 && ((uintptr_t)V & 15u) == 0 &&
+                           ((dv * c * moa_div0) & 3) == 0 && ((dv)&3) == 0 && dv <= 128;
+    if (moa_pipe0) {
+      const bool moa_on0_0_0 = 0 + 4 * moa_lane < dk;
+      const bool moa_on0_1_0 = 0 + 4 * moa_lane < dv;
+      float4 moa_nx0_0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_0)
+        moa_iv0_1_0 = *(const float4 *)&q[0 + 4 * moa_lane];
+      float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+        if (moa_on0_0_0)
+          moa_nx0_0_0 = *(const float4 *)&K[dk * c * moa_div0 + 4 * moa_lane];
+      }
+      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+        if (moa_on0_1_0)
+          moa_nx0_2_0 = *(const float4 *)&V[dv * c * moa_div0 + 4 * moa_lane];
+      }
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < (c * moa_div0 + moa_div0); ++moa_row0) {
+        const int64_t l = moa_row0;
+        const float4 moa_cx0_0_0 = moa_nx0_0_0;
+        const float4 moa_cx0_2_0 = moa_nx0_2_0;
+        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+          if (moa_on0_0_0)
+            moa_nx0_0_0 = *(const float4 *)&K[(dk * l + dk) + 4 * moa_lane];
         }
-        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
-        float e = (acc2 / sqrtf((float)(dk))); /* decode.moa:8 */
-        float next = moart_maxf(m, e);         /* decode.moa:8 */
-        float scale = moart_rescalef(m, next); /* decode.moa:8 */
-        float w = moart_rescalef(e, next);     /* decode.moa:8 */
-        acc = ((acc * scale) + w);             /* decode.moa:8 */
-        if (moa_hold0) {
-          const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
-          if (moa_own0) {
+        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+          if (moa_on0_1_0)
+            moa_nx0_2_0 = *(const float4 *)&V[(dv * l + dv) + 4 * moa_lane];
+        }
+        if (l < n) {
+          float acc2 = 0.0f;
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          if (moa_on0_0_0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
-            if (moa_vec2) {
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
-            } else {
-              for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
-                const int64_t i = moa_u;
-                (moa_u == moa_g       ? moa_h0.x
-                 : moa_u == moa_g + 1 ? moa_h0.y
-                 : moa_u == moa_g + 2 ? moa_h0.z
-                                      : moa_h0.w) = (((moa_u == moa_g       ? moa_h0.x
-                                                       : moa_u == moa_g + 1 ? moa_h0.y
-                                                       : moa_u == moa_g + 2 ? moa_h0.z
-                                                                            : moa_h0.w) *
-                                                      scale) +
-                                                     (w * V[(dv * l + i)]));
-              }
-            }
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
+            { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
+            { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
+            { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
           }
-        } else {
-          const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
-                                ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
-          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-            if (moa_vec3 && moa_g + 4 <= dv) {
-              float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
-              float4 moa_r1 = *(const float4 *)&online_o_part[dv * c + moa_g];
-              { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-              { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-              { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-              { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
-              *(float4 *)&online_o_part[dv * c + moa_g] = moa_r1;
-            } else {
-              for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
-                online_o_part[(dv * c + i)] = ((online_o_part[(dv * c + i)] * scale) +
-                                               (w * V[(dv * l + i)])); /* decode.moa:8 */
-              }
-            }
+          acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
+          float e = (acc2 / sqrtf((float)(dk)));
+          float next = moart_maxf(m, e);
+          float scale = moart_rescalef(m, next);
+          float w = moart_rescalef(e, next);
+          acc = ((acc * scale) + w);
+          if (moa_on0_1_0) {
+            const int64_t moa_g = 0 + 4 * moa_lane;
+            (void)moa_g;
+            { moa_h0.x = ((moa_h0.x * scale) + (w * moa_cx0_2_0.x)); }
+            { moa_h0.y = ((moa_h0.y * scale) + (w * moa_cx0_2_0.y)); }
+            { moa_h0.z = ((moa_h0.z * scale) + (w * moa_cx0_2_0.z)); }
+            { moa_h0.w = ((moa_h0.w * scale) + (w * moa_cx0_2_0.w)); }
           }
+          m = next;
         }
-        m = next; /* decode.moa:8 */
+      }
+    } else {
+      for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
+        if (l < n) {
+          float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          if (moa_own0 && ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0)
+            moa_pf0 = *(const float4 *)&V[dv * l + 4 * moa_lane];
+          float acc2 = 0.0f; /* decode.moa:13 */
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          const bool moa_vec1 =
+              ((uintptr_t)K & 15u) == 0 && ((dk * l) & 3) == 0 && ((uintptr_t)q & 15u) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
+            if (moa_vec1 && moa_g + 4 <= dk) {
+              float4 moa_r0 = *(const float4 *)&K[dk * l + moa_g];
+              float4 moa_r1 = *(const float4 *)&q[moa_g];
+              { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
+              { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
+              { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
+              { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
+            } else {
+              for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
+                acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
+              }
+            }
+          }
+          acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
+          float e = (acc2 / sqrtf((float)(dk))); /* decode.moa:8 */
+          float next = moart_maxf(m, e);         /* decode.moa:8 */
+          float scale = moart_rescalef(m, next); /* decode.moa:8 */
+          float w = moart_rescalef(e, next);     /* decode.moa:8 */
+          acc = ((acc * scale) + w);             /* decode.moa:8 */
+          if (moa_hold0) {
+            const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
+            if (moa_own0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              if (moa_vec2) {
+                { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
+                { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
+                { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
+                { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
+              } else {
+                for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                  const int64_t i = moa_u;
+                  (moa_u == moa_g       ? moa_h0.x
+                   : moa_u == moa_g + 1 ? moa_h0.y
+                   : moa_u == moa_g + 2 ? moa_h0.z
+                                        : moa_h0.w) = (((moa_u == moa_g       ? moa_h0.x
+                                                         : moa_u == moa_g + 1 ? moa_h0.y
+                                                         : moa_u == moa_g + 2 ? moa_h0.z
+                                                                              : moa_h0.w) *
+                                                        scale) +
+                                                       (w * V[(dv * l + i)]));
+                }
+              }
+            }
+          } else {
+            const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
+                                  ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
+            for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+              if (moa_vec3 && moa_g + 4 <= dv) {
+                float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
+                float4 moa_r1 = *(const float4 *)&online_o_part[dv * c + moa_g];
+                { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
+                { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
+                { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
+                { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+                *(float4 *)&online_o_part[dv * c + moa_g] = moa_r1;
+              } else {
+                for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+                  online_o_part[(dv * c + i)] = ((online_o_part[(dv * c + i)] * scale) +
+                                                 (w * V[(dv * l + i)])); /* decode.moa:8 */
+                }
+              }
+            }
+          }
+          m = next; /* decode.moa:8 */
+        }
       }
     }
     if (moa_own0)
@@ -265,7 +328,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
   (void)dv;
   if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8), INT64_C(1));
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dk, &overflow), &overflow),
@@ -305,7 +368,7 @@ extern "C" int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *q, con
   if ((offsets[7] > 0 && !workspace) || !q || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8), INT64_C(1));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_o_part = (float *)((char *)workspace + offsets[6]);

@@ -70,7 +70,7 @@
 #include "moart/kernel.h"
 #include "gqa-bf16.cuda.h"
 /* online (splits) */
-__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
     moa_gqa_bf16_stage0(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                         int64_t P_online, const uint16_t *__restrict__ Q,
                         const uint16_t *__restrict__ K, const uint16_t *__restrict__ V,
@@ -84,36 +84,41 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
   (void)P_online;
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = B;
-  const int64_t moa_extent1 = hq;
+  const int64_t moa_extent1 = ((hq) + 1) / 2;
   const int64_t moa_extent2 = P_online;
   const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
-  const int moa_lane = (int)(threadIdx.x & 31u);
+  const int moa_lane = (int)(threadIdx.x & 15u);         /* a value's lanes: 16 of the warp's */
+  const int moa_pack = (int)((threadIdx.x & 31u) / 16u); /* the value of the pack */
   for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;
        moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     int64_t moa_rest = moa_t;
     const int64_t c = 0 + moa_rest % moa_extent2;
     moa_rest /= moa_extent2;
-    const int64_t j = 0 + moa_rest % moa_extent1;
+    const int64_t moa_value = 2 * (moa_rest % moa_extent1) + moa_pack;
+    const bool moa_live = moa_value < hq;
+    const int64_t j = 0 + (moa_live ? moa_value : hq - 1);
     moa_rest /= moa_extent1;
     const int64_t i = 0 + moa_rest;
     const int64_t moa_div1 = moart_floordiv(hkv * j, hq);
     float m = -INFINITY; /* gqa-bf16.moa:9 */
     float acc = 0.0f;    /* gqa-bf16.moa:9 */
-    const bool moa_vec0 = ((uintptr_t)online_O_acc_part & 15u) == 0 &&
-                          (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-      if (moa_vec0 && moa_g + 4 <= dv) {
-        float4 moa_r0;
-        { moa_r0.x = 0.0f; }
-        { moa_r0.y = 0.0f; }
-        { moa_r0.z = 0.0f; }
-        { moa_r0.w = 0.0f; }
-        *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
-                                      moa_g] = moa_r0;
-      } else {
-        for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
-          online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-              0.0f; /* gqa-bf16.moa:9 */
+    if (moa_live) {
+      const bool moa_vec0 = ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                            (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+      for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+        if (moa_vec0 && moa_g + 4 <= dv) {
+          float4 moa_r0;
+          { moa_r0.x = 0.0f; }
+          { moa_r0.y = 0.0f; }
+          { moa_r0.z = 0.0f; }
+          { moa_r0.w = 0.0f; }
+          *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                        moa_g] = moa_r0;
+        } else {
+          for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+            online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                0.0f; /* gqa-bf16.moa:9 */
+          }
         }
       }
     }
@@ -124,36 +129,37 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         if (moa_lane != 0)
           acc2 = -0.0f;
 #pragma unroll 4
-        for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
+        for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 16) {
           acc2 =
               acc2 +
               (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
                moart_bf16_to_f32(
                    K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + l2)])); /* gqa-bf16.moa:14 */
         }
-        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
+        acc2 = moart_warp_addf(acc2, 16);      /* the lanes' partial results combined */
         float e = (acc2 / sqrtf((float)(dk))); /* gqa-bf16.moa:9 */
         float next = moart_maxf(m, e);         /* gqa-bf16.moa:9 */
         float scale = moart_rescalef(m, next); /* gqa-bf16.moa:9 */
         float w = moart_rescalef(e, next);     /* gqa-bf16.moa:9 */
         acc = ((acc * scale) + w);             /* gqa-bf16.moa:9 */
-        for (int64_t k = 0 + moa_lane; k < dv; k += 32) {
-          online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-              ((online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                scale) +
-               (w *
-                moart_bf16_to_f32(
-                    V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]))); /* gqa-bf16.moa:9 */
+        if (moa_live) {
+          for (int64_t k = 0 + moa_lane; k < dv; k += 16) {
+            online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                ((online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                  scale) +
+                 (w * moart_bf16_to_f32(V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l +
+                                           k)]))); /* gqa-bf16.moa:9 */
+          }
         }
         __syncwarp(); /* the lanes' stores are seen by the whole warp */
         m = next;     /* gqa-bf16.moa:9 */
       }
     }
-    if (moa_lane == 0) {
+    if (moa_lane == 0 && moa_live) {
       online_m_part[(hq * i * P_online + j * P_online + c)] = m; /* gqa-bf16.moa:9 */
     }
     __syncwarp();
-    if (moa_lane == 0) {
+    if (moa_lane == 0 && moa_live) {
       online_sum_e_part[(hq * i * P_online + j * P_online + c)] = acc; /* gqa-bf16.moa:9 */
     }
     __syncwarp();
@@ -288,7 +294,10 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   (void)dv;
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_cuda_splits(moart_mul_checked(B, hq, &overflow), n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(
+      moart_mul_checked(
+          B, moart_floordiv_checked(moart_add_checked(hq, 1, &overflow), 2, &overflow), &overflow),
+      n, INT64_C(8), INT64_C(2));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -366,7 +375,8 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_cuda_splits(B * hq, n, INT64_C(8));
+  const int64_t P_online =
+      moart_cuda_splits(B * moart_floordiv((hq + 1), 2), n, INT64_C(8), INT64_C(2));
   float *O_acc = (float *)((char *)workspace + offsets[4]);
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);

@@ -67,7 +67,7 @@
 #include "moart/kernel.h"
 #include "gqa.cuda.h"
 /* online (splits) */
-__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
     moa_gqa_stage0(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                    int64_t P_online, const float *__restrict__ Q, const float *__restrict__ K,
                    const float *__restrict__ V, float *online_m_part, float *online_sum_e_part,
@@ -81,149 +81,308 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
   (void)P_online;
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = B;
-  const int64_t moa_extent1 = hq;
+  const int64_t moa_extent1 = ((hq) + 1) / 2;
   const int64_t moa_extent2 = P_online;
   const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
-  const int moa_lane = (int)(threadIdx.x & 31u);
+  const int moa_lane = (int)(threadIdx.x & 15u);         /* a value's lanes: 16 of the warp's */
+  const int moa_pack = (int)((threadIdx.x & 31u) / 16u); /* the value of the pack */
   for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;
        moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     int64_t moa_rest = moa_t;
     const int64_t c = 0 + moa_rest % moa_extent2;
     moa_rest /= moa_extent2;
-    const int64_t j = 0 + moa_rest % moa_extent1;
+    const int64_t moa_value = 2 * (moa_rest % moa_extent1) + moa_pack;
+    const bool moa_live = moa_value < hq;
+    const int64_t j = 0 + (moa_live ? moa_value : hq - 1);
     moa_rest /= moa_extent1;
     const int64_t i = 0 + moa_rest;
     const int64_t moa_div1 = moart_floordiv(hkv * j, hq);
     float m = -INFINITY; /* gqa.moa:9 */
     float acc = 0.0f;    /* gqa.moa:9 */
-    const bool moa_vec0 = ((uintptr_t)online_O_part & 15u) == 0 &&
-                          (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-      if (moa_vec0 && moa_g + 4 <= dv) {
-        float4 moa_r0;
-        { moa_r0.x = 0.0f; }
-        { moa_r0.y = 0.0f; }
-        { moa_r0.z = 0.0f; }
-        { moa_r0.w = 0.0f; }
-        *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) + moa_g] =
-            moa_r0;
-      } else {
-        for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
-          online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-              0.0f; /* gqa.moa:9 */
+    if (moa_live) {
+      const bool moa_vec0 = ((uintptr_t)online_O_part & 15u) == 0 &&
+                            (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+      for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+        if (moa_vec0 && moa_g + 4 <= dv) {
+          float4 moa_r0;
+          { moa_r0.x = 0.0f; }
+          { moa_r0.y = 0.0f; }
+          { moa_r0.z = 0.0f; }
+          { moa_r0.w = 0.0f; }
+          *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) + moa_g] =
+              moa_r0;
+        } else {
+          for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+            online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                0.0f; /* gqa.moa:9 */
+          }
         }
       }
     }
     const bool moa_hold0 = ((uintptr_t)online_O_part & 15u) == 0 &&
                            (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0 &&
                            dv <= 128 && ((dv)&3) == 0;
-    const bool moa_own0 = moa_hold0 && 0 + 4 * moa_lane < dv;
+    const bool moa_own0 = moa_hold0 && moa_live && 0 + 4 * moa_lane < dv;
     float4 moa_h0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (moa_own0)
       moa_h0 =
           *(const float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
                                           4 * moa_lane];
-    for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
-      if (l < n) {
-        float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (moa_own0 && ((uintptr_t)V & 15u) == 0 &&
-            (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
-          moa_pf0 =
-              *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + 4 * moa_lane];
-        float acc2 = 0.0f; /* gqa.moa:14 */
-        if (moa_lane != 0)
-          acc2 = -0.0f;
-        const bool moa_vec1 = ((uintptr_t)K & 15u) == 0 &&
-                              (((hkv * n * dk * i + n * dk * moa_div1 + dk * l)) & 3) == 0 &&
-                              ((uintptr_t)Q & 15u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0;
-        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
-          if (moa_vec1 && moa_g + 4 <= dk) {
-            float4 moa_r0 =
-                *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l) + moa_g];
-            float4 moa_r1 = *(const float4 *)&Q[(hq * dk * i + dk * j) + moa_g];
-            { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
-            { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
-            { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
-            { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
-          } else {
-            for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
-              acc2 =
-                  acc2 + (Q[(hq * dk * i + dk * j + l2)] *
-                          K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + l2)]); /* gqa.moa:14 */
-            }
-          }
+    const bool moa_own0_1 = moa_hold0 && moa_live && 0 + 4 * moa_lane + 64 < dv;
+    float4 moa_h0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own0_1)
+      moa_h0_1 =
+          *(const float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                          4 * moa_lane + 64];
+    const bool moa_pipe0 =
+        moa_hold0 && ((uintptr_t)K & 15u) == 0 &&
+        (((hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0)) & 3) == 0 && ((dk)&3) == 0 &&
+        ((uintptr_t)Q & 15u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0 && dk <= 128 &&
+        ((uintptr_t)V & 15u) == 0 &&
+        (((hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0)) & 3) == 0 && ((dv)&3) == 0 &&
+        dv <= 128;
+    if (moa_pipe0) {
+      const bool moa_on0_0_0 = moa_live && 0 + 4 * moa_lane < dk;
+      const bool moa_on0_0_1 = moa_live && 0 + 4 * moa_lane + 64 < dk;
+      const bool moa_on0_1_0 = moa_live && 0 + 4 * moa_lane < dv;
+      const bool moa_on0_1_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      float4 moa_nx0_0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_nx0_0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_0)
+        moa_iv0_1_0 = *(const float4 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane];
+      float4 moa_iv0_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_1)
+        moa_iv0_1_1 = *(const float4 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 64];
+      float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_nx0_2_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+        if (moa_on0_0_0)
+          moa_nx0_0_0 =
+              *(const float4
+                    *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) + 4 * moa_lane];
+        if (moa_on0_0_1)
+          moa_nx0_0_1 =
+              *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) +
+                                  4 * moa_lane + 64];
+      }
+      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+        if (moa_on0_1_0)
+          moa_nx0_2_0 =
+              *(const float4
+                    *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0) + 4 * moa_lane];
+        if (moa_on0_1_1)
+          moa_nx0_2_1 =
+              *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0) +
+                                  4 * moa_lane + 64];
+      }
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < (c * moa_div0 + moa_div0); ++moa_row0) {
+        const int64_t l = moa_row0;
+        const float4 moa_cx0_0_0 = moa_nx0_0_0;
+        const float4 moa_cx0_0_1 = moa_nx0_0_1;
+        const float4 moa_cx0_2_0 = moa_nx0_2_0;
+        const float4 moa_cx0_2_1 = moa_nx0_2_1;
+        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+          if (moa_on0_0_0)
+            moa_nx0_0_0 = *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + dk) +
+                                              4 * moa_lane];
+          if (moa_on0_0_1)
+            moa_nx0_0_1 = *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + dk) +
+                                              4 * moa_lane + 64];
         }
-        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
-        float e = (acc2 / sqrtf((float)(dk))); /* gqa.moa:9 */
-        float next = moart_maxf(m, e);         /* gqa.moa:9 */
-        float scale = moart_rescalef(m, next); /* gqa.moa:9 */
-        float w = moart_rescalef(e, next);     /* gqa.moa:9 */
-        acc = ((acc * scale) + w);             /* gqa.moa:9 */
-        if (moa_hold0) {
-          const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 &&
-                                (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0;
-          if (moa_own0) {
+        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+          if (moa_on0_1_0)
+            moa_nx0_2_0 = *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + dv) +
+                                              4 * moa_lane];
+          if (moa_on0_1_1)
+            moa_nx0_2_1 = *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + dv) +
+                                              4 * moa_lane + 64];
+        }
+        if (l < n) {
+          float acc2 = 0.0f;
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          if (moa_on0_0_0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
-            if (moa_vec2) {
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
-            } else {
-              for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
-                const int64_t k = moa_u;
-                (moa_u == moa_g       ? moa_h0.x
-                 : moa_u == moa_g + 1 ? moa_h0.y
-                 : moa_u == moa_g + 2 ? moa_h0.z
-                                      : moa_h0.w) =
-                    (((moa_u == moa_g       ? moa_h0.x
-                       : moa_u == moa_g + 1 ? moa_h0.y
-                       : moa_u == moa_g + 2 ? moa_h0.z
-                                            : moa_h0.w) *
-                      scale) +
-                     (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]));
-              }
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
+            { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
+            { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
+            { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
+          }
+          if (moa_on0_0_1) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 64;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
+            { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
+            { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
+            { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
+          }
+          acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+          float e = (acc2 / sqrtf((float)(dk)));
+          float next = moart_maxf(m, e);
+          float scale = moart_rescalef(m, next);
+          float w = moart_rescalef(e, next);
+          acc = ((acc * scale) + w);
+          if (moa_live) {
+            if (moa_on0_1_0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              (void)moa_g;
+              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_cx0_2_0.x)); }
+              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_cx0_2_0.y)); }
+              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_cx0_2_0.z)); }
+              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_cx0_2_0.w)); }
+            }
+            if (moa_on0_1_1) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 64;
+              (void)moa_g;
+              { moa_h0_1.x = ((moa_h0_1.x * scale) + (w * moa_cx0_2_1.x)); }
+              { moa_h0_1.y = ((moa_h0_1.y * scale) + (w * moa_cx0_2_1.y)); }
+              { moa_h0_1.z = ((moa_h0_1.z * scale) + (w * moa_cx0_2_1.z)); }
+              { moa_h0_1.w = ((moa_h0_1.w * scale) + (w * moa_cx0_2_1.w)); }
             }
           }
-        } else {
-          const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 &&
-                                (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
-                                ((uintptr_t)online_O_part & 15u) == 0 &&
-                                (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-            if (moa_vec3 && moa_g + 4 <= dv) {
-              float4 moa_r0 =
-                  *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g];
-              float4 moa_r1 = *(const float4 *)&online_O_part[(hq * dv * i * P_online +
-                                                               dv * j * P_online + dv * c) +
-                                                              moa_g];
-              { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-              { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-              { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-              { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
-              *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
-                                        moa_g] = moa_r1;
-            } else {
-              for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
-                online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                    ((online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                      scale) +
-                     (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])); /* gqa.moa:9 */
-              }
-            }
-          }
+          m = next;
         }
-        m = next; /* gqa.moa:9 */
+      }
+    } else {
+      for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
+        if (l < n) {
+          float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          if (moa_own0 && ((uintptr_t)V & 15u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf0 =
+                *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + 4 * moa_lane];
+          float4 moa_pf0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          if (moa_own0_1 && ((uintptr_t)V & 15u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf0_1 = *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                            4 * moa_lane + 64];
+          float acc2 = 0.0f; /* gqa.moa:14 */
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          const bool moa_vec1 = ((uintptr_t)K & 15u) == 0 &&
+                                (((hkv * n * dk * i + n * dk * moa_div1 + dk * l)) & 3) == 0 &&
+                                ((uintptr_t)Q & 15u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 64) {
+            if (moa_vec1 && moa_g + 4 <= dk) {
+              float4 moa_r0 =
+                  *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l) + moa_g];
+              float4 moa_r1 = *(const float4 *)&Q[(hq * dk * i + dk * j) + moa_g];
+              { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
+              { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
+              { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
+              { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
+            } else {
+              for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
+                acc2 = acc2 +
+                       (Q[(hq * dk * i + dk * j + l2)] *
+                        K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + l2)]); /* gqa.moa:14 */
+              }
+            }
+          }
+          acc2 = moart_warp_addf(acc2, 16);      /* the lanes' partial results combined */
+          float e = (acc2 / sqrtf((float)(dk))); /* gqa.moa:9 */
+          float next = moart_maxf(m, e);         /* gqa.moa:9 */
+          float scale = moart_rescalef(m, next); /* gqa.moa:9 */
+          float w = moart_rescalef(e, next);     /* gqa.moa:9 */
+          acc = ((acc * scale) + w);             /* gqa.moa:9 */
+          if (moa_live) {
+            if (moa_hold0) {
+              const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 &&
+                                    (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0;
+              if (moa_own0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                if (moa_vec2) {
+                  { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
+                  { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
+                  { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
+                  { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h0.x
+                     : moa_u == moa_g + 1 ? moa_h0.y
+                     : moa_u == moa_g + 2 ? moa_h0.z
+                                          : moa_h0.w) =
+                        (((moa_u == moa_g       ? moa_h0.x
+                           : moa_u == moa_g + 1 ? moa_h0.y
+                           : moa_u == moa_g + 2 ? moa_h0.z
+                                                : moa_h0.w) *
+                          scale) +
+                         (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]));
+                  }
+                }
+              }
+              if (moa_own0_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                if (moa_vec2) {
+                  { moa_h0_1.x = ((moa_h0_1.x * scale) + (w * moa_pf0_1.x)); }
+                  { moa_h0_1.y = ((moa_h0_1.y * scale) + (w * moa_pf0_1.y)); }
+                  { moa_h0_1.z = ((moa_h0_1.z * scale) + (w * moa_pf0_1.z)); }
+                  { moa_h0_1.w = ((moa_h0_1.w * scale) + (w * moa_pf0_1.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h0_1.x
+                     : moa_u == moa_g + 1 ? moa_h0_1.y
+                     : moa_u == moa_g + 2 ? moa_h0_1.z
+                                          : moa_h0_1.w) =
+                        (((moa_u == moa_g       ? moa_h0_1.x
+                           : moa_u == moa_g + 1 ? moa_h0_1.y
+                           : moa_u == moa_g + 2 ? moa_h0_1.z
+                                                : moa_h0_1.w) *
+                          scale) +
+                         (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]));
+                  }
+                }
+              }
+            } else {
+              const bool moa_vec3 =
+                  ((uintptr_t)V & 15u) == 0 &&
+                  (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
+                  ((uintptr_t)online_O_part & 15u) == 0 &&
+                  (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+                if (moa_vec3 && moa_g + 4 <= dv) {
+                  float4 moa_r0 =
+                      *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g];
+                  float4 moa_r1 = *(const float4 *)&online_O_part[(hq * dv * i * P_online +
+                                                                   dv * j * P_online + dv * c) +
+                                                                  moa_g];
+                  { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
+                  { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
+                  { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
+                  { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+                  *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            moa_g] = moa_r1;
+                } else {
+                  for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                    online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                        ((online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                          scale) +
+                         (w *
+                          V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])); /* gqa.moa:9 */
+                  }
+                }
+              }
+            }
+          }
+          m = next; /* gqa.moa:9 */
+        }
       }
     }
     if (moa_own0)
       *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
                                 4 * moa_lane] = moa_h0;
-    if (moa_lane == 0) {
+    if (moa_own0_1)
+      *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                4 * moa_lane + 64] = moa_h0_1;
+    if (moa_lane == 0 && moa_live) {
       online_m_part[(hq * i * P_online + j * P_online + c)] = m; /* gqa.moa:9 */
     }
     __syncwarp();
-    if (moa_lane == 0) {
+    if (moa_lane == 0 && moa_live) {
       online_sum_e_part[(hq * i * P_online + j * P_online + c)] = acc; /* gqa.moa:9 */
     }
     __syncwarp();
@@ -330,7 +489,10 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
   (void)dv;
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_cuda_splits(moart_mul_checked(B, hq, &overflow), n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(
+      moart_mul_checked(
+          B, moart_floordiv_checked(moart_add_checked(hq, 1, &overflow), 2, &overflow), &overflow),
+      n, INT64_C(8), INT64_C(2));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -402,7 +564,8 @@ extern "C" int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_cuda_splits(B * hq, n, INT64_C(8));
+  const int64_t P_online =
+      moart_cuda_splits(B * moart_floordiv((hq + 1), 2), n, INT64_C(8), INT64_C(2));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);

@@ -330,7 +330,8 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   if (t < 0 || cap < 1 || dk < 1 ||
       dv < 1) /* dims are at least 1; t, which no array's extent depends on, at least 0 */
     return 0;
-  const int64_t P_online = moart_cuda_splits(1, moart_add_checked(t, 1, &overflow), INT64_C(8));
+  const int64_t P_online =
+      moart_cuda_splits(1, moart_add_checked(t, 1, &overflow), INT64_C(8), INT64_C(1));
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* k */
   (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* v */
@@ -380,7 +381,7 @@ extern "C" int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const
   if ((offsets[9] > 0 && !workspace) || !q || !k || !v || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_cuda_splits(1, (t + 1), INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(1, (t + 1), INT64_C(8), INT64_C(1));
   float *online_m_part = (float *)((char *)workspace + offsets[6]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
   float *online_o_part = (float *)((char *)workspace + offsets[8]);

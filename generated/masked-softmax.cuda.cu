@@ -291,7 +291,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
   (void)dv;
   if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_cuda_splits(n, n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(n, n, INT64_C(8), INT64_C(1));
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dk, &overflow), &overflow),
                             sizeof(float), &overflow); /* Q */
@@ -341,7 +341,7 @@ extern "C" int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_cuda_splits(n, n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(n, n, INT64_C(8), INT64_C(1));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);

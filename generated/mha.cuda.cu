@@ -117,93 +117,163 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
       moa_h0 =
           *(const float4 *)&online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c) +
                                           4 * moa_lane];
-    for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
-      if (l < n) {
-        float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (moa_own0 && ((uintptr_t)V & 15u) == 0 &&
-            (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0)
-          moa_pf0 = *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l) + 4 * moa_lane];
-        float acc2 = 0.0f; /* mha.moa:14 */
-        if (moa_lane != 0)
-          acc2 = -0.0f;
-        const bool moa_vec1 = ((uintptr_t)K & 15u) == 0 &&
-                              (((h * n * dk * i + n * dk * j + dk * l)) & 3) == 0 &&
-                              ((uintptr_t)Q & 15u) == 0 && (((h * dk * i + dk * j)) & 3) == 0;
-        for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
-          if (moa_vec1 && moa_g + 4 <= dk) {
-            float4 moa_r0 = *(const float4 *)&K[(h * n * dk * i + n * dk * j + dk * l) + moa_g];
-            float4 moa_r1 = *(const float4 *)&Q[(h * dk * i + dk * j) + moa_g];
-            { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
-            { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
-            { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
-            { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
-          } else {
-            for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
-              acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
-                             K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
-            }
-          }
+    const bool moa_pipe0 = moa_hold0 && ((uintptr_t)K & 15u) == 0 &&
+                           (((h * n * dk * i + n * dk * j + dk * c * moa_div0)) & 3) == 0 &&
+                           ((dk)&3) == 0 && ((uintptr_t)Q & 15u) == 0 &&
+                           (((h * dk * i + dk * j)) & 3) == 0 && dk <= 128 &&
+                           ((uintptr_t)V & 15u) == 0 &&
+                           (((h * n * dv * i + n * dv * j + dv * c * moa_div0)) & 3) == 0 &&
+                           ((dv)&3) == 0 && dv <= 128;
+    if (moa_pipe0) {
+      const bool moa_on0_0_0 = 0 + 4 * moa_lane < dk;
+      const bool moa_on0_1_0 = 0 + 4 * moa_lane < dv;
+      float4 moa_nx0_0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_0)
+        moa_iv0_1_0 = *(const float4 *)&Q[(h * dk * i + dk * j) + 4 * moa_lane];
+      float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+        if (moa_on0_0_0)
+          moa_nx0_0_0 =
+              *(const float4 *)&K[(h * n * dk * i + n * dk * j + dk * c * moa_div0) + 4 * moa_lane];
+      }
+      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+        if (moa_on0_1_0)
+          moa_nx0_2_0 =
+              *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * c * moa_div0) + 4 * moa_lane];
+      }
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < (c * moa_div0 + moa_div0); ++moa_row0) {
+        const int64_t l = moa_row0;
+        const float4 moa_cx0_0_0 = moa_nx0_0_0;
+        const float4 moa_cx0_2_0 = moa_nx0_2_0;
+        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+          if (moa_on0_0_0)
+            moa_nx0_0_0 =
+                *(const float4 *)&K[(h * n * dk * i + n * dk * j + dk * l + dk) + 4 * moa_lane];
         }
-        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
-        float e = (acc2 / sqrtf((float)(dk))); /* mha.moa:9 */
-        float next = moart_maxf(m, e);         /* mha.moa:9 */
-        float scale = moart_rescalef(m, next); /* mha.moa:9 */
-        float w = moart_rescalef(e, next);     /* mha.moa:9 */
-        acc = ((acc * scale) + w);             /* mha.moa:9 */
-        if (moa_hold0) {
-          const bool moa_vec2 =
-              ((uintptr_t)V & 15u) == 0 && (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0;
-          if (moa_own0) {
+        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+          if (moa_on0_1_0)
+            moa_nx0_2_0 =
+                *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l + dv) + 4 * moa_lane];
+        }
+        if (l < n) {
+          float acc2 = 0.0f;
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          if (moa_on0_0_0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
-            if (moa_vec2) {
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
-            } else {
-              for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
-                const int64_t k = moa_u;
-                (moa_u == moa_g       ? moa_h0.x
-                 : moa_u == moa_g + 1 ? moa_h0.y
-                 : moa_u == moa_g + 2 ? moa_h0.z
-                                      : moa_h0.w) =
-                    (((moa_u == moa_g       ? moa_h0.x
-                       : moa_u == moa_g + 1 ? moa_h0.y
-                       : moa_u == moa_g + 2 ? moa_h0.z
-                                            : moa_h0.w) *
-                      scale) +
-                     (w * V[(h * n * dv * i + n * dv * j + dv * l + k)]));
-              }
-            }
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
+            { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
+            { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
+            { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
           }
-        } else {
-          const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 &&
-                                (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0 &&
-                                ((uintptr_t)online_O_part & 15u) == 0 &&
-                                (((h * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-            if (moa_vec3 && moa_g + 4 <= dv) {
-              float4 moa_r0 = *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l) + moa_g];
-              float4 moa_r1 = *(const float4 *)&online_O_part[(h * dv * i * P_online +
-                                                               dv * j * P_online + dv * c) +
-                                                              moa_g];
-              { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-              { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-              { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-              { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
-              *(float4 *)&online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c) +
-                                        moa_g] = moa_r1;
-            } else {
-              for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
-                online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                    ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                      scale) +
-                     (w * V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
-              }
-            }
+          acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
+          float e = (acc2 / sqrtf((float)(dk)));
+          float next = moart_maxf(m, e);
+          float scale = moart_rescalef(m, next);
+          float w = moart_rescalef(e, next);
+          acc = ((acc * scale) + w);
+          if (moa_on0_1_0) {
+            const int64_t moa_g = 0 + 4 * moa_lane;
+            (void)moa_g;
+            { moa_h0.x = ((moa_h0.x * scale) + (w * moa_cx0_2_0.x)); }
+            { moa_h0.y = ((moa_h0.y * scale) + (w * moa_cx0_2_0.y)); }
+            { moa_h0.z = ((moa_h0.z * scale) + (w * moa_cx0_2_0.z)); }
+            { moa_h0.w = ((moa_h0.w * scale) + (w * moa_cx0_2_0.w)); }
           }
+          m = next;
         }
-        m = next; /* mha.moa:9 */
+      }
+    } else {
+      for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
+        if (l < n) {
+          float4 moa_pf0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          if (moa_own0 && ((uintptr_t)V & 15u) == 0 &&
+              (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0)
+            moa_pf0 = *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l) + 4 * moa_lane];
+          float acc2 = 0.0f; /* mha.moa:14 */
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          const bool moa_vec1 = ((uintptr_t)K & 15u) == 0 &&
+                                (((h * n * dk * i + n * dk * j + dk * l)) & 3) == 0 &&
+                                ((uintptr_t)Q & 15u) == 0 && (((h * dk * i + dk * j)) & 3) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
+            if (moa_vec1 && moa_g + 4 <= dk) {
+              float4 moa_r0 = *(const float4 *)&K[(h * n * dk * i + n * dk * j + dk * l) + moa_g];
+              float4 moa_r1 = *(const float4 *)&Q[(h * dk * i + dk * j) + moa_g];
+              { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
+              { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
+              { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
+              { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
+            } else {
+              for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
+                acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+              }
+            }
+          }
+          acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
+          float e = (acc2 / sqrtf((float)(dk))); /* mha.moa:9 */
+          float next = moart_maxf(m, e);         /* mha.moa:9 */
+          float scale = moart_rescalef(m, next); /* mha.moa:9 */
+          float w = moart_rescalef(e, next);     /* mha.moa:9 */
+          acc = ((acc * scale) + w);             /* mha.moa:9 */
+          if (moa_hold0) {
+            const bool moa_vec2 =
+                ((uintptr_t)V & 15u) == 0 && (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0;
+            if (moa_own0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              if (moa_vec2) {
+                { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
+                { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
+                { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
+                { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
+              } else {
+                for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                  const int64_t k = moa_u;
+                  (moa_u == moa_g       ? moa_h0.x
+                   : moa_u == moa_g + 1 ? moa_h0.y
+                   : moa_u == moa_g + 2 ? moa_h0.z
+                                        : moa_h0.w) =
+                      (((moa_u == moa_g       ? moa_h0.x
+                         : moa_u == moa_g + 1 ? moa_h0.y
+                         : moa_u == moa_g + 2 ? moa_h0.z
+                                              : moa_h0.w) *
+                        scale) +
+                       (w * V[(h * n * dv * i + n * dv * j + dv * l + k)]));
+                }
+              }
+            }
+          } else {
+            const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 &&
+                                  (((h * n * dv * i + n * dv * j + dv * l)) & 3) == 0 &&
+                                  ((uintptr_t)online_O_part & 15u) == 0 &&
+                                  (((h * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+            for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+              if (moa_vec3 && moa_g + 4 <= dv) {
+                float4 moa_r0 = *(const float4 *)&V[(h * n * dv * i + n * dv * j + dv * l) + moa_g];
+                float4 moa_r1 = *(const float4 *)&online_O_part[(h * dv * i * P_online +
+                                                                 dv * j * P_online + dv * c) +
+                                                                moa_g];
+                { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
+                { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
+                { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
+                { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+                *(float4 *)&online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c) +
+                                          moa_g] = moa_r1;
+              } else {
+                for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                  online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                      ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                        scale) +
+                       (w * V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
+                }
+              }
+            }
+          }
+          m = next; /* mha.moa:9 */
+        }
       }
     }
     if (moa_own0)
@@ -317,7 +387,8 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
   (void)dv;
   if (B < 1 || h < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_cuda_splits(moart_mul_checked(B, h, &overflow), n, INT64_C(8));
+  const int64_t P_online =
+      moart_cuda_splits(moart_mul_checked(B, h, &overflow), n, INT64_C(8), INT64_C(1));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(h, &overflow), &overflow),
@@ -387,7 +458,7 @@ extern "C" int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, 
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_cuda_splits(B * h, n, INT64_C(8));
+  const int64_t P_online = moart_cuda_splits(B * h, n, INT64_C(8), INT64_C(1));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);

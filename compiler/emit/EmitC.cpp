@@ -388,7 +388,7 @@ std::string CPrinter::signature(const char *restrictWord) const {
 // splits that fit in one wave of 32 warps on each of the current device's SMs).
 std::string CPrinter::chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const {
   if (c.threads == 0)
-    return fmt::format("moart_cuda_splits({}, {}, INT64_C({}))", items, terms, c.chunk);
+    return fmt::format("moart_cuda_splits({}, {}, INT64_C({}), INT64_C({}))", items, terms, c.chunk, c.pack);
   return fmt::format("moart_chunks({}, {}, INT64_C({}), INT64_C({}))", items, terms, c.threads, c.chunk);
 }
 

@@ -260,7 +260,7 @@ public:
 private:
   void region(const Region &r) override;
   void warpStmt(const LStmt &s, ElemType t);
-  void laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t);
+  void laneLoop(const LStmt &s, LaneLoop &spread, ElemType t);
   std::string identity(const LStmt &reducer) const;
   std::string params(const std::set<size_t> &used) const;
   std::string args(const std::set<size_t> &used) const;
@@ -269,23 +269,41 @@ private:
   bool lanePrivate(size_t buffer, const LStmt &loop, const SymExpr &offset) const;
 
   const std::vector<LStmt> *warpBody = nullptr; // the statements of a warp's iteration
+  // The lanes one value of the warp's iteration runs on: 32, or in a packed split pass (Region::packing)
+  // 32 / packing, the group of moa_lane; then only live groups (moa_live: a value inside its extent) store.
+  int lanes = 32;
+  bool packed = false;
+  std::string widthArg() const { return lanes == 32 ? "" : fmt::format(", {}", lanes); }
+  // A lane's groups of four in a held lane loop: 128 / (4 · lanes), so that they cover 128 iterations.
+  int groups() const { return 32 / lanes; }
+  // The offset of a lane's group from the loop's start: 4 · moa_lane, + 4 · lanes · group.
+  std::string groupStart(int group) const {
+    return group ? fmt::format("4 * moa_lane + {}", 4 * lanes * group) : "4 * moa_lane";
+  }
   int vectorLoops = 0;                           // numbers their alignment tests
   void vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t);
   std::string alignedTest(const LStmt &s, const VectorLoop &v);
-  void vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t);
+  void vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t, int group);
   void holdAcross(const LStmt &loop, ElemType t);
   // The elements held in registers across a serial loop of a warp (holdAcross): {buffer, base} → the lane's
-  // float4, whether holding was possible at run time (warp-uniform), and whether the lane owns a group.
+  // float4 for each of its groups, whether holding was possible at run time (warp-uniform), and whether the
+  // lane owns each group.
   struct Held {
-    std::string reg, possible, owns;
+    std::vector<std::string> regs;
+    std::string possible;
+    std::vector<std::string> owns;
   };
   std::map<std::pair<size_t, SymExpr>, Held> held;
   const Held *heldBy(const VectorLoop &v) const;
   int heldCount = 0, prefetchCount = 0;
   // The loads of read-only inputs that a held lane loop makes, issued at the start of the statements that
-  // hold the loop (prefetch): {buffer, base} → the lane's float4.
-  std::map<std::pair<size_t, SymExpr>, std::string> prefetched;
+  // hold the loop (prefetch): {buffer, base} → the lane's float4 for each of its groups.
+  std::map<std::pair<size_t, SymExpr>, std::vector<std::string>> prefetched;
   void warpBlock(const std::vector<LStmt> &body, ElemType t);
+  bool pipeline(const LStmt &loop, ElemType t);
+  // While a pipelined loop's body prints (pipeline): each lane loop's groups that the lane owns.
+  std::map<const LStmt *, std::vector<std::string>> piped;
+  int pipeCount = 0;
 
   bool spreadsChunks(const std::vector<LStmt> &body) const;
 
@@ -355,30 +373,34 @@ std::string CudaPrinter::identity(const LStmt &reducer) const {
 // Lanes take the iterations start + lane·step, start + (lane + 32)·step, …; a reduction into an outer
 // scalar starts from the operation's identity in every lane but the first, which keeps the scalar's
 // value, and the butterfly then leaves the whole reduction in every lane.
-void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &lanes, ElemType t) {
-  for (const LStmt *r : lanes.reducers)
+void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &spread, ElemType t) {
+  for (const LStmt *r : spread.reducers)
     line(fmt::format("if (moa_lane != 0) {} = {};", name(r->scalar), identity(*r)));
+  bool stores = false;
+  forEachAccess(s.body, [&](size_t, const SymExpr &, bool isStore) { stores |= isStore; });
+  if (stores && packed)
+    line("if (moa_live) {");
   if (std::optional<VectorLoop> vector = vectorLoop(s, k)) {
     vectorLaneLoop(s, *vector, t);
   } else {
     const std::string &v = name(s.var);
     std::string step = s.step == SymExpr(1) ? "" : " * " + integer(s.step);
-    bool stores = false;
-    forEachAccess(s.body, [&](size_t, const SymExpr &, bool isStore) { stores |= isStore; });
     if (!stores) // a reduction: the loads of four iterations in flight at once
       line("#pragma unroll 4");
-    line(fmt::format("for (int64_t {} = {} + moa_lane{}; {} < {}; {} += 32{}) {{", v, integer(s.start), step, v,
-                     integer(s.end), v, step));
+    line(fmt::format("for (int64_t {} = {} + moa_lane{}; {} < {}; {} += {}{}) {{", v, integer(s.start), step, v,
+                     integer(s.end), v, lanes, step));
     for (const LStmt &x : s.body)
       stmt(x, t);
     line("}");
   }
-  for (const LStmt *r : lanes.reducers) {
+  if (stores && packed)
+    line("}");
+  for (const LStmt *r : spread.reducers) {
     const char *suffix = r->type == ElemType::Int ? "i" : r->type == ElemType::F32 ? "f" : "";
     const char *op = r->op == BinOp::Add ? "add" : r->op == BinOp::Mul ? "mul" : r->op == BinOp::Max ? "max" : "min";
     // no `/* FILE:LINE */`: that comment marks the loop IR's own statements (explain --html counts them)
-    line(fmt::format("{} = moart_warp_{}{}({}); /* the lanes' partial results combined */", name(r->scalar), op,
-                     suffix, name(r->scalar)));
+    line(fmt::format("{} = moart_warp_{}{}({}{}); /* the lanes' partial results combined */", name(r->scalar), op,
+                     suffix, name(r->scalar), widthArg()));
   }
   bool barrier = false;
   forEachAccess(s.body, [&](size_t b, const SymExpr &offset, bool isStore) {
@@ -420,16 +442,16 @@ std::string CudaPrinter::alignedTest(const LStmt &s, const VectorLoop &v) {
 // The group of four iterations from `moa_g` with 16-byte accesses: each access (but the held ones, whose
 // register is live across the enclosing loop) loaded once before the statements, which are printed once
 // per iteration with the access a component of its vector, and stored once after them.
-void CudaPrinter::vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t) {
+void CudaPrinter::vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t, int group) {
   auto at = [&](const VectorLoop::Access &a) {
     return fmt::format("{}[{}]", cn.buffer(a.buffer),
                        a.base == SymExpr(0) ? "moa_g" : fmt::format("{} + moa_g", integer(a.base)));
   };
   std::map<std::pair<size_t, SymExpr>, std::string> regs; // {buffer, base} → its float4
   for (const auto &[key, h] : held)
-    regs[key] = h.reg;
+    regs[key] = h.regs[size_t(group)];
   for (const auto &[key, r] : prefetched)
-    regs[key] = r;
+    regs[key] = r[size_t(group)];
   for (const VectorLoop::Access &a : v.loads)
     if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size())).second)
       line(fmt::format("float4 {} = *(const float4 *)&{};", regs[{a.buffer, a.base}], at(a)));
@@ -472,42 +494,57 @@ void CudaPrinter::vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t) {
       line(fmt::format("*(float4 *)&{} = {};", at(a), regs[{a.buffer, a.base}]));
 }
 
-// Lane l takes the iterations 4l…4l+3, 4l+128…, of a VectorLoop: where the group is whole and every
+// Lane l takes the iterations 4l…4l+3, 4l+4·lanes…, of a VectorLoop: where the group is whole and every
 // vector access is 16-byte aligned (tested once, before the loop: the pointers and each access's first
 // offset), four floats a load or store (vectorGroup); otherwise the same iterations one by one (the
 // statements located for explain). Where the loop's stores are held in registers across an enclosing
-// loop (holdAcross), and that was possible at run time, the lane's one group reads and updates its
-// registers instead: through its components on the scalar path (a conditional of the four, an lvalue in C++).
+// loop (holdAcross), and that was possible at run time, the lane's groups read and update its
+// registers instead: through their components on the scalar path (a conditional of the four, an lvalue in
+// C++).
 void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t) {
+  if (auto pipe = piped.find(&s); pipe != piped.end()) { // every access in a register (pipeline)
+    for (int group = 0; group < groups(); ++group) {
+      line(fmt::format("if ({}) {{", pipe->second[size_t(group)]));
+      line(fmt::format("const int64_t moa_g = {} + {};", integer(s.start), groupStart(group)));
+      line("(void)moa_g;");
+      vectorGroup(s, v, t, group);
+      line("}");
+    }
+    return;
+  }
   const Held *keep = heldBy(v);
   if (keep) {
     line(fmt::format("if ({}) {{", keep->possible));
-    line(fmt::format("const bool moa_vec{} = {};", vectorLoops, alignedTest(s, v)));
-    line(fmt::format("if ({}) {{", keep->owns));
-    line(fmt::format("const int64_t moa_g = {} + 4 * moa_lane;", integer(s.start)));
+    const int test = vectorLoops++;
+    line(fmt::format("const bool moa_vec{} = {};", test, alignedTest(s, v)));
     bool others = false; // accesses not held, which the scalar path makes when they are not aligned
     for (const auto *list : {&v.loads, &v.stores})
       for (const VectorLoop::Access &a : *list)
         others |= !held.count({a.buffer, a.base});
-    line(fmt::format("if (moa_vec{}) {{", vectorLoops++));
-    vectorGroup(s, v, t);
-    line(others ? "} else {" : "} else { /* not reached: every access is held */");
-    const bool wasLocated = locate;
-    locate = false;
-    line("for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {");
-    line(fmt::format("const int64_t {} = moa_u;", name(s.var)));
-    if (!others)
-      line(fmt::format("(void){};", name(s.var)));
-    for (const auto &[key, h] : held)
-      registers[{key.first, key.second + SymExpr::symbol(s.var)}] = fmt::format(
-          "(moa_u == moa_g ? {0}.x : moa_u == moa_g + 1 ? {0}.y : moa_u == moa_g + 2 ? {0}.z : {0}.w)", h.reg);
-    for (const LStmt &x : s.body)
-      stmt(x, t);
-    registers.clear();
-    locate = wasLocated;
-    line("}");
-    line("}");
-    line("}");
+    for (int group = 0; group < groups(); ++group) {
+      line(fmt::format("if ({}) {{", keep->owns[size_t(group)]));
+      line(fmt::format("const int64_t moa_g = {} + {};", integer(s.start), groupStart(group)));
+      line(fmt::format("if (moa_vec{}) {{", test));
+      vectorGroup(s, v, t, group);
+      line(others ? "} else {" : "} else { /* not reached: every access is held */");
+      const bool wasLocated = locate;
+      locate = false;
+      line("for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {");
+      line(fmt::format("const int64_t {} = moa_u;", name(s.var)));
+      if (!others)
+        line(fmt::format("(void){};", name(s.var)));
+      for (const auto &[key, h] : held)
+        registers[{key.first, key.second + SymExpr::symbol(s.var)}] =
+            fmt::format("(moa_u == moa_g ? {0}.x : moa_u == moa_g + 1 ? {0}.y : moa_u == moa_g + 2 ? {0}.z : {0}.w)",
+                        h.regs[size_t(group)]);
+      for (const LStmt &x : s.body)
+        stmt(x, t);
+      registers.clear();
+      locate = wasLocated;
+      line("}");
+      line("}");
+      line("}");
+    }
     line("} else {");
   }
   const std::string aligned = fmt::format("moa_vec{}", vectorLoops++);
@@ -517,9 +554,10 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
   prefetched.clear();
   line(fmt::format("const bool {} = {};", aligned, alignedTest(s, v)));
   const std::string &var = name(s.var), end = integer(s.end);
-  line(fmt::format("for (int64_t moa_g = {} + 4 * moa_lane; moa_g < {}; moa_g += 128) {{", integer(s.start), end));
+  line(fmt::format("for (int64_t moa_g = {} + 4 * moa_lane; moa_g < {}; moa_g += {}) {{", integer(s.start), end,
+                   4 * lanes));
   line(fmt::format("if ({} && moa_g + 4 <= {}) {{", aligned, end));
-  vectorGroup(s, v, t);
+  vectorGroup(s, v, t, 0);
   line("} else {");
   line(fmt::format("for (int64_t {} = moa_g; {} < moa_g + 4 && {} < {}; ++{}) {{", var, var, var, end, var));
   for (const LStmt &x : s.body)
@@ -534,9 +572,10 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
 }
 
 // The buffers that the lane loops inside a serial loop of a warp update at an element that does not move
-// with it (o's partial row, updated once per row of V): each lane's group of four held in a float4 register
+// with it (o's partial row, updated once per row of V): each lane's groups of four held in float4 registers
 // across the loop, loaded before it and stored after it, where at run time the loop's extent is at most
 // 128 and a multiple of four and the accesses are aligned (else the lane loops access memory as before).
+// A lane has 128 / (4 · lanes) groups: one on 32 lanes, four in a split pass packed four to a warp.
 // Every access to the buffer inside the loop must be such a lane loop's, at the same element.
 void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
   struct Candidate {
@@ -577,28 +616,208 @@ void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
   for (const Candidate &c : kept) {
     const LStmt &x = *c.lanes;
     int n = heldCount++;
-    Held h{fmt::format("moa_h{}", n), fmt::format("moa_hold{}", n), fmt::format("moa_own{}", n)};
+    Held h{{}, fmt::format("moa_hold{}", n), {}};
     SymExpr extent = x.end - x.start, first = c.access.base + x.start;
     line(fmt::format("const bool {} = ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0 && {} <= 128 && (({}) & 3) == 0;",
                      h.possible, cn.buffer(c.access.buffer), integer(first), integer(extent), integer(extent)));
-    line(fmt::format("const bool {} = {} && {} + 4 * moa_lane < {};", h.owns, h.possible, integer(x.start),
-                     integer(x.end)));
-    line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", h.reg));
-    line(fmt::format("if ({})", h.owns));
-    line(fmt::format("{} = *(const float4 *)&{}[{} + 4 * moa_lane];", h.reg, cn.buffer(c.access.buffer),
-                     integer(first)));
+    for (int group = 0; group < groups(); ++group) {
+      std::string suffix = group ? fmt::format("_{}", group) : "";
+      h.regs.push_back(fmt::format("moa_h{}{}", n, suffix));
+      h.owns.push_back(fmt::format("moa_own{}{}", n, suffix));
+      line(fmt::format("const bool {} = {}{} && {} + {} < {};", h.owns.back(), h.possible, packed ? " && moa_live" : "",
+                       integer(x.start), groupStart(group), integer(x.end)));
+      line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", h.regs.back()));
+      line(fmt::format("if ({})", h.owns.back()));
+      line(fmt::format("{} = *(const float4 *)&{}[{} + {}];", h.regs.back(), cn.buffer(c.access.buffer),
+                       integer(first), groupStart(group)));
+    }
     held.emplace(std::pair{c.access.buffer, c.access.base}, h);
   }
+  const bool piped = !kept.empty() && pipeline(loop, t);
   line(loopHeader(loop));
   warpBlock(loop.body, t);
   line("}");
+  if (piped)
+    line("}");
   for (const Candidate &c : kept) {
     const Held &h = held.at({c.access.buffer, c.access.base});
-    line(fmt::format("if ({})", h.owns));
-    line(fmt::format("*(float4 *)&{}[{} + 4 * moa_lane] = {};", cn.buffer(c.access.buffer),
-                     integer(c.access.base + c.lanes->start), h.reg));
+    for (int group = 0; group < groups(); ++group) {
+      line(fmt::format("if ({})", h.owns[size_t(group)]));
+      line(fmt::format("*(float4 *)&{}[{} + {}] = {};", cn.buffer(c.access.buffer),
+                       integer(c.access.base + c.lanes->start), groupStart(group), h.regs[size_t(group)]));
+    }
     held.erase({c.access.buffer, c.access.base});
   }
+}
+
+// A serial loop of a warp whose lane loops' accesses are all held registers (holdAcross) or loads of
+// read-only inputs, and which run one pass a lane (at most 128 iterations, a multiple of four, aligned):
+// where that holds at run time (one test before the loop), the loop runs software-pipelined. The loads that
+// move with the loop's index (a row of K, of V) are made one iteration ahead, into registers that the next
+// iteration reads, and the invariant ones (q's row) once before it; the lane loops inside read only
+// registers, with no test a row. Prints `if (test) { registers; pipelined loop }  else {` and returns true,
+// the caller printing the loop as before and the closing brace; or prints nothing and returns false.
+bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
+  struct Lanes {
+    const LStmt *loop;
+    VectorLoop v;
+    std::vector<const LStmt *> guards; // the Ifs around it in the loop's body
+  };
+  std::vector<Lanes> found;
+  std::vector<const LStmt *> path;
+  bool ok = loop.step == SymExpr(1);
+  std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
+    for (const LStmt &s : body) {
+      if (s.kind == LStmt::If) {
+        // a guard on the index (l < n): it decides the next iteration's loads too
+        ok &= !s.value && s.orElse.empty() && (s.lhs.dependsOn(loop.var) || s.rhs.dependsOn(loop.var));
+        path.push_back(&s);
+        walk(s.body);
+        path.pop_back();
+      } else if (s.kind == LStmt::Loop) {
+        std::optional<VectorLoop> v = LaneLoop(s).independent() ? vectorLoop(s, k) : std::nullopt;
+        ok &= v && !s.start.dependsOn(loop.var) && !s.end.dependsOn(loop.var);
+        if (v)
+          found.push_back({&s, *v, path});
+      }
+    }
+  };
+  walk(loop.body);
+  if (!ok || found.empty())
+    return false;
+  // the loads in registers: {buffer, base} → the lane loop that makes it and whether it moves with the loop
+  struct Stream {
+    size_t buffer;
+    SymExpr base;
+    const Lanes *lanes;
+    bool moves;
+    std::vector<std::string> regs; // per group: the next iteration's (moves) or the loop's (invariant)
+  };
+  std::vector<Stream> streams;
+  std::vector<std::string> tests;
+  auto multipleOf4 = [&](const SymExpr &e) {
+    std::optional<int64_t> known = e.constant();
+    std::string test = known ? (*known % 4 == 0 ? "" : "false") : fmt::format("(({}) & 3) == 0", integer(e));
+    if (!test.empty() && std::find(tests.begin(), tests.end(), test) == tests.end())
+      tests.push_back(test);
+  };
+  std::set<std::string> possible;
+  for (const Lanes &x : found) {
+    for (const VectorLoop::Access &a : x.v.stores)
+      if (!held.count({a.buffer, a.base}))
+        return false;
+    for (const VectorLoop::Access &a : x.v.loads) {
+      if (auto h = held.find({a.buffer, a.base}); h != held.end()) {
+        possible.insert(h->second.possible);
+        continue;
+      }
+      const Buffer &b = k.buffers[a.buffer];
+      std::optional<SymExpr> step = a.base.linearCoefficient(loop.var);
+      if (b.role != Buffer::Input || b.inout || !step)
+        return false;
+      auto same = std::find_if(streams.begin(), streams.end(),
+                               [&](const Stream &o) { return o.buffer == a.buffer && o.base == a.base; });
+      if (same != streams.end()) {
+        if (!(same->lanes->loop->start == x.loop->start && same->lanes->loop->end == x.loop->end))
+          return false;
+        continue;
+      }
+      streams.push_back({a.buffer, a.base, &x, a.base.dependsOn(loop.var), {}});
+      std::string aligned = fmt::format("((uintptr_t){} & 15u) == 0", cn.buffer(a.buffer));
+      if (std::find(tests.begin(), tests.end(), aligned) == tests.end())
+        tests.push_back(aligned);
+      multipleOf4(a.base.substitute({{loop.var, loop.start}}) + x.loop->start);
+      if (streams.back().moves)
+        multipleOf4(*step);
+    }
+    SymExpr extent = x.loop->end - x.loop->start;
+    tests.push_back(fmt::format("{} <= {}", integer(extent), 4 * lanes * groups()));
+    multipleOf4(extent);
+  }
+  for (const std::string &p : possible)
+    tests.insert(tests.begin(), p);
+  const int n = pipeCount++;
+  line(fmt::format("const bool moa_pipe{} = {};", n, fmt::join(tests, " && ")));
+  line(fmt::format("if (moa_pipe{}) {{", n));
+  // each lane loop's groups that this lane owns
+  for (size_t x = 0; x < found.size(); ++x) {
+    std::vector<std::string> owns;
+    for (int group = 0; group < groups(); ++group) {
+      owns.push_back(fmt::format("moa_on{}_{}_{}", n, x, group));
+      line(fmt::format("const bool {} = {}{} + {} < {};", owns.back(), packed ? "moa_live && " : "",
+                       integer(found[x].loop->start), groupStart(group), integer(found[x].loop->end)));
+    }
+    piped[found[x].loop] = owns;
+  }
+  auto ownsOf = [&](const Lanes *x) -> const std::vector<std::string> & { return piped.at(x->loop); };
+  auto load = [&](const Stream &st, int group, const SymExpr &at) {
+    return fmt::format("*(const float4 *)&{}[{} + {}]", cn.buffer(st.buffer),
+                       integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start), groupStart(group));
+  };
+  // the loads of iteration `at` into the next iteration's registers, where its guards hold
+  auto loadAhead = [&](const SymExpr &at, const std::string &inRange) {
+    for (const Lanes &x : found) {
+      std::vector<std::string> conditions{inRange};
+      for (const LStmt *g : x.guards)
+        conditions.push_back(fmt::format("{} < {}", integer(g->lhs.substitute({{loop.var, at}})),
+                                         integer(g->rhs.substitute({{loop.var, at}}))));
+      bool any = false;
+      for (const Stream &st : streams)
+        any |= st.moves && st.lanes == &x;
+      if (!any)
+        continue;
+      line(fmt::format("if ({}) {{", fmt::join(conditions, " && ")));
+      for (const Stream &st : streams)
+        if (st.moves && st.lanes == &x)
+          for (int group = 0; group < groups(); ++group)
+            line(fmt::format("if ({}) {} = {};", ownsOf(&x)[size_t(group)], st.regs[size_t(group)], load(st, group, at)));
+      line("}");
+    }
+  };
+  for (size_t i = 0; i < streams.size(); ++i) {
+    Stream &st = streams[i];
+    for (int group = 0; group < groups(); ++group) {
+      st.regs.push_back(fmt::format("moa_{}{}_{}_{}", st.moves ? "nx" : "iv", n, i, group));
+      line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", st.regs.back()));
+      if (!st.moves)
+        line(fmt::format("if ({}) {} = {};", ownsOf(st.lanes)[size_t(group)], st.regs.back(),
+                         load(st, group, SymExpr::symbol(loop.var))));
+    }
+  }
+  loadAhead(loop.start, fmt::format("{} < {}", integer(loop.start), integer(loop.end)));
+  // the printer's own loop (`moa_`), like the rest of this copy unlocated: explain --html maps the loop IR's
+  // loop to the copy after it
+  line(fmt::format("for (int64_t moa_row{0} = {1}; moa_row{0} < {2}; ++moa_row{0}) {{", n, integer(loop.start),
+                   integer(loop.end)));
+  line(fmt::format("const int64_t {} = moa_row{};", name(loop.var), n));
+  const SymExpr next = SymExpr::symbol(loop.var) + SymExpr(1);
+  std::map<std::pair<size_t, SymExpr>, std::vector<std::string>> current;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const Stream &st = streams[i];
+    std::vector<std::string> now = st.regs;
+    if (st.moves)
+      for (int group = 0; group < groups(); ++group) {
+        now[size_t(group)] = fmt::format("moa_cx{}_{}_{}", n, i, group);
+        line(fmt::format("const float4 {} = {};", now[size_t(group)], st.regs[size_t(group)]));
+      }
+    current[{st.buffer, st.base}] = now;
+  }
+  loadAhead(next, fmt::format("{} < {}", integer(next), integer(loop.end)));
+  auto outside = std::move(prefetched);
+  prefetched = current;
+  // the statements' `/* FILE:LINE */` comments go with the copy after it, printed as before (explain --html
+  // maps each loop-IR statement to one line of the kernel)
+  const bool wasLocated = locate;
+  locate = false;
+  for (const LStmt &x : loop.body)
+    warpStmt(x, t);
+  locate = wasLocated;
+  prefetched = std::move(outside);
+  for (const Lanes &x : found)
+    piped.erase(x.loop);
+  line("}");
+  line("} else {");
+  return true;
 }
 
 // Statements of a warp, where a lane loop among them updates held registers (holdAcross): its lane then
@@ -620,13 +839,18 @@ void CudaPrinter::warpBlock(const std::vector<LStmt> &body, ElemType t) {
       const Buffer &b = k.buffers[a.buffer];
       if (b.role != Buffer::Input || b.inout || held.count({a.buffer, a.base}) || prefetched.count({a.buffer, a.base}))
         continue;
-      std::string r = fmt::format("moa_pf{}", prefetchCount++);
+      const int n = prefetchCount++;
       SymExpr first = a.base + s.start;
-      line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", r));
-      line(fmt::format("if ({} && ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0)", keep->owns, cn.buffer(a.buffer),
-                       integer(first)));
-      line(fmt::format("{} = *(const float4 *)&{}[{} + 4 * moa_lane];", r, cn.buffer(a.buffer), integer(first)));
-      prefetched.emplace(std::pair{a.buffer, a.base}, r);
+      std::vector<std::string> regs;
+      for (int group = 0; group < groups(); ++group) {
+        regs.push_back(fmt::format("moa_pf{}{}", n, group ? fmt::format("_{}", group) : ""));
+        line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", regs.back()));
+        line(fmt::format("if ({} && ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0)", keep->owns[size_t(group)],
+                         cn.buffer(a.buffer), integer(first)));
+        line(fmt::format("{} = *(const float4 *)&{}[{} + {}];", regs.back(), cn.buffer(a.buffer), integer(first),
+                         groupStart(group)));
+      }
+      prefetched.emplace(std::pair{a.buffer, a.base}, regs);
       issued.push_back({a.buffer, a.base});
     }
   }
@@ -641,9 +865,9 @@ void CudaPrinter::warpBlock(const std::vector<LStmt> &body, ElemType t) {
 void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
   switch (s.kind) {
   case LStmt::Loop: {
-    LaneLoop lanes(s);
-    if (lanes.independent()) {
-      laneLoop(s, lanes, t);
+    LaneLoop spread(s);
+    if (spread.independent()) {
+      laneLoop(s, spread, t);
       return;
     }
     holdAcross(s, t);
@@ -659,7 +883,7 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
     line("}");
     return;
   case LStmt::Store:
-    line("if (moa_lane == 0) {");
+    line(packed ? "if (moa_lane == 0 && moa_live) {" : "if (moa_lane == 0) {");
     stmt(s, t);
     line("}");
     line("__syncwarp();");
@@ -724,10 +948,11 @@ void CudaPrinter::region(const Region &r) {
   std::string host = std::move(body);
   body.clear();
   line(fmt::format("/* {} */", commentText(regionName(k, r))));
-  // a split pass: as many warps resident on an SM as its split count aims for (a register budget)
-  std::string bounds = r.part == Region::Splits
-                           ? fmt::format("{}, MOART_CUDA_SPLIT_WARPS_PER_SM / {}", threads, threads / 32)
-                           : std::to_string(threads);
+  // a split pass: as many warps resident on an SM as its split count aims for (a register budget), of which
+  // a packed pass, whose lanes each hold `packing` groups of a row, aims for 1 / packing (moart_cuda_splits)
+  std::string bounds = r.part == Region::Splits ? fmt::format("{}, MOART_CUDA_SPLIT_WARPS_PER_SM / {}", threads,
+                                                              r.packing * threads / 32)
+                                                : std::to_string(threads);
   line(fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", bounds, kernel, params(used)));
   for (const TDim &d : k.dims)
     if (!d.value)
@@ -745,14 +970,28 @@ void CudaPrinter::region(const Region &r) {
     for (const LStmt &s : r.body)
       stmt(s, t);
   } else {
-    for (size_t d = 0; d < nest.loops.size(); ++d)
-      line(fmt::format("const int64_t moa_extent{} = {};", d, integer(nest.loops[d]->end - nest.loops[d]->start)));
+    // a packed split pass: the packed loop's extent counts packs of `packing` values
+    packed = warps && r.packing > 1;
+    lanes = packed ? int(32 / r.packing) : 32;
+    auto isPacked = [&](const LStmt *l) { return packed && l->var == r.packed; };
+    for (size_t d = 0; d < nest.loops.size(); ++d) {
+      std::string extent = integer(nest.loops[d]->end - nest.loops[d]->start);
+      line(fmt::format("const int64_t moa_extent{} = {};", d,
+                       isPacked(nest.loops[d]) ? fmt::format("(({}) + {}) / {}", extent, r.packing - 1, r.packing)
+                                               : extent));
+    }
     std::string count;
     for (size_t d = 0; d < nest.loops.size(); ++d)
       count += fmt::format("{}moa_extent{}", d ? " * " : "", d);
     line(fmt::format("const int64_t moa_total = {};", count));
+    if (packed) {
+      line(fmt::format("const int moa_lane = (int)(threadIdx.x & {}u); /* a value's lanes: {} of the warp's */",
+                       lanes - 1, lanes));
+      line(fmt::format("const int moa_pack = (int)((threadIdx.x & 31u) / {}u); /* the value of the pack */", lanes));
+    }
     if (warps) {
-      line("const int moa_lane = (int)(threadIdx.x & 31u);");
+      if (!packed)
+        line("const int moa_lane = (int)(threadIdx.x & 31u);");
       line("for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;"
            " moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {");
     } else {
@@ -762,11 +1001,19 @@ void CudaPrinter::region(const Region &r) {
     line("int64_t moa_rest = moa_t;");
     for (size_t d = nest.loops.size(); d-- > 0;) {
       const LStmt &l = *nest.loops[d];
-      if (d == 0)
-        line(fmt::format("const int64_t {} = {} + moa_rest;", name(l.var), integer(l.start)));
-      else
-        line(fmt::format("const int64_t {} = {} + moa_rest % moa_extent{};\nmoa_rest /= moa_extent{};", name(l.var),
-                         integer(l.start), d, d));
+      std::string index = d == 0 ? "moa_rest" : fmt::format("moa_rest % moa_extent{}", d);
+      if (isPacked(&l)) {
+        // a group past the extent (a last pack cut short) computes the last value again and stores nothing
+        std::string extent = integer(l.end - l.start);
+        line(fmt::format("const int64_t moa_value = {} * ({}) + moa_pack;", r.packing, index));
+        line(fmt::format("const bool moa_live = moa_value < {};", extent));
+        line(fmt::format("const int64_t {} = {} + (moa_live ? moa_value : {} - 1);", name(l.var), integer(l.start),
+                         extent));
+      } else {
+        line(fmt::format("const int64_t {} = {} + {};", name(l.var), integer(l.start), index));
+      }
+      if (d > 0)
+        line(fmt::format("moa_rest /= moa_extent{};", d));
     }
     for (const LStmt *l : nest.loops)
       known.insert(l->var);
@@ -777,6 +1024,8 @@ void CudaPrinter::region(const Region &r) {
     for (const auto &key : perIteration) // their locals end with the iteration
       hoisted.erase(key);
     line("}");
+    packed = false;
+    lanes = 32;
   }
   line("}");
   line("");

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace moac {
 
 std::string Buffer::label() const {
@@ -121,6 +123,18 @@ const char *roleName(Buffer::Role r) {
 
 } // namespace
 
+bool onlyThroughDivisions(const SymExpr &offset, Symbol var) {
+  if (!offset.dependsOn(var))
+    return false;
+  for (const SymExpr::Term &t : offset.terms())
+    for (const auto &a : t.factors)
+      if ((a->kind == SymExpr::Atom::Sym && a->sym == var) ||
+          (a->kind == SymExpr::Atom::Mod && (a->lhs.dependsOn(var) || a->rhs.dependsOn(var))) ||
+          (a->kind == SymExpr::Atom::Div && a->rhs.dependsOn(var)))
+        return false;
+  return true;
+}
+
 void forEachAccess(const std::vector<LStmt> &body,
                    const std::function<void(size_t buffer, const SymExpr &offset, bool isStore)> &f) {
   std::vector<const LStmt *> stmts;
@@ -225,6 +239,22 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     return fmt::format("{}: the fused reduction of {} runs as {} splits of contiguous terms, each computing every "
                        "score once; its readers combine the splits' partials",
                        group, members, splits);
+  }
+  case Decision::PackedFrame: {
+    const Region &r = k.stages[d.region];
+    std::vector<std::string> shared;
+    forEachAccess(r.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+      const std::string &name = k.buffers[b].name;
+      if (!isStore && onlyThroughDivisions(offset, d.inner) &&
+          std::find(shared.begin(), shared.end(), name) == shared.end())
+        shared.push_back(name);
+    });
+    const std::string j = d.inner.name();
+    return fmt::format("{}: a warp takes {} adjacent values of {} together, each on {} of its lanes: {} depend{} on {} "
+                       "only through floor divisions, so values that agree on them (the query heads of a GQA group) "
+                       "load the same rows in the same instructions (schedule pack={})",
+                       regionName(k, r), d.lanes, j, 32 / d.lanes, fmt::join(shared, " and "),
+                       shared.size() == 1 ? "s" : "", j, d.lanes);
   }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);

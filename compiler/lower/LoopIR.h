@@ -131,6 +131,10 @@ struct Region {
   int parallelDepth = 0;
   std::vector<LStmt> body;
   std::optional<Symbol> onlyIfChunks; // run only when this chunk count is above 1 (a combine step)
+  // CUDA, a split pass: one warp takes `packing` adjacent values of the frame index `packed` together,
+  // each on 32 / packing of its lanes (Decision::PackedFrame); packing 1 is one value a warp.
+  Symbol packed{};
+  int64_t packing = 1;
 };
 
 // The chunk count P of a split reduction, computed once at entry from the dims:
@@ -142,8 +146,10 @@ struct ChunkCount {
   size_t of = 0; // the buffer whose split reduction it counts (Splits: the fused group's maxima)
   // P over the terms, Q over the P partials, or the splits of a fused group
   enum Level { Chunks, Groups, Splits } level = Chunks;
-  // the schedule's constants; threads 0: the device's (CUDA: 32 warps per SM, asked at run time)
+  // the schedule's constants; threads 0: the device's (CUDA: 32 warps per SM, asked at run time, or
+  // 32 / pack for a split pass whose warps take `pack` frame values: Region::packing)
   int64_t threads = 0, chunk = 0;
+  int64_t pack = 1;
 };
 
 // A choice the lowering made that the loop nests alone do not explain (printed by dumpLoopIR and
@@ -156,12 +162,13 @@ struct Decision {
     TermsAlongRows,  // stages[region] (partials) runs its term loop outside `inner`'s loop (CPU targets)
     FusedSplits,     // stages[region] runs the fused group of buffers[buffer] (its maxima) split-K
     InterleavedSum,  // the inline sum or product over `inner` (at `loc`) adds into `lanes` accumulators
+    PackedFrame,     // CUDA: stages[region]'s warps take `lanes` values of frame index `inner` together
   } kind;
   size_t buffer = 0;
   size_t region = 0;
   Symbol inner{};
   SymExpr start{}, end{};
-  int64_t lanes = 0;       // InterleavedSum
+  int64_t lanes = 0;       // InterleavedSum; PackedFrame: the values a warp takes
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
 };
@@ -190,6 +197,10 @@ std::string describeAccess(const Kernel &kernel, const Coalescing &access); // "
 std::string describeDifference(const Coalescing &access);                  // "dk", "not affine"
 // "coalesced", "the same address in every lane (broadcast)", or "" for any other difference
 std::string describeLanes(const Coalescing &access);
+
+// Whether `offset` depends on `var` only through the numerators of floor divisions (⌊hkv·g / hq⌋): then
+// adjacent values of var often make the same access.
+bool onlyThroughDivisions(const SymExpr &offset, Symbol var);
 
 // Calls f for every load and store in the statements, nested ones included.
 void forEachAccess(const std::vector<LStmt> &body,

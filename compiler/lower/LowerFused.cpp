@@ -48,6 +48,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     k.buffers.push_back(std::move(b));
     out.buffers.push_back(k.buffers.size() - 1);
   }
+  const size_t splitsCount = k.chunkCounts.size();
   k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, g.extent, out.buffers[0], ChunkCount::Splits,
                                      schedule.fusedSplits(target), schedule.fusedChunk(target)});
   NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
@@ -118,6 +119,30 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   d.buffer = out.buffers[0];
   d.region = k.stages.size();
   k.decisions.push_back(d);
+  // CUDA: a frame index that the term's loads of inputs depend on only through floor divisions (a GQA
+  // group's heads, ⌊hkv·g / hq⌋) is packed, the innermost such: a warp takes `pack` of its values, so that
+  // heads of a group load each row of K and V in the same instructions; the splits then count packs.
+  if (target == Target::Cuda && schedule.pack > 1) {
+    for (size_t f = g.frame.size(); f-- > 0 && !region.packed.entry;) {
+      bool shares = false;
+      forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+        shares |= !isStore && k.buffers[b].role == Buffer::Input && onlyThroughDivisions(offset, g.frame[f]);
+      });
+      if (!shares)
+        continue;
+      region.packed = g.frame[f];
+      region.packing = schedule.pack;
+      SymVec packs = g.frameShape;
+      packs[f] = SymExpr::floorDiv(packs[f] + SymExpr(schedule.pack - 1), SymExpr(schedule.pack));
+      k.chunkCounts[splitsCount].items = product(packs);
+      k.chunkCounts[splitsCount].pack = schedule.pack;
+      Decision p{Decision::PackedFrame};
+      p.region = k.stages.size();
+      p.inner = g.frame[f];
+      p.lanes = schedule.pack;
+      k.decisions.push_back(p);
+    }
+  }
   k.stages.push_back(std::move(region));
   return out;
 }

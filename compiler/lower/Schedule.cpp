@@ -56,8 +56,12 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
       if (number > Schedule::maxLanes)
         return fmt::format("schedule value {} for lanes must be at most {}", number, Schedule::maxLanes);
       schedule.lanes = number;
+    } else if (key == "pack") {
+      if (number > 32 || (number & (number - 1)) != 0)
+        return fmt::format("schedule value {} for pack must be a power of two at most 32", number);
+      schedule.pack = number;
     } else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, splits, lanes)", key);
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, splits, lanes, pack)", key);
   }
   return std::nullopt;
 }

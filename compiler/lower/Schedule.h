@@ -39,6 +39,11 @@ struct Schedule {
   // chain in index order. CUDA spreads such sums over a warp's lanes instead.
   int64_t lanes = 8;
   static constexpr int64_t maxLanes = 64;
+  // CUDA: the values of a frame index that one warp of a fused split pass takes together, each on
+  // 32 / pack of its lanes, where loads of the term depend on that index only through floor divisions
+  // (a GQA group's query heads read the same rows of K and V: lower/LowerFused.cpp). A power of two ≤ 32;
+  // 1 is a warp per value. Other targets ignore it. 2 measured fastest (bench/cuda/NOTES.md).
+  int64_t pack = 2;
 
   int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
   int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 8 : chunk; }

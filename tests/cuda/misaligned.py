@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The CUDA kernels' guarded paths, on a machine with a GPU (not part of ctest: CI has none).
 
-usage: python3 tests/cuda/misaligned.py LIBDIR
+usage: python3 tests/cuda/misaligned.py LIBDIR|LIBRARY
 
 LIBDIR holds a library that bench/run-cuda built (libmoabench-*.so: decode.moa and gqa.moa for
---target=cuda). For each set of dims below, every input and the output are passed once 16-byte aligned and
+--target=cuda; the first by name is taken), or LIBRARY is one. For each set of dims below, every input and the output are passed once 16-byte aligned and
 once 4 bytes past an alignment (so the 16-byte paths' run-time tests fail and the scalar paths run), and
 with extents that are not multiples of four or exceed one group a lane (so the held registers are not
 used). Every output is compared with the formula in float64: max |err| / max |ref| < 1e-5. Exit 1 on any
@@ -19,7 +19,8 @@ import torch
 
 
 def load(libdir):
-    lib = ctypes.CDLL(sorted(glob.glob(libdir + "/libmoabench-*.so"))[0])
+    path = libdir if libdir.endswith(".so") else sorted(glob.glob(libdir + "/libmoabench-*.so"))[0]
+    lib = ctypes.CDLL(path)
     i64, p = ctypes.c_int64, ctypes.c_void_p
     for fn, dims in (("moa_decode", 3), ("moa_gqa", 6)):
         getattr(lib, fn).argtypes = [i64] * dims + [p] * 6
@@ -41,7 +42,11 @@ def main():
     lib = load(sys.argv[1])
     failures = 0
     cases = [(1, 1, 1, 1000, 128, 128), (1, 1, 1, 999, 132, 132), (1, 1, 1, 500, 64, 64), (1, 1, 1, 300, 126, 126),
-             (2, 8, 2, 777, 128, 128), (1, 4, 1, 257, 60, 68), (1, 1, 1, 5000, 8, 4)]
+             (2, 8, 2, 777, 128, 128), (1, 4, 1, 257, 60, 68), (1, 1, 1, 5000, 8, 4),
+             # packed split passes (query heads four to a warp): a last pack cut short (hq = 6, 5, 3), MQA,
+             # MHA, and a row too long to hold in registers
+             (1, 6, 2, 300, 64, 64), (2, 5, 5, 100, 32, 32), (1, 3, 1, 50, 128, 128), (1, 8, 1, 333, 128, 128),
+             (1, 4, 4, 200, 128, 128), (1, 4, 2, 100, 132, 132)]
     for B, hq, hkv, n, dk, dv in cases:
         torch.manual_seed(n)
         q = torch.randn(B, hq, dk, device="cuda")

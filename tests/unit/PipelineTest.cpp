@@ -263,6 +263,56 @@ TEST_CASE("a fused group's split pass is typed records too: its partials, splits
   CHECK(code.find("moart_rescalef(") != std::string::npos);
 }
 
+TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's floor divisions", "[pipeline][cuda]") {
+  const std::string gqa = "dim B, hq, hkv, n, dk, dv\nin Q : f32[B, hq, dk]\nin K : f32[B, hkv, n, dk]\n"
+                          "in V : f32[B, hkv, n, dv]\n"
+                          "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                          "fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V\n"
+                          "out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, "
+                          "<b, g * hkv div hq> psi V)\n";
+  auto packed = [](const Kernel &k) -> const Region * {
+    for (const Region &r : k.stages)
+      if (r.packing > 1)
+        return &r;
+    return nullptr;
+  };
+  auto run = runText(gqa, Stage::Code, Target::Cuda);
+  REQUIRE(run->c.ok());
+  const Kernel &k = *run->c.kernel;
+  const Region *r = packed(k);
+  REQUIRE(r);
+  CHECK(r->part == Region::Splits);
+  CHECK(r->packing == 2);
+  CHECK(r->packed.name() == "j"); // the frame's second index, g's: K and V see it only in ⌊hkv·j / hq⌋
+  REQUIRE(k.chunkCounts.size() == 1);
+  CHECK(k.chunkCounts[0].items.str() == "B*((hq + 1) div 2)"); // the splits count packs
+  auto d = std::find_if(k.decisions.begin(), k.decisions.end(),
+                        [](const Decision &x) { return x.kind == Decision::PackedFrame; });
+  REQUIRE(d != k.decisions.end());
+  CHECK(describeDecision(k, *d) ==
+        "online (splits): a warp takes 2 adjacent values of j together, each on 16 of its lanes: K and V depend on j "
+        "only through floor divisions, so values that agree on them (the query heads of a GQA group) load the same "
+        "rows in the same instructions (schedule pack=2)");
+  const std::string &code = run->c.code->source;
+  CHECK(code.find("moart_warp_addf(acc2, 16)") != std::string::npos); // a score's sum over 16 lanes
+  CHECK(code.find("if (moa_lane == 0 && moa_live) {") != std::string::npos); // a short last pack stores nothing
+  CHECK(code.find("moa_h0_1") != std::string::npos); // two groups of o's row held a lane
+  // the same program on the CPU targets, with pack=1, or with the heads indexed directly (MHA): a warp a head
+  CHECK(!packed(*runText(gqa, Stage::Code, Target::OpenMP)->c.kernel));
+  Schedule one;
+  one.pack = 1;
+  CHECK(!packed(*runText(gqa, Stage::Code, Target::Cuda, one)->c.kernel));
+  std::string mha = gqa;
+  mha.replace(mha.find("<b, g * hkv div hq> psi K"), 25, "<b, g> psi K");
+  mha.replace(mha.find("<b, g * hkv div hq> psi V"), 25, "<b, g> psi V");
+  mha.replace(mha.find("hkv, n, dk]"), 3, "hq");
+  mha.replace(mha.find("hkv, n, dv]"), 3, "hq");
+  auto direct = runText(mha, Stage::Code, Target::Cuda);
+  INFO(direct->diags);
+  REQUIRE(direct->c.ok());
+  CHECK(!packed(*direct->c.kernel));
+}
+
 TEST_CASE("a fused member named like a C keyword gets a partials name C can have", "[pipeline][fuse]") {
   auto run = runText("dim n, d\nin a : f32[n]\nin W : f32[n, d]\nint = max/ a\nw = exp(a - int)\n"
                      "z = +/ w\nout r = (w / z) +.* W\n",

@@ -286,11 +286,13 @@ MOART_INLINE size_t moart_size_checked(int64_t bytes, int *overflow) {
 
 #ifdef __CUDACC__
 /* CUDA kernels (moac --target=cuda, docs/schedule.md "CUDA"): the sum, maximum, minimum and product of a
- * value over the 32 lanes of a warp, in every lane. The butterfly adds the same two values in every
- * lane of a pair (a + b == b + a exactly), so every lane ends with the same bits. */
+ * value over the 32 lanes of a warp, in every lane; or, with `width` (a power of two) below 32, over each
+ * aligned group of `width` lanes on its own (a packed split pass: a group a query head). The butterfly
+ * adds the same two values in every lane of a pair (a + b == b + a exactly), so every lane ends with the
+ * same bits. Every lane of the warp calls it. */
 #define MOART_WARP_REDUCE(NAME, T, OP)                                                                     \
-  static inline __device__ T NAME(T x) {                                                                   \
-    for (int offset = 16; offset > 0; offset >>= 1)                                                        \
+  static inline __device__ T NAME(T x, int width = 32) {                                                   \
+    for (int offset = width / 2; offset > 0; offset >>= 1)                                                 \
       x = OP(x, __shfl_xor_sync(0xffffffffu, x, offset));                                                  \
     return x;                                                                                              \
   }
@@ -328,9 +330,12 @@ static inline int64_t moart_cuda_device_warps(void) {
 /* The splits of each of `items` frames of a fused group on the current device, one split a warp: as many
  * as fit in one wave of the device's warps (the floor of warps / items, at least 1), none shorter than
  * `chunk` terms. The ceiling (moart_chunks) would start a second wave for a few warps, each a whole split
- * long: 256 frames × 17 splits on 4224 warps took 1.4× as long as 256 × 16 (bench/cuda/NOTES.md). */
-static inline int64_t moart_cuda_splits(int64_t items, int64_t terms, int64_t chunk) {
-  int64_t fit = items < 1 ? 1 : moart_cuda_device_warps() / items;
+ * long: 256 frames × 17 splits on 4224 warps took 1.4× as long as 256 × 16 (bench/cuda/NOTES.md).
+ * A pass whose warps take `pack` frame values at once (moac's `pack` schedule, GQA heads) holds `pack`
+ * times the registers a lane, so it is compiled for, and aims at, 1 / pack of the warps. */
+static inline int64_t moart_cuda_splits(int64_t items, int64_t terms, int64_t chunk, int64_t pack) {
+  int64_t warps = moart_cuda_device_warps() / (pack < 1 ? 1 : pack);
+  int64_t fit = items < 1 ? 1 : warps / items;
   return moart_chunks(1, terms, fit < 1 ? 1 : fit, chunk);
 }
 #endif
