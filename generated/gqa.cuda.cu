@@ -477,6 +477,92 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* O: a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_gqa_stage1_wide(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
+                        int64_t P_online, float *O, float *online_m_part, float *online_sum_e_part,
+                        float *online_O_part) {
+  (void)B;
+  (void)hq;
+  (void)hkv;
+  (void)n;
+  (void)dk;
+  (void)dv;
+  (void)P_online;
+  const int64_t moa_extent0 = B;
+  const int64_t moa_extent1 = hq;
+  const int64_t moa_extent2 = dv;
+  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t k2 = 0 + moa_rest % moa_extent2;
+    moa_rest /= moa_extent2;
+    const int64_t j2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t i2 = 0 + moa_rest;
+    float M = -INFINITY;
+    if (moa_lane != 0)
+      M = -INFINITY;
+    const bool moa_vec6 =
+        ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
+      if (moa_vec6 && moa_g + 4 <= P_online) {
+        float4 moa_r0 =
+            *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
+        { M = moart_maxf(M, moa_r0.x); }
+        { M = moart_maxf(M, moa_r0.y); }
+        { M = moart_maxf(M, moa_r0.z); }
+        { M = moart_maxf(M, moa_r0.w); }
+      } else {
+        for (int64_t c2 = moa_g; c2 < moa_g + 4 && c2 < P_online; ++c2) {
+          M = moart_maxf(M, online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]);
+        }
+      }
+    }
+    M = moart_group_maxf(M, moa_width, moa_scratch); /* the lanes' partial results combined */
+    float S = 0.0f;
+    if (moa_lane != 0)
+      S = -0.0f;
+#pragma unroll 4
+    for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += moa_width) {
+      S = S + (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+               moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)], M));
+    }
+    S = moart_group_addf(S, moa_width, moa_scratch); /* the lanes' partial results combined */
+    float S2 = 0.0f;
+    if (moa_lane != 0)
+      S2 = -0.0f;
+    const bool moa_vec7 = ((uintptr_t)online_m_part & 15u) == 0 &&
+                          (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
+                          ((uintptr_t)online_sum_e_part & 15u) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
+      if (moa_vec7 && moa_g + 4 <= P_online) {
+        float4 moa_r0 =
+            *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
+        float4 moa_r1 =
+            *(const float4 *)&online_sum_e_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
+        { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
+        { S2 = S2 + (moa_r1.y * moart_rescalef(moa_r0.y, M)); }
+        { S2 = S2 + (moa_r1.z * moart_rescalef(moa_r0.z, M)); }
+        { S2 = S2 + (moa_r1.w * moart_rescalef(moa_r0.w, M)); }
+      } else {
+        for (int64_t c4 = moa_g; c4 < moa_g + 4 && c4 < P_online; ++c4) {
+          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
+                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)], M));
+        }
+      }
+    }
+    S2 = moart_group_addf(S2, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      O[(hq * dv * i2 + dv * j2 + k2)] = (S / S2);
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                     int64_t dv, size_t offsets[8]) {
   int overflow = 0;
@@ -583,12 +669,19 @@ extern "C" int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk
   /* O */
   {
     const int64_t moa_total = B * hq * dv;
-    const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-    const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-    if (moa_total > 0)
-      moa_gqa_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                       32 * moa_per, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O, online_m_part,
-                                                  online_sum_e_part, online_O_part);
+    const int moa_width = moart_cuda_combine_width(moa_total);
+    if (moa_width > 32) {
+      moa_gqa_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576)),
+                            moa_width, 0, stream>>>(
+          B, hq, hkv, n, dk, dv, P_online, O, online_m_part, online_sum_e_part, online_O_part);
+    } else {
+      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+      if (moa_total > 0)
+        moa_gqa_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
+                         32 * moa_per, 0, stream>>>(
+            B, hq, hkv, n, dk, dv, P_online, O, online_m_part, online_sum_e_part, online_O_part);
+    }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

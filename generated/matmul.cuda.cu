@@ -119,6 +119,48 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* C (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_matmul_stage1_wide(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *C_part, float *C_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  const int64_t moa_extent0 = Q_C;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_extent2 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j = 0 + moa_rest % moa_extent2;
+    moa_rest /= moa_extent2;
+    const int64_t i = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g = 0 + moa_rest;
+    float acc2 = 0.0f;
+    if (moa_lane != 0)
+      acc2 = -0.0f;
+#pragma unroll 4
+    for (int64_t c2 = g + moa_lane * Q_C; c2 < P_C; c2 += moa_width * Q_C) {
+      acc2 = acc2 + C_part[(m * p * c2 + p * i + j)];
+    }
+    acc2 = moart_group_addf(acc2, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      C_group[(m * p * g + p * i + j)] = acc2;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* C (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_matmul_stage2(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
@@ -154,6 +196,45 @@ __global__ void __launch_bounds__(128)
       C[(p * i + j)] = acc3; /* matmul.moa:8 */
     }
     __syncwarp();
+  }
+}
+
+/* C (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_matmul_stage2_wide(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *C, float *C_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  const int64_t moa_extent0 = m;
+  const int64_t moa_extent1 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t i = 0 + moa_rest;
+    float acc3 = 0.0f;
+    if (moa_lane != 0)
+      acc3 = -0.0f;
+#pragma unroll 4
+    for (int64_t c3 = 0 + moa_lane; c3 < Q_C; c3 += moa_width) {
+      acc3 = acc3 + C_group[(m * p * c3 + p * i + j)];
+    }
+    acc3 = moart_group_addf(acc3, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      C[(p * i + j)] = acc3;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -226,6 +307,45 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* y (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_matmul_stage4_wide(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *y_part, float *y_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  const int64_t moa_extent0 = Q_y;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g2 = 0 + moa_rest;
+    float acc5 = 0.0f;
+    if (moa_lane != 0)
+      acc5 = -0.0f;
+#pragma unroll 4
+    for (int64_t c5 = g2 + moa_lane * Q_y; c5 < P_y; c5 += moa_width * Q_y) {
+      acc5 = acc5 + y_part[(m * c5 + i2)];
+    }
+    acc5 = moart_group_addf(acc5, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      y_group[(m * g2 + i2)] = acc5;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* y (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_matmul_stage5(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
@@ -258,6 +378,42 @@ __global__ void __launch_bounds__(128)
       y[i2] = acc6; /* matmul.moa:9 */
     }
     __syncwarp();
+  }
+}
+
+/* y (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_matmul_stage5_wide(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *y, float *y_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  const int64_t moa_extent0 = m;
+  const int64_t moa_total = moa_extent0;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest;
+    float acc6 = 0.0f;
+    if (moa_lane != 0)
+      acc6 = -0.0f;
+#pragma unroll 4
+    for (int64_t c6 = 0 + moa_lane; c6 < Q_y; c6 += moa_width) {
+      acc6 = acc6 + y_group[(m * c6 + i2)];
+    }
+    acc6 = moart_group_addf(acc6, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      y[i2] = acc6;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -336,6 +492,48 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* D (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_matmul_stage7_wide(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *D_part, float *D_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  const int64_t moa_extent0 = Q_D;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_extent2 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j2 = 0 + moa_rest % moa_extent2;
+    moa_rest /= moa_extent2;
+    const int64_t i3 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g3 = 0 + moa_rest;
+    float acc8 = -INFINITY;
+    if (moa_lane != 0)
+      acc8 = -INFINITY;
+#pragma unroll 4
+    for (int64_t c8 = g3 + moa_lane * Q_D; c8 < P_D; c8 += moa_width * Q_D) {
+      acc8 = moart_maxf(acc8, D_part[(m * p * c8 + p * i3 + j2)]);
+    }
+    acc8 = moart_group_maxf(acc8, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      D_group[(m * p * g3 + p * i3 + j2)] = acc8;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* D (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_matmul_stage8(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
@@ -371,6 +569,45 @@ __global__ void __launch_bounds__(128)
       D[(p * i3 + j2)] = acc9; /* matmul.moa:10 */
     }
     __syncwarp();
+  }
+}
+
+/* D (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_matmul_stage8_wide(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *D, float *D_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  const int64_t moa_extent0 = m;
+  const int64_t moa_extent1 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t i3 = 0 + moa_rest;
+    float acc9 = -INFINITY;
+    if (moa_lane != 0)
+      acc9 = -INFINITY;
+#pragma unroll 4
+    for (int64_t c9 = 0 + moa_lane; c9 < Q_D; c9 += moa_width) {
+      acc9 = moart_maxf(acc9, D_group[(m * p * c9 + p * i3 + j2)]);
+    }
+    acc9 = moart_group_maxf(acc9, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      D[(p * i3 + j2)] = acc9;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -497,13 +734,21 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_C > 1) {
     {
       const int64_t moa_total = Q_C * m * p;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_matmul_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                       C_part, C_group);
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_matmul_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                         : INT64_C(1048576)),
+                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                         C_part, C_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_matmul_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                       : INT64_C(1048576)),
+                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                         C_part, C_group);
+      }
     }
   }
 
@@ -511,13 +756,21 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_C > 1) {
     {
       const int64_t moa_total = m * p;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_matmul_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C,
-                                                       C_group);
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_matmul_stage2_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                         : INT64_C(1048576)),
+                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C,
+                                                         C_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_matmul_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                       : INT64_C(1048576)),
+                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C,
+                                                         C_group);
+      }
     }
   }
 
@@ -534,13 +787,21 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_y > 1) {
     {
       const int64_t moa_total = Q_y * m;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_matmul_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                       y_part, y_group);
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_matmul_stage4_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                         : INT64_C(1048576)),
+                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                         y_part, y_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_matmul_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                       : INT64_C(1048576)),
+                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                         y_part, y_group);
+      }
     }
   }
 
@@ -548,13 +809,21 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_y > 1) {
     {
       const int64_t moa_total = m;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_matmul_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y,
-                                                       y_group);
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_matmul_stage5_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                         : INT64_C(1048576)),
+                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y,
+                                                         y_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_matmul_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                       : INT64_C(1048576)),
+                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y,
+                                                         y_group);
+      }
     }
   }
 
@@ -571,13 +840,21 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_D > 1) {
     {
       const int64_t moa_total = Q_D * m * p;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_matmul_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                       D_part, D_group);
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_matmul_stage7_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                         : INT64_C(1048576)),
+                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                         D_part, D_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_matmul_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                       : INT64_C(1048576)),
+                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
+                                                         D_part, D_group);
+      }
     }
   }
 
@@ -585,13 +862,21 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_D > 1) {
     {
       const int64_t moa_total = m * p;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_matmul_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D,
-                                                       D_group);
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_matmul_stage8_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                         : INT64_C(1048576)),
+                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D,
+                                                         D_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_matmul_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                       : INT64_C(1048576)),
+                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D,
+                                                         D_group);
+      }
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

@@ -148,6 +148,53 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* colSum (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage1_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *colSum_part, float *colSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = Q_colSum;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g = 0 + moa_rest;
+    float acc2 = 0.0f;
+    if (moa_lane != 0)
+      acc2 = -0.0f;
+#pragma unroll 4
+    for (int64_t c2 = g + moa_lane * Q_colSum; c2 < P_colSum; c2 += moa_width * Q_colSum) {
+      acc2 = acc2 + colSum_part[(m * c2 + i)];
+    }
+    acc2 = moart_group_addf(acc2, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      colSum_group[(m * g + i)] = acc2;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* colSum (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage2(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -187,6 +234,50 @@ __global__ void __launch_bounds__(128)
       colSum[i] = acc3; /* reduce-rows.moa:6 */
     }
     __syncwarp();
+  }
+}
+
+/* colSum (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage2_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *colSum, float *colSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = m;
+  const int64_t moa_total = moa_extent0;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i = 0 + moa_rest;
+    float acc3 = 0.0f;
+    if (moa_lane != 0)
+      acc3 = -0.0f;
+#pragma unroll 4
+    for (int64_t c3 = 0 + moa_lane; c3 < Q_colSum; c3 += moa_width) {
+      acc3 = acc3 + colSum_group[(m * c3 + i)];
+    }
+    acc3 = moart_group_addf(acc3, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      colSum[i] = acc3;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -274,6 +365,53 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* rowSum (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage4_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowSum_part, float *rowSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = Q_rowSum;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g2 = 0 + moa_rest;
+    float acc5 = 0.0f;
+    if (moa_lane != 0)
+      acc5 = -0.0f;
+#pragma unroll 4
+    for (int64_t c5 = g2 + moa_lane * Q_rowSum; c5 < P_rowSum; c5 += moa_width * Q_rowSum) {
+      acc5 = acc5 + rowSum_part[(n * c5 + i2)];
+    }
+    acc5 = moart_group_addf(acc5, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowSum_group[(n * g2 + i2)] = acc5;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* rowSum (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage5(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -313,6 +451,50 @@ __global__ void __launch_bounds__(128)
       rowSum[i2] = acc6; /* reduce-rows.moa:7 */
     }
     __syncwarp();
+  }
+}
+
+/* rowSum (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage5_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowSum, float *rowSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest;
+    float acc6 = 0.0f;
+    if (moa_lane != 0)
+      acc6 = -0.0f;
+#pragma unroll 4
+    for (int64_t c6 = 0 + moa_lane; c6 < Q_rowSum; c6 += moa_width) {
+      acc6 = acc6 + rowSum_group[(n * c6 + i2)];
+    }
+    acc6 = moart_group_addf(acc6, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowSum[i2] = acc6;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -400,6 +582,53 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* rowMax (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage7_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowMax_part, float *rowMax_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = Q_rowMax;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i3 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g3 = 0 + moa_rest;
+    float acc8 = -INFINITY;
+    if (moa_lane != 0)
+      acc8 = -INFINITY;
+#pragma unroll 4
+    for (int64_t c8 = g3 + moa_lane * Q_rowMax; c8 < P_rowMax; c8 += moa_width * Q_rowMax) {
+      acc8 = moart_maxf(acc8, rowMax_part[(n * c8 + i3)]);
+    }
+    acc8 = moart_group_maxf(acc8, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowMax_group[(n * g3 + i3)] = acc8;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* rowMax (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage8(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -439,6 +668,50 @@ __global__ void __launch_bounds__(128)
       rowMax[i3] = acc9; /* reduce-rows.moa:8 */
     }
     __syncwarp();
+  }
+}
+
+/* rowMax (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage8_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowMax, float *rowMax_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i3 = 0 + moa_rest;
+    float acc9 = -INFINITY;
+    if (moa_lane != 0)
+      acc9 = -INFINITY;
+#pragma unroll 4
+    for (int64_t c9 = 0 + moa_lane; c9 < Q_rowMax; c9 += moa_width) {
+      acc9 = moart_maxf(acc9, rowMax_group[(n * c9 + i3)]);
+    }
+    acc9 = moart_group_maxf(acc9, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowMax[i3] = acc9;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -526,6 +799,54 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* rowMin (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage10_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowMin_part, float *rowMin_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = Q_rowMin;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i4 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g4 = 0 + moa_rest;
+    float acc11 = INFINITY;
+    if (moa_lane != 0)
+      acc11 = INFINITY;
+#pragma unroll 4
+    for (int64_t c11 = g4 + moa_lane * Q_rowMin; c11 < P_rowMin; c11 += moa_width * Q_rowMin) {
+      acc11 = moart_minf(acc11, rowMin_part[(n * c11 + i4)]);
+    }
+    acc11 =
+        moart_group_minf(acc11, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowMin_group[(n * g4 + i4)] = acc11;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* rowMin (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage11(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -566,6 +887,51 @@ __global__ void __launch_bounds__(128)
       rowMin[i4] = acc12; /* reduce-rows.moa:9 */
     }
     __syncwarp();
+  }
+}
+
+/* rowMin (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage11_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowMin, float *rowMin_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i4 = 0 + moa_rest;
+    float acc12 = INFINITY;
+    if (moa_lane != 0)
+      acc12 = INFINITY;
+#pragma unroll 4
+    for (int64_t c12 = 0 + moa_lane; c12 < Q_rowMin; c12 += moa_width) {
+      acc12 = moart_minf(acc12, rowMin_group[(n * c12 + i4)]);
+    }
+    acc12 =
+        moart_group_minf(acc12, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowMin[i4] = acc12;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -653,6 +1019,54 @@ __global__ void __launch_bounds__(128)
   }
 }
 
+/* rowProd (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage13_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowProd_part, float *rowProd_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = Q_rowProd;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i5 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g5 = 0 + moa_rest;
+    float acc14 = 1.0f;
+    if (moa_lane != 0)
+      acc14 = 1.0f;
+#pragma unroll 4
+    for (int64_t c14 = g5 + moa_lane * Q_rowProd; c14 < P_rowProd; c14 += moa_width * Q_rowProd) {
+      acc14 = acc14 * rowProd_part[(n * c14 + i5)];
+    }
+    acc14 =
+        moart_group_mulf(acc14, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowProd_group[(n * g5 + i5)] = acc14;
+    }
+    moart_group_sync(moa_width);
+  }
+}
+
 /* rowProd (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage14(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -693,6 +1107,51 @@ __global__ void __launch_bounds__(128)
       rowProd[i5] = acc15; /* reduce-rows.moa:10 */
     }
     __syncwarp();
+  }
+}
+
+/* rowProd (combine groups): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage14_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowProd, float *rowProd_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i5 = 0 + moa_rest;
+    float acc15 = 1.0f;
+    if (moa_lane != 0)
+      acc15 = 1.0f;
+#pragma unroll 4
+    for (int64_t c15 = 0 + moa_lane; c15 < Q_rowProd; c15 += moa_width) {
+      acc15 = acc15 * rowProd_group[(n * c15 + i5)];
+    }
+    acc15 =
+        moart_group_mulf(acc15, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      rowProd[i5] = acc15;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -775,6 +1234,51 @@ __global__ void __launch_bounds__(128)
       total_group[g6] = acc18; /* reduce-rows.moa:11 */
     }
     __syncwarp();
+  }
+}
+
+/* total (combine): a block a result */
+__global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
+    moa_reduce_rows_stage16_wide(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *total_part, float *total_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  const int64_t moa_extent0 = Q_total;
+  const int64_t moa_total = moa_extent0;
+  __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
+  const int moa_width = (int)blockDim.x;
+  const int moa_lane = (int)threadIdx.x;
+  for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t g6 = 0 + moa_rest;
+    float acc18 = 0.0f;
+    if (moa_lane != 0)
+      acc18 = -0.0f;
+#pragma unroll 4
+    for (int64_t c17 = g6 + moa_lane * Q_total; c17 < P_total; c17 += moa_width * Q_total) {
+      acc18 = acc18 + total_part[c17];
+    }
+    acc18 =
+        moart_group_addf(acc18, moa_width, moa_scratch); /* the lanes' partial results combined */
+    if (moa_lane == 0) {
+      total_group[g6] = acc18;
+    }
+    moart_group_sync(moa_width);
   }
 }
 
@@ -1002,14 +1506,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_colSum > 1) {
     {
       const int64_t moa_total = Q_colSum * m;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                          : INT64_C(1048576)),
-                                 32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                              : INT64_C(1048576)),
+                                      moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, colSum_part, colSum_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                            : INT64_C(1048576)),
+                                   32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, colSum_part, colSum_group);
+      }
     }
   }
 
@@ -1017,14 +1530,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_colSum > 1) {
     {
       const int64_t moa_total = m;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                          : INT64_C(1048576)),
-                                 32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage2_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                              : INT64_C(1048576)),
+                                      moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, colSum, colSum_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                            : INT64_C(1048576)),
+                                   32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, colSum, colSum_group);
+      }
     }
   }
 
@@ -1044,14 +1566,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowSum > 1) {
     {
       const int64_t moa_total = Q_rowSum * n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                          : INT64_C(1048576)),
-                                 32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage4_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                              : INT64_C(1048576)),
+                                      moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part, rowSum_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                            : INT64_C(1048576)),
+                                   32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part, rowSum_group);
+      }
     }
   }
 
@@ -1059,14 +1590,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowSum > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                          : INT64_C(1048576)),
-                                 32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage5_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                              : INT64_C(1048576)),
+                                      moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowSum, rowSum_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                            : INT64_C(1048576)),
+                                   32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowSum, rowSum_group);
+      }
     }
   }
 
@@ -1086,14 +1626,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMax > 1) {
     {
       const int64_t moa_total = Q_rowMax * n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                          : INT64_C(1048576)),
-                                 32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage7_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                              : INT64_C(1048576)),
+                                      moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part, rowMax_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                            : INT64_C(1048576)),
+                                   32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part, rowMax_group);
+      }
     }
   }
 
@@ -1101,14 +1650,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMax > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                          : INT64_C(1048576)),
-                                 32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage8_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                              : INT64_C(1048576)),
+                                      moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMax, rowMax_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                            : INT64_C(1048576)),
+                                   32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowMax, rowMax_group);
+      }
     }
   }
 
@@ -1128,14 +1686,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMin > 1) {
     {
       const int64_t moa_total = Q_rowMin * n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage10<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                           : INT64_C(1048576)),
-                                  32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage10_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                               : INT64_C(1048576)),
+                                       moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part, rowMin_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage10<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                             : INT64_C(1048576)),
+                                    32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part, rowMin_group);
+      }
     }
   }
 
@@ -1143,14 +1710,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMin > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage11<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                           : INT64_C(1048576)),
-                                  32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage11_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                               : INT64_C(1048576)),
+                                       moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowMin, rowMin_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage11<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                             : INT64_C(1048576)),
+                                    32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowMin, rowMin_group);
+      }
     }
   }
 
@@ -1170,14 +1746,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowProd > 1) {
     {
       const int64_t moa_total = Q_rowProd * n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage13<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                           : INT64_C(1048576)),
-                                  32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage13_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                               : INT64_C(1048576)),
+                                       moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part, rowProd_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage13<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                             : INT64_C(1048576)),
+                                    32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part, rowProd_group);
+      }
     }
   }
 
@@ -1185,14 +1770,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowProd > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage14<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                           : INT64_C(1048576)),
-                                  32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage14_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                               : INT64_C(1048576)),
+                                       moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, rowProd, rowProd_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage14<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                             : INT64_C(1048576)),
+                                    32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, rowProd, rowProd_group);
+      }
     }
   }
 
@@ -1212,14 +1806,23 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_total > 1) {
     {
       const int64_t moa_total = Q_total;
-      const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
-      const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_reduce_rows_stage16<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                           : INT64_C(1048576)),
-                                  32 * moa_per, 0, stream>>>(
+      const int moa_width = moart_cuda_combine_width(moa_total);
+      if (moa_width > 32) {
+        moa_reduce_rows_stage16_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
+                                                                               : INT64_C(1048576)),
+                                       moa_width, 0, stream>>>(
             n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
             P_rowProd, Q_rowProd, P_total, Q_total, total_part, total_group);
+      } else {
+        const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
+        const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
+        if (moa_total > 0)
+          moa_reduce_rows_stage16<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
+                                                                             : INT64_C(1048576)),
+                                    32 * moa_per, 0, stream>>>(
+              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+              P_rowProd, Q_rowProd, P_total, Q_total, total_part, total_group);
+      }
     }
   }
 

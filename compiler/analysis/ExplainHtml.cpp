@@ -348,13 +348,27 @@ std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, cons
   const std::string prefix = "/* " + baseName(kernel.fileName) + ":";
   // C: the kernel is the file's last function; CUDA: its stages are the __global__ functions, in order,
   // before the host code, each around its grid-stride loop (`moa_t`, not a loop of the IR), and a lane loop that
-  // loads 16 bytes at a time runs over groups of four iterations (`moa_g`, not a loop of the IR either)
+  // loads 16 bytes at a time runs over groups of four iterations (`moa_g`, not a loop of the IR either); a
+  // combine's second kernel (`NAME_stageN_wide`, a block a result) repeats the first's loops and is skipped
   const std::string signature = cuda ? "__global__ " : "int " + kernel.name + "(";
   size_t first = 0;
   while (first < lines.size() && !lines[first].starts_with(signature))
     ++first;
   size_t statement = 0, loop = 0;
+  bool repeated = false; // inside a `_wide` kernel
   for (size_t i = first + 1; i < lines.size(); ++i) {
+    if (cuda && lines[i].starts_with("__global__ ")) {
+      repeated = false;
+      for (size_t j = i; j < lines.size() && !repeated; ++j) { // its header, up to the `{`
+        repeated = lines[j].find("_wide(") != std::string_view::npos;
+        if (trimmed(lines[j]).ends_with("{"))
+          break;
+      }
+    }
+    if (repeated) {
+      repeated = lines[i] != "}"; // the kernel's closing brace
+      continue;
+    }
     if (trimmed(lines[i]).starts_with("for (") && !trimmed(lines[i]).starts_with("for (int64_t moa_")) {
       if (loop == loops.size())
         throw std::logic_error("explain --html: the C has more loops than the kernel");

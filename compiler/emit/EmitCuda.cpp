@@ -9,7 +9,9 @@
 //     reduction combined with a butterfly of shuffles. The dot product of a score and the update of a
 //     weighted sum along a row are such loops, so a warp reads a row of K and of V with coalesced loads.
 //   - So does a region that combines partial results: where its work is a loop over a chunk count (P
-//     splits or chunks, thousands on a GPU) that lanes may take, one warp computes each result.
+//     splits or chunks, thousands on a GPU) that lanes may take, one warp computes each result — or, with
+//     fewer results than the device has warps (decode: dv of them), a whole block of up to 32 warps
+//     (moa_width threads, chosen at the launch), its reductions exchanged through shared memory.
 //   - A region of one thread is a kernel of one thread.
 // The launcher checks the dims and the pointers like every target and launches the kernels in order.
 #include "CPrinter.h"
@@ -259,6 +261,8 @@ public:
 
 private:
   void region(const Region &r) override;
+  void kernelOf(const Region &r, const ParallelNest &nest, const std::string &kernel, bool warps, bool wide,
+                const std::set<size_t> &used, ElemType t);
   void warpStmt(const LStmt &s, ElemType t);
   void laneLoop(const LStmt &s, LaneLoop &spread, ElemType t);
   std::string identity(const LStmt &reducer) const;
@@ -273,6 +277,9 @@ private:
   // 32 / packing, the group of moa_lane; then only live groups (moa_live: a value inside its extent) store.
   int lanes = 32;
   bool packed = false;
+  // A combine (see the file comment): a result's lanes are moa_width threads, a warp or a block.
+  bool combine = false;
+  std::string laneStep() const { return combine ? "moa_width" : std::to_string(lanes); }
   std::string widthArg() const { return lanes == 32 ? "" : fmt::format(", {}", lanes); }
   // A lane's groups of four in a held lane loop: 128 / (4 · lanes), so that they cover 128 iterations.
   int groups() const { return 32 / lanes; }
@@ -388,7 +395,7 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &spread, ElemType t) {
     if (!stores) // a reduction: the loads of four iterations in flight at once
       line("#pragma unroll 4");
     line(fmt::format("for (int64_t {} = {} + moa_lane{}; {} < {}; {} += {}{}) {{", v, integer(s.start), step, v,
-                     integer(s.end), v, lanes, step));
+                     integer(s.end), v, laneStep(), step));
     for (const LStmt &x : s.body)
       stmt(x, t);
     line("}");
@@ -399,15 +406,20 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &spread, ElemType t) {
     const char *suffix = r->type == ElemType::Int ? "i" : r->type == ElemType::F32 ? "f" : "";
     const char *op = r->op == BinOp::Add ? "add" : r->op == BinOp::Mul ? "mul" : r->op == BinOp::Max ? "max" : "min";
     // no `/* FILE:LINE */`: that comment marks the loop IR's own statements (explain --html counts them)
-    line(fmt::format("{} = moart_warp_{}{}({}{}); /* the lanes' partial results combined */", name(r->scalar), op,
-                     suffix, name(r->scalar), widthArg()));
+    if (combine)
+      line(fmt::format("{} = moart_group_{}{}({}, moa_width, moa_scratch); /* the lanes' partial results combined */",
+                       name(r->scalar), op, suffix, name(r->scalar)));
+    else
+      line(fmt::format("{} = moart_warp_{}{}({}{}); /* the lanes' partial results combined */", name(r->scalar), op,
+                       suffix, name(r->scalar), widthArg()));
   }
   bool barrier = false;
   forEachAccess(s.body, [&](size_t b, const SymExpr &offset, bool isStore) {
     barrier |= isStore && !lanePrivate(b, s, offset);
   });
   if (barrier)
-    line("__syncwarp(); /* the lanes' stores are seen by the whole warp */");
+    line(combine ? "moart_group_sync(moa_width); /* the lanes' stores are seen by the result's threads */"
+                 : "__syncwarp(); /* the lanes' stores are seen by the whole warp */");
 }
 
 // The register a VectorLoop's accesses hold across an enclosing loop (holdAcross), if any.
@@ -555,7 +567,7 @@ void CudaPrinter::vectorLaneLoop(const LStmt &s, const VectorLoop &v, ElemType t
   line(fmt::format("const bool {} = {};", aligned, alignedTest(s, v)));
   const std::string &var = name(s.var), end = integer(s.end);
   line(fmt::format("for (int64_t moa_g = {} + 4 * moa_lane; moa_g < {}; moa_g += {}) {{", integer(s.start), end,
-                   4 * lanes));
+                   combine ? "4 * moa_width" : std::to_string(4 * lanes)));
   line(fmt::format("if ({} && moa_g + 4 <= {}) {{", aligned, end));
   vectorGroup(s, v, t, 0);
   line("} else {");
@@ -595,7 +607,8 @@ void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
       }
     }
   };
-  collect(loop.body);
+  if (!combine) // a combine's lanes are a run-time count: its groups are not known here
+    collect(loop.body);
   std::vector<Candidate> kept;
   for (const Candidate &c : found) {
     const LStmt &x = *c.lanes;
@@ -886,7 +899,7 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
     line(packed ? "if (moa_lane == 0 && moa_live) {" : "if (moa_lane == 0) {");
     stmt(s, t);
     line("}");
-    line("__syncwarp();");
+    line(combine ? "moart_group_sync(moa_width);" : "__syncwarp();");
     return;
   default: stmt(s, t);
   }
@@ -931,27 +944,19 @@ std::string CudaPrinter::total(const ParallelNest &nest) {
   return out.empty() ? "1" : out;
 }
 
-void CudaPrinter::region(const Region &r) {
-  const std::string kernel = fmt::format("{}_stage{}", k.name, stages++);
-  const ParallelNest nest = nestOf(r);
-  const bool warps = !nest.loops.empty() && (r.part == Region::Splits || spreadsChunks(*nest.body));
-  // a warp region runs four warps a block, except a combine with fewer warps than the device keeps resident
-  // (as few as one a result): one a block then, so that they spread over every SM (chosen at the launch)
+// The kernel of a region, printed into `kernels`: a thread an iteration of its parallel nest, a warp one
+// (`warps`), or, for a combine printed `wide`, a block one (its moa_width threads, the block's).
+void CudaPrinter::kernelOf(const Region &r, const ParallelNest &nest, const std::string &kernel, bool warps,
+                           bool wide, const std::set<size_t> &used, ElemType t) {
   const int threads = warps ? warpThreadsPerBlock : threadsPerBlock;
-  const bool fewWarps = warps && r.part != Region::Splits;
-  std::set<size_t> used;
-  forEachAccess(r.body, [&](size_t b, const SymExpr &, bool) { used.insert(b); });
-  const ElemType t = regionType(r);
-  floatType = t == ElemType::Int ? ElemType::F32 : t;
-
-  // the kernel, printed into `body` and moved to `kernels`
   std::string host = std::move(body);
   body.clear();
-  line(fmt::format("/* {} */", commentText(regionName(k, r))));
+  line(fmt::format("/* {}{} */", commentText(regionName(k, r)), wide ? ": a block a result" : ""));
   // a split pass: as many warps resident on an SM as its split count aims for (a register budget), of which
   // a packed pass, whose lanes each hold `packing` groups of a row, aims for 1 / packing (moart_cuda_splits)
   std::string bounds = r.part == Region::Splits ? fmt::format("{}, MOART_CUDA_SPLIT_WARPS_PER_SM / {}", threads,
                                                               r.packing * threads / 32)
+                       : wide                   ? "32 * MOART_CUDA_COMBINE_WARPS"
                                                 : std::to_string(threads);
   line(fmt::format("__global__ void __launch_bounds__({}) {}({}) {{", bounds, kernel, params(used)));
   for (const TDim &d : k.dims)
@@ -989,7 +994,13 @@ void CudaPrinter::region(const Region &r) {
                        lanes - 1, lanes));
       line(fmt::format("const int moa_pack = (int)((threadIdx.x & 31u) / {}u); /* the value of the pack */", lanes));
     }
-    if (warps) {
+    combine = wide;
+    if (combine) {
+      line("__shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */");
+      line("const int moa_width = (int)blockDim.x;");
+      line("const int moa_lane = (int)threadIdx.x;");
+      line("for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {");
+    } else if (warps) {
       if (!packed)
         line("const int moa_lane = (int)(threadIdx.x & 31u);");
       line("for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;"
@@ -1024,7 +1035,7 @@ void CudaPrinter::region(const Region &r) {
     for (const auto &key : perIteration) // their locals end with the iteration
       hoisted.erase(key);
     line("}");
-    packed = false;
+    packed = combine = false;
     lanes = 32;
   }
   line("}");
@@ -1032,6 +1043,28 @@ void CudaPrinter::region(const Region &r) {
   hoisted.clear();
   kernels += body;
   body = std::move(host);
+}
+
+void CudaPrinter::region(const Region &r) {
+  const std::string kernel = fmt::format("{}_stage{}", k.name, stages++);
+  const ParallelNest nest = nestOf(r);
+  const bool warps = !nest.loops.empty() && (r.part == Region::Splits || spreadsChunks(*nest.body));
+  // a warp region runs four warps a block, except a combine with fewer results than the device has warps:
+  // a block a result then, of as many warps as spread the results over every SM (moa_width threads,
+  // moart_cuda_combine_width, chosen at the launch), or one warp a block where that is one warp
+  const int threads = warps ? warpThreadsPerBlock : threadsPerBlock;
+  const bool fewWarps = warps && r.part != Region::Splits;
+  std::set<size_t> used;
+  forEachAccess(r.body, [&](size_t b, const SymExpr &, bool) { used.insert(b); });
+  const ElemType t = regionType(r);
+  floatType = t == ElemType::Int ? ElemType::F32 : t;
+  kernelOf(r, nest, kernel, warps, false, used, t);
+  if (fewWarps) { // the same statements again, located once (explain --html links the first kernel's)
+    const bool wasLocated = locate;
+    locate = false;
+    kernelOf(r, nest, kernel + "_wide", warps, true, used, t);
+    locate = wasLocated;
+  }
 
   // the launch
   line("");
@@ -1042,6 +1075,12 @@ void CudaPrinter::region(const Region &r) {
   const int per = warps ? threads / 32 : threads;
   line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest)));
   if (fewWarps) {
+    line("const int moa_width = moart_cuda_combine_width(moa_total);");
+    line("if (moa_width > 32) {");
+    line(fmt::format("{}_wide<<<(unsigned)(moa_total < INT64_C({}) ? moa_total : INT64_C({})), moa_width, 0, "
+                     "stream>>>({});",
+                     kernel, maxBlocks, maxBlocks, args(used)));
+    line("} else {");
     line(fmt::format("const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : {};", per));
     line("const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;");
   } else {
@@ -1051,6 +1090,8 @@ void CudaPrinter::region(const Region &r) {
   line(fmt::format("{}<<<(unsigned)(moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})), {}, 0, stream>>>({});",
                    kernel, maxBlocks, maxBlocks,
                    nest.loops.empty() ? "1" : fewWarps ? "32 * moa_per" : std::to_string(threads), args(used)));
+  if (fewWarps)
+    line("}");
   line("}");
   if (r.onlyIfChunks)
     line("}");

@@ -313,6 +313,37 @@ TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's f
   CHECK(!packed(*direct->c.kernel));
 }
 
+TEST_CASE("CUDA prints a combine twice: a warp a result, and a block a result for few results", "[pipeline][cuda]") {
+  const std::string decode = "dim n, dk, dv\nin q : f32[dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
+                             "s = (q +.* tran K) / sqrt(dk)\nm = max/ s\ne = exp(s - m)\n"
+                             "out o = (e / (+/ e)) +.* V\n";
+  auto run = runText(decode, Stage::Code, Target::Cuda);
+  INFO(run->diags);
+  REQUIRE(run->c.ok());
+  const std::string &code = run->c.code->source;
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = code.find(what); at != std::string::npos; at = code.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  // the split pass once, the combine (o's stage) as a warp kernel and a block kernel
+  CHECK(count("__global__") == 3);
+  CHECK(count("_wide(") == 1);
+  CHECK(count("__launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)") == 1);
+  // the block kernel's reductions go through shared memory, the warp kernel's through shuffles only
+  CHECK(count("__shared__ long long moa_scratch[32];") == 1);
+  CHECK(count("moa_width, moa_scratch); /* the lanes' partial results combined */") == 3); // max, Σ, Σ
+  CHECK(count("for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {") == 1);
+  // the launcher picks one by the device's warps per result
+  CHECK(count("const int moa_width = moart_cuda_combine_width(moa_total);") == 1);
+  CHECK(code.find("if (moa_width > 32) {") != std::string::npos);
+  // a program without a combine has one kernel a stage and no block kernel
+  auto plain = runText("dim n\nin x : f32[n]\nout y = x * 2.0\n", Stage::Code, Target::Cuda);
+  REQUIRE(plain->c.ok());
+  CHECK(plain->c.code->source.find("_wide") == std::string::npos);
+}
+
 TEST_CASE("a fused member named like a C keyword gets a partials name C can have", "[pipeline][fuse]") {
   auto run = runText("dim n, d\nin a : f32[n]\nin W : f32[n, d]\nint = max/ a\nw = exp(a - int)\n"
                      "z = +/ w\nout r = (w / z) +.* W\n",

@@ -310,9 +310,50 @@ MOART_WARP_REDUCE(moart_warp_maxi, long long, moart_maxi)
 MOART_WARP_REDUCE(moart_warp_minf, float, moart_minf)
 MOART_WARP_REDUCE(moart_warp_min, double, moart_min)
 MOART_WARP_REDUCE(moart_warp_mini, long long, moart_mini)
+
+/* The same over the `width` threads that compute one result of a combine (`width` a multiple of 32): a
+ * warp, or a whole block of width / 32 warps (a block a result), whose warps' sums are exchanged through
+ * `scratch` (32 elements of __shared__ memory) and combined in warp order by every thread, so that every
+ * thread ends with the same bits. Every thread of the block calls it, each with the same `width`. */
+#define MOART_GROUP_REDUCE(NAME, WARP, T, OP)                                                              \
+  static inline __device__ T NAME(T x, int width, void *scratch) {                                         \
+    x = WARP(x, 32);                                                                                       \
+    if (width <= 32)                                                                                       \
+      return x;                                                                                            \
+    T *s = (T *)scratch;                                                                                   \
+    __syncthreads(); /* every thread is done with the scratch's last sums */                              \
+    if ((threadIdx.x & 31u) == 0)                                                                          \
+      s[threadIdx.x >> 5] = x;                                                                             \
+    __syncthreads();                                                                                       \
+    x = s[0];                                                                                              \
+    for (int w = 1; w < width / 32; ++w)                                                                   \
+      x = OP(x, s[w]);                                                                                     \
+    return x;                                                                                              \
+  }
+MOART_GROUP_REDUCE(moart_group_addf, moart_warp_addf, float, MOART_ADD_)
+MOART_GROUP_REDUCE(moart_group_add, moart_warp_add, double, MOART_ADD_)
+MOART_GROUP_REDUCE(moart_group_addi, moart_warp_addi, long long, MOART_ADD_)
+MOART_GROUP_REDUCE(moart_group_mulf, moart_warp_mulf, float, MOART_MUL_)
+MOART_GROUP_REDUCE(moart_group_mul, moart_warp_mul, double, MOART_MUL_)
+MOART_GROUP_REDUCE(moart_group_muli, moart_warp_muli, long long, MOART_MUL_)
+MOART_GROUP_REDUCE(moart_group_maxf, moart_warp_maxf, float, moart_maxf)
+MOART_GROUP_REDUCE(moart_group_max, moart_warp_max, double, moart_max)
+MOART_GROUP_REDUCE(moart_group_maxi, moart_warp_maxi, long long, moart_maxi)
+MOART_GROUP_REDUCE(moart_group_minf, moart_warp_minf, float, moart_minf)
+MOART_GROUP_REDUCE(moart_group_min, moart_warp_min, double, moart_min)
+MOART_GROUP_REDUCE(moart_group_mini, moart_warp_mini, long long, moart_mini)
+#undef MOART_GROUP_REDUCE
 #undef MOART_WARP_REDUCE
 #undef MOART_ADD_
 #undef MOART_MUL_
+
+/* The barrier after a combine's stores that other threads of its result read: a warp's, or the block's. */
+static inline __device__ void moart_group_sync(int width) {
+  if (width > 32)
+    __syncthreads();
+  else
+    __syncwarp();
+}
 
 /* The split count's aim on the current device: 32 warps on each SM (half of what an SM keeps resident:
  * measured faster than 64 at batch 1, where the combine reads P partials; bench/cuda/NOTES.md);
@@ -325,6 +366,24 @@ static inline int64_t moart_cuda_device_warps(void) {
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms < 1)
     return 1;
   return (int64_t)sms * MOART_CUDA_SPLIT_WARPS_PER_SM;
+}
+
+/* The threads that compute one result of a combine (a stage that reduces the partials of P splits): with
+ * fewer results than the device's warps, the warps a result are the device's warps / results, at most
+ * MOART_CUDA_COMBINE_WARPS (a block a result, the P partials spread over all its threads: at batch 1 the
+ * combine has as few results as dv); otherwise one warp (four results a block). 8 was measured best
+ * (bench/cuda/NOTES.md): decode at n = 4096, 15.2 µs a call against 17.6 with 16 and 18.3 with 32. */
+#ifndef MOART_CUDA_COMBINE_WARPS
+#define MOART_CUDA_COMBINE_WARPS 8
+#endif
+#if MOART_CUDA_COMBINE_WARPS < 1 || MOART_CUDA_COMBINE_WARPS > 32
+#error "MOART_CUDA_COMBINE_WARPS: 1 to 32 (a block of at most 1024 threads, a scratch of 32 sums)"
+#endif
+static inline int moart_cuda_combine_width(int64_t results) {
+  int64_t warps = moart_cuda_device_warps(), per = results < 1 ? 1 : warps / results;
+  if (per > MOART_CUDA_COMBINE_WARPS)
+    per = MOART_CUDA_COMBINE_WARPS;
+  return 32 * (int)(per < 1 ? 1 : per);
 }
 
 /* The splits of each of `items` frames of a fused group on the current device, one split a warp: as many
