@@ -406,12 +406,9 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &spread, ElemType t) {
     const char *suffix = r->type == ElemType::Int ? "i" : r->type == ElemType::F32 ? "f" : "";
     const char *op = r->op == BinOp::Add ? "add" : r->op == BinOp::Mul ? "mul" : r->op == BinOp::Max ? "max" : "min";
     // no `/* FILE:LINE */`: that comment marks the loop IR's own statements (explain --html counts them)
-    if (combine)
-      line(fmt::format("{} = moart_group_{}{}({}, moa_width, moa_scratch); /* the lanes' partial results combined */",
-                       name(r->scalar), op, suffix, name(r->scalar)));
-    else
-      line(fmt::format("{} = moart_warp_{}{}({}{}); /* the lanes' partial results combined */", name(r->scalar), op,
-                       suffix, name(r->scalar), widthArg()));
+    line(fmt::format("{} = moart_{}_{}{}({}{}); /* the lanes' partial results combined */", name(r->scalar),
+                     combine ? "group" : "warp", op, suffix, name(r->scalar),
+                     combine ? ", moa_width, moa_scratch" : widthArg()));
   }
   bool barrier = false;
   forEachAccess(s.body, [&](size_t b, const SymExpr &offset, bool isStore) {
