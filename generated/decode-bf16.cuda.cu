@@ -70,6 +70,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = P_online;
   const int64_t moa_total = moa_extent0;
@@ -95,7 +97,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         }
       }
     }
-    __syncwarp(); /* the lanes' stores are seen by the whole warp */
+    __syncwarp();                   /* the lanes' stores are seen by the whole warp */
+    float inv = sqrtf((float)(dk)); /* decode-bf16.moa:9 */
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
         float acc2 = 0.0f; /* decode-bf16.moa:14 */
@@ -105,15 +108,35 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 32) {
           acc2 = acc2 + (q[l2] * moart_bf16_to_f32(K[(dk * l + l2)])); /* decode-bf16.moa:14 */
         }
-        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
-        float e = (acc2 / sqrtf((float)(dk))); /* decode-bf16.moa:9 */
-        float next = moart_maxf(m, e);         /* decode-bf16.moa:9 */
-        float scale = moart_rescalef(m, next); /* decode-bf16.moa:9 */
-        float w = moart_rescalef(e, next);     /* decode-bf16.moa:9 */
-        acc = ((acc * scale) + w);             /* decode-bf16.moa:9 */
+        acc2 = moart_warp_addf(acc2);      /* the lanes' partial results combined */
+        float e = (acc2 / inv);            /* decode-bf16.moa:9 */
+        float next = moart_maxf(m, e);     /* decode-bf16.moa:9 */
+        float w = moart_rescalef(e, next); /* decode-bf16.moa:9 */
+        if (__any_sync(0xffffffffu, (next != m))) {
+          float scale = moart_rescalef(m, next); /* decode-bf16.moa:9 */
+          acc = (acc * scale);                   /* decode-bf16.moa:9 */
+          const bool moa_vec1 = ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+            if (moa_vec1 && moa_g + 4 <= dv) {
+              float4 moa_r0 = *(const float4 *)&online_o_acc_part[dv * c + moa_g];
+              { moa_r0.x = (moa_r0.x * scale); }
+              { moa_r0.y = (moa_r0.y * scale); }
+              { moa_r0.z = (moa_r0.z * scale); }
+              { moa_r0.w = (moa_r0.w * scale); }
+              *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r0;
+            } else {
+              for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+                online_o_acc_part[(dv * c + i)] =
+                    (online_o_acc_part[(dv * c + i)] * scale); /* decode-bf16.moa:9 */
+              }
+            }
+          }
+          __syncwarp(); /* the lanes' stores are seen by the whole warp */
+        }
+        acc = (acc + w); /* decode-bf16.moa:9 */
         for (int64_t i = 0 + moa_lane; i < dv; i += 32) {
           online_o_acc_part[(dv * c + i)] =
-              ((online_o_acc_part[(dv * c + i)] * scale) +
+              (online_o_acc_part[(dv * c + i)] +
                (w * moart_bf16_to_f32(V[(dv * l + i)]))); /* decode-bf16.moa:9 */
         }
         __syncwarp(); /* the lanes' stores are seen by the whole warp */
@@ -140,6 +163,8 @@ __global__ void __launch_bounds__(128)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = dv;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -150,9 +175,9 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* decode-bf16.moa:15 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec1 = ((uintptr_t)online_m_part & 15u) == 0;
+    const bool moa_vec2 = ((uintptr_t)online_m_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec1 && moa_g + 4 <= P_online) {
+      if (moa_vec2 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -177,10 +202,10 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* decode-bf16.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec2 =
+    const bool moa_vec3 =
         ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec2 && moa_g + 4 <= P_online) {
+      if (moa_vec3 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -211,6 +236,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = dv;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -222,9 +249,9 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec3 = ((uintptr_t)online_m_part & 15u) == 0;
+    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec3 && moa_g + 4 <= P_online) {
+      if (moa_vec4 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -248,10 +275,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float S2 = 0.0f;
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec4 =
+    const bool moa_vec5 =
         ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec5 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -280,6 +307,8 @@ __global__ void __launch_bounds__(256)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = dv;
   const int64_t moa_total = moa_extent0;
   for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
@@ -352,11 +381,14 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   {
     const int64_t moa_total = P_online;
     const int64_t moa_blocks = (moa_total + 3) / 4;
-    if (moa_total > 0)
-      moa_decode_bf16_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                        : INT64_C(1048576)),
-                               128, 0, stream>>>(n, dk, dv, P_online, q, K, V, online_m_part,
-                                                 online_sum_e_part, online_o_acc_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   128, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage0, n, dk, dv, P_online, q, K, V,
+                               online_m_part, online_sum_e_part, online_o_acc_part);
+    }
   }
 
   /* o_acc */
@@ -364,18 +396,25 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
     const int64_t moa_total = dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
     if (moa_width > 32) {
-      moa_decode_bf16_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                            : INT64_C(1048576)),
-                                    moa_width, 0, stream>>>(
-          n, dk, dv, P_online, o_acc, online_m_part, online_sum_e_part, online_o_acc_part);
+      {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                     moa_width, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1_wide, n, dk, dv, P_online,
+                                 o_acc, online_m_part, online_sum_e_part, online_o_acc_part);
+      }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
       const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_decode_bf16_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                          : INT64_C(1048576)),
-                                 32 * moa_per, 0, stream>>>(
-            n, dk, dv, P_online, o_acc, online_m_part, online_sum_e_part, online_o_acc_part);
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     32 * moa_per, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1, n, dk, dv, P_online, o_acc,
+                                 online_m_part, online_sum_e_part, online_o_acc_part);
+      }
     }
   }
 
@@ -383,10 +422,13 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   {
     const int64_t moa_total = dv;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_decode_bf16_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                        : INT64_C(1048576)),
-                               256, 0, stream>>>(n, dk, dv, P_online, o, o_acc);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage2, n, dk, dv, P_online, o, o_acc);
+    }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

@@ -66,6 +66,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = P_online;
   const int64_t moa_total = moa_extent0;
@@ -91,6 +93,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         }
       }
     }
+    float inv = sqrtf((float)(dk)); /* decode.moa:8 */
     const bool moa_hold0 =
         ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0 && dv <= 128 && ((dv)&3) == 0;
     const bool moa_own0 = moa_hold0 && 0 + 4 * moa_lane < dv;
@@ -99,35 +102,41 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
       moa_h0 = *(const float4 *)&online_o_part[dv * c + 4 * moa_lane];
     const bool moa_pipe0 = moa_hold0 && ((uintptr_t)K & 15u) == 0 &&
                            ((dk * c * moa_div0) & 3) == 0 && ((dk)&3) == 0 &&
-                           ((uintptr_t)q & 15u) == 0 && dk <= 128 && ((uintptr_t)V & 15u) == 0 &&
-                           ((dv * c * moa_div0) & 3) == 0 && ((dv)&3) == 0 && dv <= 128;
+                           ((uintptr_t)q & 15u) == 0 && dk <= 128 && dv <= 128 && ((dv)&3) == 0 &&
+                           ((uintptr_t)V & 15u) == 0 && ((dv * c * moa_div0) & 3) == 0;
     if (moa_pipe0) {
       const bool moa_on0_0_0 = 0 + 4 * moa_lane < dk;
       const bool moa_on0_1_0 = 0 + 4 * moa_lane < dv;
+      const bool moa_on0_2_0 = 0 + 4 * moa_lane < dv;
       float4 moa_nx0_0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (moa_on0_0_0)
         moa_iv0_1_0 = *(const float4 *)&q[0 + 4 * moa_lane];
       float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+      int64_t moa_so0_0 = dk * c * moa_div0;
+      int64_t moa_so0_2 = dv * c * moa_div0;
+      const int64_t moa_end0 = (c * moa_div0 + moa_div0);
+      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
         if (moa_on0_0_0)
-          moa_nx0_0_0 = *(const float4 *)&K[dk * c * moa_div0 + 4 * moa_lane];
+          moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
       }
-      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
-        if (moa_on0_1_0)
-          moa_nx0_2_0 = *(const float4 *)&V[dv * c * moa_div0 + 4 * moa_lane];
+      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+        if (moa_on0_2_0)
+          moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
       }
-      for (int64_t moa_row0 = c * moa_div0; moa_row0 < (c * moa_div0 + moa_div0); ++moa_row0) {
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; ++moa_row0) {
         const int64_t l = moa_row0;
         const float4 moa_cx0_0_0 = moa_nx0_0_0;
         const float4 moa_cx0_2_0 = moa_nx0_2_0;
-        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+        moa_so0_0 += dk;
+        moa_so0_2 += dv;
+        if ((l + 1) < moa_end0 && (l + 1) < n) {
           if (moa_on0_0_0)
-            moa_nx0_0_0 = *(const float4 *)&K[(dk * l + dk) + 4 * moa_lane];
+            moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
         }
-        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
-          if (moa_on0_1_0)
-            moa_nx0_2_0 = *(const float4 *)&V[(dv * l + dv) + 4 * moa_lane];
+        if ((l + 1) < moa_end0 && (l + 1) < n) {
+          if (moa_on0_2_0)
+            moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
         }
         if (l < n) {
           float acc2 = 0.0f;
@@ -142,18 +151,29 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
             { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
           }
           acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
-          float e = (acc2 / sqrtf((float)(dk)));
+          float e = (acc2 / inv);
           float next = moart_maxf(m, e);
-          float scale = moart_rescalef(m, next);
           float w = moart_rescalef(e, next);
-          acc = ((acc * scale) + w);
-          if (moa_on0_1_0) {
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next);
+            acc = (acc * scale);
+            if (moa_on0_1_0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              (void)moa_g;
+              { moa_h0.x = (moa_h0.x * scale); }
+              { moa_h0.y = (moa_h0.y * scale); }
+              { moa_h0.z = (moa_h0.z * scale); }
+              { moa_h0.w = (moa_h0.w * scale); }
+            }
+          }
+          acc = (acc + w);
+          if (moa_on0_2_0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
             (void)moa_g;
-            { moa_h0.x = ((moa_h0.x * scale) + (w * moa_cx0_2_0.x)); }
-            { moa_h0.y = ((moa_h0.y * scale) + (w * moa_cx0_2_0.y)); }
-            { moa_h0.z = ((moa_h0.z * scale) + (w * moa_cx0_2_0.z)); }
-            { moa_h0.w = ((moa_h0.w * scale) + (w * moa_cx0_2_0.w)); }
+            { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
+            { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
+            { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
+            { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
           }
           m = next;
         }
@@ -183,52 +203,96 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
               }
             }
           }
-          acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
-          float e = (acc2 / sqrtf((float)(dk))); /* decode.moa:8 */
-          float next = moart_maxf(m, e);         /* decode.moa:8 */
-          float scale = moart_rescalef(m, next); /* decode.moa:8 */
-          float w = moart_rescalef(e, next);     /* decode.moa:8 */
-          acc = ((acc * scale) + w);             /* decode.moa:8 */
+          acc2 = moart_warp_addf(acc2);      /* the lanes' partial results combined */
+          float e = (acc2 / inv);            /* decode.moa:8 */
+          float next = moart_maxf(m, e);     /* decode.moa:8 */
+          float w = moart_rescalef(e, next); /* decode.moa:8 */
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next); /* decode.moa:8 */
+            acc = (acc * scale);                   /* decode.moa:8 */
+            if (moa_hold0) {
+              const bool moa_vec2 = true;
+              if (moa_own0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                if (moa_vec2) {
+                  { moa_h0.x = (moa_h0.x * scale); }
+                  { moa_h0.y = (moa_h0.y * scale); }
+                  { moa_h0.z = (moa_h0.z * scale); }
+                  { moa_h0.w = (moa_h0.w * scale); }
+                } else { /* not reached: every access is held */
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t i = moa_u;
+                    (void)i;
+                    (moa_u == moa_g       ? moa_h0.x
+                     : moa_u == moa_g + 1 ? moa_h0.y
+                     : moa_u == moa_g + 2 ? moa_h0.z
+                                          : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                          : moa_u == moa_g + 1 ? moa_h0.y
+                                                          : moa_u == moa_g + 2 ? moa_h0.z
+                                                                               : moa_h0.w) *
+                                                         scale);
+                  }
+                }
+              }
+            } else {
+              const bool moa_vec3 = ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
+              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+                if (moa_vec3 && moa_g + 4 <= dv) {
+                  float4 moa_r0 = *(const float4 *)&online_o_part[dv * c + moa_g];
+                  { moa_r0.x = (moa_r0.x * scale); }
+                  { moa_r0.y = (moa_r0.y * scale); }
+                  { moa_r0.z = (moa_r0.z * scale); }
+                  { moa_r0.w = (moa_r0.w * scale); }
+                  *(float4 *)&online_o_part[dv * c + moa_g] = moa_r0;
+                } else {
+                  for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+                    online_o_part[(dv * c + i)] =
+                        (online_o_part[(dv * c + i)] * scale); /* decode.moa:8 */
+                  }
+                }
+              }
+            }
+          }
+          acc = (acc + w); /* decode.moa:8 */
           if (moa_hold0) {
-            const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
+            const bool moa_vec4 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
             if (moa_own0) {
               const int64_t moa_g = 0 + 4 * moa_lane;
-              if (moa_vec2) {
-                { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
-                { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
-                { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
-                { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
+              if (moa_vec4) {
+                { moa_h0.x = (moa_h0.x + (w * moa_pf0.x)); }
+                { moa_h0.y = (moa_h0.y + (w * moa_pf0.y)); }
+                { moa_h0.z = (moa_h0.z + (w * moa_pf0.z)); }
+                { moa_h0.w = (moa_h0.w + (w * moa_pf0.w)); }
               } else {
                 for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                   const int64_t i = moa_u;
                   (moa_u == moa_g       ? moa_h0.x
                    : moa_u == moa_g + 1 ? moa_h0.y
                    : moa_u == moa_g + 2 ? moa_h0.z
-                                        : moa_h0.w) = (((moa_u == moa_g       ? moa_h0.x
-                                                         : moa_u == moa_g + 1 ? moa_h0.y
-                                                         : moa_u == moa_g + 2 ? moa_h0.z
-                                                                              : moa_h0.w) *
-                                                        scale) +
+                                        : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                        : moa_u == moa_g + 1 ? moa_h0.y
+                                                        : moa_u == moa_g + 2 ? moa_h0.z
+                                                                             : moa_h0.w) +
                                                        (w * V[(dv * l + i)]));
                 }
               }
             }
           } else {
-            const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
+            const bool moa_vec5 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
                                   ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
             for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-              if (moa_vec3 && moa_g + 4 <= dv) {
+              if (moa_vec5 && moa_g + 4 <= dv) {
                 float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
                 float4 moa_r1 = *(const float4 *)&online_o_part[dv * c + moa_g];
-                { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-                { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-                { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-                { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+                { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
+                { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
+                { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
+                { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
                 *(float4 *)&online_o_part[dv * c + moa_g] = moa_r1;
               } else {
                 for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
-                  online_o_part[(dv * c + i)] = ((online_o_part[(dv * c + i)] * scale) +
-                                                 (w * V[(dv * l + i)])); /* decode.moa:8 */
+                  online_o_part[(dv * c + i)] =
+                      (online_o_part[(dv * c + i)] + (w * V[(dv * l + i)])); /* decode.moa:8 */
                 }
               }
             }
@@ -258,6 +322,8 @@ __global__ void __launch_bounds__(128)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = dv;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -268,9 +334,9 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* decode.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0;
+    const bool moa_vec6 = ((uintptr_t)online_m_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec6 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -295,10 +361,10 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* decode.moa:10 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec5 =
+    const bool moa_vec7 =
         ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec5 && moa_g + 4 <= P_online) {
+      if (moa_vec7 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -328,6 +394,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = dv;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -339,9 +407,9 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec6 = ((uintptr_t)online_m_part & 15u) == 0;
+    const bool moa_vec8 = ((uintptr_t)online_m_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec6 && moa_g + 4 <= P_online) {
+      if (moa_vec8 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -365,10 +433,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float S2 = 0.0f;
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec7 =
+    const bool moa_vec9 =
         ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec7 && moa_g + 4 <= P_online) {
+      if (moa_vec9 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -446,10 +514,14 @@ extern "C" int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *q, con
   {
     const int64_t moa_total = P_online;
     const int64_t moa_blocks = (moa_total + 3) / 4;
-    if (moa_total > 0)
-      moa_decode_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          128, 0, stream>>>(n, dk, dv, P_online, q, K, V, online_m_part,
-                                            online_sum_e_part, online_o_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   128, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_decode_stage0, n, dk, dv, P_online, q, K, V,
+                               online_m_part, online_sum_e_part, online_o_part);
+    }
   }
 
   /* o */
@@ -457,18 +529,25 @@ extern "C" int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *q, con
     const int64_t moa_total = dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
     if (moa_width > 32) {
-      moa_decode_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                       : INT64_C(1048576)),
-                               moa_width, 0, stream>>>(n, dk, dv, P_online, o, online_m_part,
-                                                       online_sum_e_part, online_o_part);
+      {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                     moa_width, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_decode_stage1_wide, n, dk, dv, P_online, o,
+                                 online_m_part, online_sum_e_part, online_o_part);
+      }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
       const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_decode_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            32 * moa_per, 0, stream>>>(n, dk, dv, P_online, o, online_m_part,
-                                                       online_sum_e_part, online_o_part);
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     32 * moa_per, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_decode_stage1, n, dk, dv, P_online, o,
+                                 online_m_part, online_sum_e_part, online_o_part);
+      }
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

@@ -82,6 +82,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = B;
   const int64_t moa_extent1 = ((hq) + 1) / 2;
@@ -122,7 +124,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         }
       }
     }
-    __syncwarp(); /* the lanes' stores are seen by the whole warp */
+    __syncwarp();                   /* the lanes' stores are seen by the whole warp */
+    float inv = sqrtf((float)(dk)); /* gqa-bf16.moa:9 */
     for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
       if (l < n) {
         float acc2 = 0.0f; /* gqa-bf16.moa:14 */
@@ -136,17 +139,46 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                moart_bf16_to_f32(
                    K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + l2)])); /* gqa-bf16.moa:14 */
         }
-        acc2 = moart_warp_addf(acc2, 16);      /* the lanes' partial results combined */
-        float e = (acc2 / sqrtf((float)(dk))); /* gqa-bf16.moa:9 */
-        float next = moart_maxf(m, e);         /* gqa-bf16.moa:9 */
-        float scale = moart_rescalef(m, next); /* gqa-bf16.moa:9 */
-        float w = moart_rescalef(e, next);     /* gqa-bf16.moa:9 */
-        acc = ((acc * scale) + w);             /* gqa-bf16.moa:9 */
+        acc2 = moart_warp_addf(acc2, 16);  /* the lanes' partial results combined */
+        float e = (acc2 / inv);            /* gqa-bf16.moa:9 */
+        float next = moart_maxf(m, e);     /* gqa-bf16.moa:9 */
+        float w = moart_rescalef(e, next); /* gqa-bf16.moa:9 */
+        if (__any_sync(0xffffffffu, (next != m))) {
+          float scale = moart_rescalef(m, next); /* gqa-bf16.moa:9 */
+          acc = (acc * scale);                   /* gqa-bf16.moa:9 */
+          if (moa_live) {
+            const bool moa_vec1 =
+                ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+            for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+              if (moa_vec1 && moa_g + 4 <= dv) {
+                float4 moa_r0 = *(const float4 *)&online_O_acc_part[(hq * dv * i * P_online +
+                                                                     dv * j * P_online + dv * c) +
+                                                                    moa_g];
+                { moa_r0.x = (moa_r0.x * scale); }
+                { moa_r0.y = (moa_r0.y * scale); }
+                { moa_r0.z = (moa_r0.z * scale); }
+                { moa_r0.w = (moa_r0.w * scale); }
+                *(float4
+                      *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                           moa_g] = moa_r0;
+              } else {
+                for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                  online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                      (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +
+                                          k)] *
+                       scale); /* gqa-bf16.moa:9 */
+                }
+              }
+            }
+          }
+          __syncwarp(); /* the lanes' stores are seen by the whole warp */
+        }
+        acc = (acc + w); /* gqa-bf16.moa:9 */
         if (moa_live) {
           for (int64_t k = 0 + moa_lane; k < dv; k += 16) {
             online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                ((online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                  scale) +
+                (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] +
                  (w * moart_bf16_to_f32(V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l +
                                            k)]))); /* gqa-bf16.moa:9 */
           }
@@ -178,6 +210,8 @@ __global__ void __launch_bounds__(128)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = B;
   const int64_t moa_extent1 = hq;
   const int64_t moa_extent2 = dv;
@@ -194,10 +228,10 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* gqa-bf16.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec1 =
+    const bool moa_vec2 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec1 && moa_g + 4 <= P_online) {
+      if (moa_vec2 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -225,11 +259,11 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* gqa-bf16.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec2 = ((uintptr_t)online_m_part & 15u) == 0 &&
+    const bool moa_vec3 = ((uintptr_t)online_m_part & 15u) == 0 &&
                           (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec2 && moa_g + 4 <= P_online) {
+      if (moa_vec3 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         float4 moa_r1 =
@@ -266,6 +300,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = B;
   const int64_t moa_extent1 = hq;
   const int64_t moa_extent2 = dv;
@@ -283,10 +319,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec3 =
+    const bool moa_vec4 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec3 && moa_g + 4 <= P_online) {
+      if (moa_vec4 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -312,11 +348,11 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float S2 = 0.0f;
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0 &&
+    const bool moa_vec5 = ((uintptr_t)online_m_part & 15u) == 0 &&
                           (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec5 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         float4 moa_r1 =
@@ -351,6 +387,8 @@ __global__ void __launch_bounds__(256)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = B;
   const int64_t moa_extent1 = hq;
   const int64_t moa_extent2 = dv;
@@ -472,11 +510,14 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   {
     const int64_t moa_total = B * hq * P_online;
     const int64_t moa_blocks = (moa_total + 3) / 4;
-    if (moa_total > 0)
-      moa_gqa_bf16_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            128, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, Q, K, V,
-                                              online_m_part, online_sum_e_part, online_O_acc_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   128, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage0, B, hq, hkv, n, dk, dv, P_online, Q,
+                               K, V, online_m_part, online_sum_e_part, online_O_acc_part);
+    }
   }
 
   /* O_acc */
@@ -484,20 +525,26 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
     const int64_t moa_total = B * hq * dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
     if (moa_width > 32) {
-      moa_gqa_bf16_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                         : INT64_C(1048576)),
-                                 moa_width, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O_acc,
-                                                         online_m_part, online_sum_e_part,
-                                                         online_O_acc_part);
+      {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                     moa_width, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage1_wide, B, hq, hkv, n, dk, dv,
+                                 P_online, O_acc, online_m_part, online_sum_e_part,
+                                 online_O_acc_part);
+      }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
       const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_gqa_bf16_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                       : INT64_C(1048576)),
-                              32 * moa_per, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O_acc,
-                                                         online_m_part, online_sum_e_part,
-                                                         online_O_acc_part);
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     32 * moa_per, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage1, B, hq, hkv, n, dk, dv, P_online,
+                                 O_acc, online_m_part, online_sum_e_part, online_O_acc_part);
+      }
     }
   }
 
@@ -505,10 +552,14 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   {
     const int64_t moa_total = B * hq * dv;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_gqa_bf16_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                     : INT64_C(1048576)),
-                            256, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, O, O_acc);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage2, B, hq, hkv, n, dk, dv, P_online, O,
+                               O_acc);
+    }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

@@ -79,6 +79,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = B;
   const int64_t moa_extent1 = ((hq) + 1) / 2;
@@ -119,6 +121,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         }
       }
     }
+    float inv = sqrtf((float)(dk)); /* gqa.moa:9 */
     const bool moa_hold0 = ((uintptr_t)online_O_part & 15u) == 0 &&
                            (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0 &&
                            dv <= 128 && ((dv)&3) == 0;
@@ -138,14 +141,15 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         moa_hold0 && ((uintptr_t)K & 15u) == 0 &&
         (((hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0)) & 3) == 0 && ((dk)&3) == 0 &&
         ((uintptr_t)Q & 15u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0 && dk <= 128 &&
-        ((uintptr_t)V & 15u) == 0 &&
-        (((hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0)) & 3) == 0 && ((dv)&3) == 0 &&
-        dv <= 128;
+        dv <= 128 && ((dv)&3) == 0 && ((uintptr_t)V & 15u) == 0 &&
+        (((hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0)) & 3) == 0;
     if (moa_pipe0) {
       const bool moa_on0_0_0 = moa_live && 0 + 4 * moa_lane < dk;
       const bool moa_on0_0_1 = moa_live && 0 + 4 * moa_lane + 64 < dk;
       const bool moa_on0_1_0 = moa_live && 0 + 4 * moa_lane < dv;
       const bool moa_on0_1_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on0_2_0 = moa_live && 0 + 4 * moa_lane < dv;
+      const bool moa_on0_2_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
       float4 moa_nx0_0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_nx0_0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -156,47 +160,40 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         moa_iv0_1_1 = *(const float4 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 64];
       float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_nx0_2_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
+      int64_t moa_so0_0 = (hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0);
+      int64_t moa_so0_2 = (hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0);
+      const int64_t moa_end0 = (c * moa_div0 + moa_div0);
+      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
         if (moa_on0_0_0)
-          moa_nx0_0_0 =
-              *(const float4
-                    *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) + 4 * moa_lane];
+          moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
         if (moa_on0_0_1)
-          moa_nx0_0_1 =
-              *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) +
-                                  4 * moa_lane + 64];
+          moa_nx0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
       }
-      if (c * moa_div0 < (c * moa_div0 + moa_div0) && c * moa_div0 < n) {
-        if (moa_on0_1_0)
-          moa_nx0_2_0 =
-              *(const float4
-                    *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0) + 4 * moa_lane];
-        if (moa_on0_1_1)
-          moa_nx0_2_1 =
-              *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0) +
-                                  4 * moa_lane + 64];
+      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+        if (moa_on0_2_0)
+          moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+        if (moa_on0_2_1)
+          moa_nx0_2_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
       }
-      for (int64_t moa_row0 = c * moa_div0; moa_row0 < (c * moa_div0 + moa_div0); ++moa_row0) {
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; ++moa_row0) {
         const int64_t l = moa_row0;
         const float4 moa_cx0_0_0 = moa_nx0_0_0;
         const float4 moa_cx0_0_1 = moa_nx0_0_1;
         const float4 moa_cx0_2_0 = moa_nx0_2_0;
         const float4 moa_cx0_2_1 = moa_nx0_2_1;
-        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
+        moa_so0_0 += dk;
+        moa_so0_2 += dv;
+        if ((l + 1) < moa_end0 && (l + 1) < n) {
           if (moa_on0_0_0)
-            moa_nx0_0_0 = *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + dk) +
-                                              4 * moa_lane];
+            moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
           if (moa_on0_0_1)
-            moa_nx0_0_1 = *(const float4 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + dk) +
-                                              4 * moa_lane + 64];
+            moa_nx0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
         }
-        if ((l + 1) < (c * moa_div0 + moa_div0) && (l + 1) < n) {
-          if (moa_on0_1_0)
-            moa_nx0_2_0 = *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + dv) +
-                                              4 * moa_lane];
-          if (moa_on0_1_1)
-            moa_nx0_2_1 = *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + dv) +
-                                              4 * moa_lane + 64];
+        if ((l + 1) < moa_end0 && (l + 1) < n) {
+          if (moa_on0_2_0)
+            moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+          if (moa_on0_2_1)
+            moa_nx0_2_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
         }
         if (l < n) {
           float acc2 = 0.0f;
@@ -219,27 +216,48 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
             { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
           }
           acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
-          float e = (acc2 / sqrtf((float)(dk)));
+          float e = (acc2 / inv);
           float next = moart_maxf(m, e);
-          float scale = moart_rescalef(m, next);
           float w = moart_rescalef(e, next);
-          acc = ((acc * scale) + w);
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next);
+            acc = (acc * scale);
+            if (moa_live) {
+              if (moa_on0_1_0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                (void)moa_g;
+                { moa_h0.x = (moa_h0.x * scale); }
+                { moa_h0.y = (moa_h0.y * scale); }
+                { moa_h0.z = (moa_h0.z * scale); }
+                { moa_h0.w = (moa_h0.w * scale); }
+              }
+              if (moa_on0_1_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { moa_h0_1.x = (moa_h0_1.x * scale); }
+                { moa_h0_1.y = (moa_h0_1.y * scale); }
+                { moa_h0_1.z = (moa_h0_1.z * scale); }
+                { moa_h0_1.w = (moa_h0_1.w * scale); }
+              }
+            }
+          }
+          acc = (acc + w);
           if (moa_live) {
-            if (moa_on0_1_0) {
+            if (moa_on0_2_0) {
               const int64_t moa_g = 0 + 4 * moa_lane;
               (void)moa_g;
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_cx0_2_0.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_cx0_2_0.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_cx0_2_0.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_cx0_2_0.w)); }
+              { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
+              { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
+              { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
+              { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
             }
-            if (moa_on0_1_1) {
+            if (moa_on0_2_1) {
               const int64_t moa_g = 0 + 4 * moa_lane + 64;
               (void)moa_g;
-              { moa_h0_1.x = ((moa_h0_1.x * scale) + (w * moa_cx0_2_1.x)); }
-              { moa_h0_1.y = ((moa_h0_1.y * scale) + (w * moa_cx0_2_1.y)); }
-              { moa_h0_1.z = ((moa_h0_1.z * scale) + (w * moa_cx0_2_1.z)); }
-              { moa_h0_1.w = ((moa_h0_1.w * scale) + (w * moa_cx0_2_1.w)); }
+              { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
+              { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
+              { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
+              { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
             }
           }
           m = next;
@@ -281,23 +299,100 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
               }
             }
           }
-          acc2 = moart_warp_addf(acc2, 16);      /* the lanes' partial results combined */
-          float e = (acc2 / sqrtf((float)(dk))); /* gqa.moa:9 */
-          float next = moart_maxf(m, e);         /* gqa.moa:9 */
-          float scale = moart_rescalef(m, next); /* gqa.moa:9 */
-          float w = moart_rescalef(e, next);     /* gqa.moa:9 */
-          acc = ((acc * scale) + w);             /* gqa.moa:9 */
+          acc2 = moart_warp_addf(acc2, 16);  /* the lanes' partial results combined */
+          float e = (acc2 / inv);            /* gqa.moa:9 */
+          float next = moart_maxf(m, e);     /* gqa.moa:9 */
+          float w = moart_rescalef(e, next); /* gqa.moa:9 */
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next); /* gqa.moa:9 */
+            acc = (acc * scale);                   /* gqa.moa:9 */
+            if (moa_live) {
+              if (moa_hold0) {
+                const bool moa_vec2 = true;
+                if (moa_own0) {
+                  const int64_t moa_g = 0 + 4 * moa_lane;
+                  if (moa_vec2) {
+                    { moa_h0.x = (moa_h0.x * scale); }
+                    { moa_h0.y = (moa_h0.y * scale); }
+                    { moa_h0.z = (moa_h0.z * scale); }
+                    { moa_h0.w = (moa_h0.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h0.x
+                       : moa_u == moa_g + 1 ? moa_h0.y
+                       : moa_u == moa_g + 2 ? moa_h0.z
+                                            : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                            : moa_u == moa_g + 1 ? moa_h0.y
+                                                            : moa_u == moa_g + 2 ? moa_h0.z
+                                                                                 : moa_h0.w) *
+                                                           scale);
+                    }
+                  }
+                }
+                if (moa_own0_1) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  if (moa_vec2) {
+                    { moa_h0_1.x = (moa_h0_1.x * scale); }
+                    { moa_h0_1.y = (moa_h0_1.y * scale); }
+                    { moa_h0_1.z = (moa_h0_1.z * scale); }
+                    { moa_h0_1.w = (moa_h0_1.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h0_1.x
+                       : moa_u == moa_g + 1 ? moa_h0_1.y
+                       : moa_u == moa_g + 2 ? moa_h0_1.z
+                                            : moa_h0_1.w) = ((moa_u == moa_g       ? moa_h0_1.x
+                                                              : moa_u == moa_g + 1 ? moa_h0_1.y
+                                                              : moa_u == moa_g + 2 ? moa_h0_1.z
+                                                                                   : moa_h0_1.w) *
+                                                             scale);
+                    }
+                  }
+                }
+              } else {
+                const bool moa_vec3 =
+                    ((uintptr_t)online_O_part & 15u) == 0 &&
+                    (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+                for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+                  if (moa_vec3 && moa_g + 4 <= dv) {
+                    float4 moa_r0 = *(const float4 *)&online_O_part[(hq * dv * i * P_online +
+                                                                     dv * j * P_online + dv * c) +
+                                                                    moa_g];
+                    { moa_r0.x = (moa_r0.x * scale); }
+                    { moa_r0.y = (moa_r0.y * scale); }
+                    { moa_r0.z = (moa_r0.z * scale); }
+                    { moa_r0.w = (moa_r0.w * scale); }
+                    *(float4
+                          *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                           moa_g] = moa_r0;
+                  } else {
+                    for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                      online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                          (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +
+                                          k)] *
+                           scale); /* gqa.moa:9 */
+                    }
+                  }
+                }
+              }
+            }
+          }
+          acc = (acc + w); /* gqa.moa:9 */
           if (moa_live) {
             if (moa_hold0) {
-              const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 &&
+              const bool moa_vec4 = ((uintptr_t)V & 15u) == 0 &&
                                     (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0;
               if (moa_own0) {
                 const int64_t moa_g = 0 + 4 * moa_lane;
-                if (moa_vec2) {
-                  { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
-                  { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
-                  { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
-                  { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
+                if (moa_vec4) {
+                  { moa_h0.x = (moa_h0.x + (w * moa_pf0.x)); }
+                  { moa_h0.y = (moa_h0.y + (w * moa_pf0.y)); }
+                  { moa_h0.z = (moa_h0.z + (w * moa_pf0.z)); }
+                  { moa_h0.w = (moa_h0.w + (w * moa_pf0.w)); }
                 } else {
                   for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                     const int64_t k = moa_u;
@@ -305,22 +400,21 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                      : moa_u == moa_g + 1 ? moa_h0.y
                      : moa_u == moa_g + 2 ? moa_h0.z
                                           : moa_h0.w) =
-                        (((moa_u == moa_g       ? moa_h0.x
-                           : moa_u == moa_g + 1 ? moa_h0.y
-                           : moa_u == moa_g + 2 ? moa_h0.z
-                                                : moa_h0.w) *
-                          scale) +
+                        ((moa_u == moa_g       ? moa_h0.x
+                          : moa_u == moa_g + 1 ? moa_h0.y
+                          : moa_u == moa_g + 2 ? moa_h0.z
+                                               : moa_h0.w) +
                          (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]));
                   }
                 }
               }
               if (moa_own0_1) {
                 const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                if (moa_vec2) {
-                  { moa_h0_1.x = ((moa_h0_1.x * scale) + (w * moa_pf0_1.x)); }
-                  { moa_h0_1.y = ((moa_h0_1.y * scale) + (w * moa_pf0_1.y)); }
-                  { moa_h0_1.z = ((moa_h0_1.z * scale) + (w * moa_pf0_1.z)); }
-                  { moa_h0_1.w = ((moa_h0_1.w * scale) + (w * moa_pf0_1.w)); }
+                if (moa_vec4) {
+                  { moa_h0_1.x = (moa_h0_1.x + (w * moa_pf0_1.x)); }
+                  { moa_h0_1.y = (moa_h0_1.y + (w * moa_pf0_1.y)); }
+                  { moa_h0_1.z = (moa_h0_1.z + (w * moa_pf0_1.z)); }
+                  { moa_h0_1.w = (moa_h0_1.w + (w * moa_pf0_1.w)); }
                 } else {
                   for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                     const int64_t k = moa_u;
@@ -328,39 +422,37 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                      : moa_u == moa_g + 1 ? moa_h0_1.y
                      : moa_u == moa_g + 2 ? moa_h0_1.z
                                           : moa_h0_1.w) =
-                        (((moa_u == moa_g       ? moa_h0_1.x
-                           : moa_u == moa_g + 1 ? moa_h0_1.y
-                           : moa_u == moa_g + 2 ? moa_h0_1.z
-                                                : moa_h0_1.w) *
-                          scale) +
+                        ((moa_u == moa_g       ? moa_h0_1.x
+                          : moa_u == moa_g + 1 ? moa_h0_1.y
+                          : moa_u == moa_g + 2 ? moa_h0_1.z
+                                               : moa_h0_1.w) +
                          (w * V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)]));
                   }
                 }
               }
             } else {
-              const bool moa_vec3 =
+              const bool moa_vec5 =
                   ((uintptr_t)V & 15u) == 0 &&
                   (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
                   ((uintptr_t)online_O_part & 15u) == 0 &&
                   (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
               for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
-                if (moa_vec3 && moa_g + 4 <= dv) {
+                if (moa_vec5 && moa_g + 4 <= dv) {
                   float4 moa_r0 =
                       *(const float4 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g];
                   float4 moa_r1 = *(const float4 *)&online_O_part[(hq * dv * i * P_online +
                                                                    dv * j * P_online + dv * c) +
                                                                   moa_g];
-                  { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-                  { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-                  { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-                  { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+                  { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
+                  { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
+                  { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
+                  { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
                   *(float4 *)&online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
                                             moa_g] = moa_r1;
                 } else {
                   for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
                     online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                        ((online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                          scale) +
+                        (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] +
                          (w *
                           V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])); /* gqa.moa:9 */
                   }
@@ -401,6 +493,8 @@ __global__ void __launch_bounds__(128)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = B;
   const int64_t moa_extent1 = hq;
   const int64_t moa_extent2 = dv;
@@ -417,10 +511,10 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* gqa.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec4 =
+    const bool moa_vec6 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec6 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -448,11 +542,11 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* gqa.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec5 = ((uintptr_t)online_m_part & 15u) == 0 &&
+    const bool moa_vec7 = ((uintptr_t)online_m_part & 15u) == 0 &&
                           (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec5 && moa_g + 4 <= P_online) {
+      if (moa_vec7 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         float4 moa_r1 =
@@ -489,6 +583,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = B;
   const int64_t moa_extent1 = hq;
   const int64_t moa_extent2 = dv;
@@ -506,10 +602,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec6 =
+    const bool moa_vec8 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec6 && moa_g + 4 <= P_online) {
+      if (moa_vec8 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -535,11 +631,11 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float S2 = 0.0f;
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec7 = ((uintptr_t)online_m_part & 15u) == 0 &&
+    const bool moa_vec9 = ((uintptr_t)online_m_part & 15u) == 0 &&
                           (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec7 && moa_g + 4 <= P_online) {
+      if (moa_vec9 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         float4 moa_r1 =
@@ -660,10 +756,14 @@ extern "C" int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk
   {
     const int64_t moa_total = B * hq * P_online;
     const int64_t moa_blocks = (moa_total + 3) / 4;
-    if (moa_total > 0)
-      moa_gqa_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                       128, 0, stream>>>(B, hq, hkv, n, dk, dv, P_online, Q, K, V, online_m_part,
-                                         online_sum_e_part, online_O_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   128, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_gqa_stage0, B, hq, hkv, n, dk, dv, P_online, Q, K,
+                               V, online_m_part, online_sum_e_part, online_O_part);
+    }
   }
 
   /* O */
@@ -671,16 +771,25 @@ extern "C" int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk
     const int64_t moa_total = B * hq * dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
     if (moa_width > 32) {
-      moa_gqa_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576)),
-                            moa_width, 0, stream>>>(
-          B, hq, hkv, n, dk, dv, P_online, O, online_m_part, online_sum_e_part, online_O_part);
+      {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                     moa_width, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_gqa_stage1_wide, B, hq, hkv, n, dk, dv, P_online,
+                                 O, online_m_part, online_sum_e_part, online_O_part);
+      }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
       const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_gqa_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                         32 * moa_per, 0, stream>>>(
-            B, hq, hkv, n, dk, dv, P_online, O, online_m_part, online_sum_e_part, online_O_part);
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     32 * moa_per, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_gqa_stage1, B, hq, hkv, n, dk, dv, P_online, O,
+                                 online_m_part, online_sum_e_part, online_O_part);
+      }
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

@@ -84,6 +84,8 @@ __global__ void __launch_bounds__(256)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 1;
   const int64_t moa_extent1 = dk;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -106,6 +108,8 @@ __global__ void __launch_bounds__(256)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 1;
   const int64_t moa_extent1 = dv;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -129,6 +133,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((t + P_online), P_online);
   const int64_t moa_extent0 = P_online;
   const int64_t moa_total = moa_extent0;
@@ -154,6 +160,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         }
       }
     }
+    float inv = sqrtf((float)(dk)); /* kvcache.moa:13 */
     const bool moa_hold0 =
         ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0 && dv <= 128 && ((dv)&3) == 0;
     const bool moa_own0 = moa_hold0 && 0 + 4 * moa_lane < dv;
@@ -181,53 +188,97 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
             }
           }
         }
-        acc2 = moart_warp_addf(acc2);          /* the lanes' partial results combined */
-        float e = (acc2 / sqrtf((float)(dk))); /* kvcache.moa:13 */
-        float next = moart_maxf(m, e);         /* kvcache.moa:13 */
-        float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
-        float w = moart_rescalef(e, next);     /* kvcache.moa:13 */
-        acc = ((acc * scale) + w);             /* kvcache.moa:13 */
+        acc2 = moart_warp_addf(acc2);      /* the lanes' partial results combined */
+        float e = (acc2 / inv);            /* kvcache.moa:13 */
+        float next = moart_maxf(m, e);     /* kvcache.moa:13 */
+        float w = moart_rescalef(e, next); /* kvcache.moa:13 */
+        if (__any_sync(0xffffffffu, (next != m))) {
+          float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
+          acc = (acc * scale);                   /* kvcache.moa:13 */
+          if (moa_hold0) {
+            const bool moa_vec2 = true;
+            if (moa_own0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              if (moa_vec2) {
+                { moa_h0.x = (moa_h0.x * scale); }
+                { moa_h0.y = (moa_h0.y * scale); }
+                { moa_h0.z = (moa_h0.z * scale); }
+                { moa_h0.w = (moa_h0.w * scale); }
+              } else { /* not reached: every access is held */
+                for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                  const int64_t i3 = moa_u;
+                  (void)i3;
+                  (moa_u == moa_g       ? moa_h0.x
+                   : moa_u == moa_g + 1 ? moa_h0.y
+                   : moa_u == moa_g + 2 ? moa_h0.z
+                                        : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                        : moa_u == moa_g + 1 ? moa_h0.y
+                                                        : moa_u == moa_g + 2 ? moa_h0.z
+                                                                             : moa_h0.w) *
+                                                       scale);
+                }
+              }
+            }
+          } else {
+            const bool moa_vec3 = ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
+            for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+              if (moa_vec3 && moa_g + 4 <= dv) {
+                float4 moa_r0 = *(const float4 *)&online_o_part[dv * c + moa_g];
+                { moa_r0.x = (moa_r0.x * scale); }
+                { moa_r0.y = (moa_r0.y * scale); }
+                { moa_r0.z = (moa_r0.z * scale); }
+                { moa_r0.w = (moa_r0.w * scale); }
+                *(float4 *)&online_o_part[dv * c + moa_g] = moa_r0;
+              } else {
+                for (int64_t i3 = moa_g; i3 < moa_g + 4 && i3 < dv; ++i3) {
+                  online_o_part[(dv * c + i3)] =
+                      (online_o_part[(dv * c + i3)] * scale); /* kvcache.moa:13 */
+                }
+              }
+            }
+          }
+        }
+        acc = (acc + w); /* kvcache.moa:13 */
         if (moa_hold0) {
-          const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
+          const bool moa_vec4 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
           if (moa_own0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
-            if (moa_vec2) {
+            if (moa_vec4) {
               float4 moa_r1 = *(const float4 *)&V[dv * l + moa_g];
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_r1.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_r1.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_r1.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_r1.w)); }
+              { moa_h0.x = (moa_h0.x + (w * moa_r1.x)); }
+              { moa_h0.y = (moa_h0.y + (w * moa_r1.y)); }
+              { moa_h0.z = (moa_h0.z + (w * moa_r1.z)); }
+              { moa_h0.w = (moa_h0.w + (w * moa_r1.w)); }
             } else {
               for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                 const int64_t i3 = moa_u;
                 (moa_u == moa_g       ? moa_h0.x
                  : moa_u == moa_g + 1 ? moa_h0.y
                  : moa_u == moa_g + 2 ? moa_h0.z
-                                      : moa_h0.w) = (((moa_u == moa_g       ? moa_h0.x
-                                                       : moa_u == moa_g + 1 ? moa_h0.y
-                                                       : moa_u == moa_g + 2 ? moa_h0.z
-                                                                            : moa_h0.w) *
-                                                      scale) +
+                                      : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                      : moa_u == moa_g + 1 ? moa_h0.y
+                                                      : moa_u == moa_g + 2 ? moa_h0.z
+                                                                           : moa_h0.w) +
                                                      (w * V[(dv * l + i3)]));
               }
             }
           }
         } else {
-          const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
+          const bool moa_vec5 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
                                 ((uintptr_t)online_o_part & 15u) == 0 && ((dv * c) & 3) == 0;
           for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-            if (moa_vec3 && moa_g + 4 <= dv) {
+            if (moa_vec5 && moa_g + 4 <= dv) {
               float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
               float4 moa_r1 = *(const float4 *)&online_o_part[dv * c + moa_g];
-              { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-              { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-              { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-              { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+              { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
+              { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
+              { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
+              { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
               *(float4 *)&online_o_part[dv * c + moa_g] = moa_r1;
             } else {
               for (int64_t i3 = moa_g; i3 < moa_g + 4 && i3 < dv; ++i3) {
-                online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
-                                                (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
+                online_o_part[(dv * c + i3)] =
+                    (online_o_part[(dv * c + i3)] + (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
               }
             }
           }
@@ -257,6 +308,8 @@ __global__ void __launch_bounds__(128)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = dv;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -267,9 +320,9 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* kvcache.moa:19 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0;
+    const bool moa_vec6 = ((uintptr_t)online_m_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec6 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -294,10 +347,10 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* kvcache.moa:15 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec5 =
+    const bool moa_vec7 =
         ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec5 && moa_g + 4 <= P_online) {
+      if (moa_vec7 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -329,6 +382,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = dv;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -340,9 +395,9 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec6 = ((uintptr_t)online_m_part & 15u) == 0;
+    const bool moa_vec8 = ((uintptr_t)online_m_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec6 && moa_g + 4 <= P_online) {
+      if (moa_vec8 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -366,10 +421,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float S2 = 0.0f;
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec7 =
+    const bool moa_vec9 =
         ((uintptr_t)online_m_part & 15u) == 0 && ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec7 && moa_g + 4 <= P_online) {
+      if (moa_vec9 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -461,31 +516,40 @@ extern "C" int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const
   {
     const int64_t moa_total = 1 * dk;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_kvcache_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           256, 0, stream>>>(t, cap, dk, dv, P_online, k, K);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_kvcache_stage0, t, cap, dk, dv, P_online, k, K);
+    }
   }
 
   /* update V */
   {
     const int64_t moa_total = 1 * dv;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_kvcache_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           256, 0, stream>>>(t, cap, dk, dv, P_online, v, V);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_kvcache_stage1, t, cap, dk, dv, P_online, v, V);
+    }
   }
 
   /* online (splits) */
   {
     const int64_t moa_total = P_online;
     const int64_t moa_blocks = (moa_total + 3) / 4;
-    if (moa_total > 0)
-      moa_kvcache_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           128, 0, stream>>>(t, cap, dk, dv, P_online, q, K, V, online_m_part,
-                                             online_sum_e_part, online_o_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   128, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_kvcache_stage2, t, cap, dk, dv, P_online, q, K, V,
+                               online_m_part, online_sum_e_part, online_o_part);
+    }
   }
 
   /* o */
@@ -493,18 +557,25 @@ extern "C" int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const
     const int64_t moa_total = dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
     if (moa_width > 32) {
-      moa_kvcache_stage3_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                        : INT64_C(1048576)),
-                                moa_width, 0, stream>>>(t, cap, dk, dv, P_online, o, online_m_part,
-                                                        online_sum_e_part, online_o_part);
+      {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                     moa_width, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_kvcache_stage3_wide, t, cap, dk, dv, P_online, o,
+                                 online_m_part, online_sum_e_part, online_o_part);
+      }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
       const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_kvcache_stage3<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                      : INT64_C(1048576)),
-                             32 * moa_per, 0, stream>>>(t, cap, dk, dv, P_online, o, online_m_part,
-                                                        online_sum_e_part, online_o_part);
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     32 * moa_per, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_kvcache_stage3, t, cap, dk, dv, P_online, o,
+                                 online_m_part, online_sum_e_part, online_o_part);
+      }
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

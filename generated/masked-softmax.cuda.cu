@@ -74,6 +74,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = n;
   const int64_t moa_extent1 = P_online;
@@ -103,6 +105,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         }
       }
     }
+    float inv = sqrtf((float)(dk)); /* masked-softmax.moa:15 */
     const bool moa_hold0 = ((uintptr_t)online_O_part & 15u) == 0 &&
                            (((dv * i * P_online + dv * c)) & 3) == 0 && dv <= 128 && ((dv)&3) == 0;
     const bool moa_own0 = moa_hold0 && 0 + 4 * moa_lane < dv;
@@ -135,57 +138,104 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
               }
             }
           }
-          acc2 = moart_warp_addf(acc2);      /* the lanes' partial results combined */
-          sel = (acc2 / sqrtf((float)(dk))); /* masked-softmax.moa:15 */
+          acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
+          sel = (acc2 / inv);           /* masked-softmax.moa:15 */
         } else {
           sel = -INFINITY; /* masked-softmax.moa:15 */
         }
-        float e = sel;                         /* masked-softmax.moa:9 */
-        float next = moart_maxf(m, e);         /* masked-softmax.moa:9 */
-        float scale = moart_rescalef(m, next); /* masked-softmax.moa:9 */
-        float w = moart_rescalef(e, next);     /* masked-softmax.moa:9 */
-        acc = ((acc * scale) + w);             /* masked-softmax.moa:9 */
+        float e = sel;                     /* masked-softmax.moa:9 */
+        float next = moart_maxf(m, e);     /* masked-softmax.moa:9 */
+        float w = moart_rescalef(e, next); /* masked-softmax.moa:9 */
+        if (__any_sync(0xffffffffu, (next != m))) {
+          float scale = moart_rescalef(m, next); /* masked-softmax.moa:9 */
+          acc = (acc * scale);                   /* masked-softmax.moa:9 */
+          if (moa_hold0) {
+            const bool moa_vec2 = true;
+            if (moa_own0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              if (moa_vec2) {
+                { moa_h0.x = (moa_h0.x * scale); }
+                { moa_h0.y = (moa_h0.y * scale); }
+                { moa_h0.z = (moa_h0.z * scale); }
+                { moa_h0.w = (moa_h0.w * scale); }
+              } else { /* not reached: every access is held */
+                for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                  const int64_t j = moa_u;
+                  (void)j;
+                  (moa_u == moa_g       ? moa_h0.x
+                   : moa_u == moa_g + 1 ? moa_h0.y
+                   : moa_u == moa_g + 2 ? moa_h0.z
+                                        : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                        : moa_u == moa_g + 1 ? moa_h0.y
+                                                        : moa_u == moa_g + 2 ? moa_h0.z
+                                                                             : moa_h0.w) *
+                                                       scale);
+                }
+              }
+            }
+          } else {
+            const bool moa_vec3 =
+                ((uintptr_t)online_O_part & 15u) == 0 && (((dv * i * P_online + dv * c)) & 3) == 0;
+            for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+              if (moa_vec3 && moa_g + 4 <= dv) {
+                float4 moa_r0 =
+                    *(const float4 *)&online_O_part[(dv * i * P_online + dv * c) + moa_g];
+                { moa_r0.x = (moa_r0.x * scale); }
+                { moa_r0.y = (moa_r0.y * scale); }
+                { moa_r0.z = (moa_r0.z * scale); }
+                { moa_r0.w = (moa_r0.w * scale); }
+                *(float4 *)&online_O_part[(dv * i * P_online + dv * c) + moa_g] = moa_r0;
+              } else {
+                for (int64_t j = moa_g; j < moa_g + 4 && j < dv; ++j) {
+                  online_O_part[(dv * i * P_online + dv * c + j)] =
+                      (online_O_part[(dv * i * P_online + dv * c + j)] *
+                       scale); /* masked-softmax.moa:9 */
+                }
+              }
+            }
+          }
+        }
+        acc = (acc + w); /* masked-softmax.moa:9 */
         if (moa_hold0) {
-          const bool moa_vec2 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
+          const bool moa_vec4 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0;
           if (moa_own0) {
             const int64_t moa_g = 0 + 4 * moa_lane;
-            if (moa_vec2) {
-              { moa_h0.x = ((moa_h0.x * scale) + (w * moa_pf0.x)); }
-              { moa_h0.y = ((moa_h0.y * scale) + (w * moa_pf0.y)); }
-              { moa_h0.z = ((moa_h0.z * scale) + (w * moa_pf0.z)); }
-              { moa_h0.w = ((moa_h0.w * scale) + (w * moa_pf0.w)); }
+            if (moa_vec4) {
+              { moa_h0.x = (moa_h0.x + (w * moa_pf0.x)); }
+              { moa_h0.y = (moa_h0.y + (w * moa_pf0.y)); }
+              { moa_h0.z = (moa_h0.z + (w * moa_pf0.z)); }
+              { moa_h0.w = (moa_h0.w + (w * moa_pf0.w)); }
             } else {
               for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                 const int64_t j = moa_u;
                 (moa_u == moa_g       ? moa_h0.x
                  : moa_u == moa_g + 1 ? moa_h0.y
                  : moa_u == moa_g + 2 ? moa_h0.z
-                                      : moa_h0.w) = (((moa_u == moa_g       ? moa_h0.x
-                                                       : moa_u == moa_g + 1 ? moa_h0.y
-                                                       : moa_u == moa_g + 2 ? moa_h0.z
-                                                                            : moa_h0.w) *
-                                                      scale) +
+                                      : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                      : moa_u == moa_g + 1 ? moa_h0.y
+                                                      : moa_u == moa_g + 2 ? moa_h0.z
+                                                                           : moa_h0.w) +
                                                      (w * V[(dv * l + j)]));
               }
             }
           }
         } else {
-          const bool moa_vec3 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
+          const bool moa_vec5 = ((uintptr_t)V & 15u) == 0 && ((dv * l) & 3) == 0 &&
                                 ((uintptr_t)online_O_part & 15u) == 0 &&
                                 (((dv * i * P_online + dv * c)) & 3) == 0;
           for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
-            if (moa_vec3 && moa_g + 4 <= dv) {
+            if (moa_vec5 && moa_g + 4 <= dv) {
               float4 moa_r0 = *(const float4 *)&V[dv * l + moa_g];
               float4 moa_r1 = *(const float4 *)&online_O_part[(dv * i * P_online + dv * c) + moa_g];
-              { moa_r1.x = ((moa_r1.x * scale) + (w * moa_r0.x)); }
-              { moa_r1.y = ((moa_r1.y * scale) + (w * moa_r0.y)); }
-              { moa_r1.z = ((moa_r1.z * scale) + (w * moa_r0.z)); }
-              { moa_r1.w = ((moa_r1.w * scale) + (w * moa_r0.w)); }
+              { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
+              { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
+              { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
+              { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
               *(float4 *)&online_O_part[(dv * i * P_online + dv * c) + moa_g] = moa_r1;
             } else {
               for (int64_t j = moa_g; j < moa_g + 4 && j < dv; ++j) {
                 online_O_part[(dv * i * P_online + dv * c + j)] =
-                    ((online_O_part[(dv * i * P_online + dv * c + j)] * scale) +
+                    (online_O_part[(dv * i * P_online + dv * c + j)] +
                      (w * V[(dv * l + j)])); /* masked-softmax.moa:9 */
               }
             }
@@ -216,6 +266,8 @@ __global__ void __launch_bounds__(128)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_extent1 = dv;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -229,9 +281,9 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* masked-softmax.moa:16 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec4 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0;
+    const bool moa_vec6 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec6 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[i2 * P_online + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -256,10 +308,10 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* masked-softmax.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec5 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0 &&
+    const bool moa_vec7 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec5 && moa_g + 4 <= P_online) {
+      if (moa_vec7 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[i2 * P_online + moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[i2 * P_online + moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -291,6 +343,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)dk;
   (void)dv;
   (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_extent1 = dv;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -305,9 +359,9 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec6 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0;
+    const bool moa_vec8 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec6 && moa_g + 4 <= P_online) {
+      if (moa_vec8 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[i2 * P_online + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
         { M = moart_maxf(M, moa_r0.y); }
@@ -332,10 +386,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float S2 = 0.0f;
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec7 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0 &&
+    const bool moa_vec9 = ((uintptr_t)online_m_part & 15u) == 0 && ((i2 * P_online) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec7 && moa_g + 4 <= P_online) {
+      if (moa_vec9 && moa_g + 4 <= P_online) {
         float4 moa_r0 = *(const float4 *)&online_m_part[i2 * P_online + moa_g];
         float4 moa_r1 = *(const float4 *)&online_sum_e_part[i2 * P_online + moa_g];
         { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
@@ -425,11 +479,14 @@ extern "C" int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float
   {
     const int64_t moa_total = n * P_online;
     const int64_t moa_blocks = (moa_total + 3) / 4;
-    if (moa_total > 0)
-      moa_masked_softmax_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                           : INT64_C(1048576)),
-                                  128, 0, stream>>>(n, dk, dv, P_online, Q, K, V, online_m_part,
-                                                    online_sum_e_part, online_O_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   128, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_masked_softmax_stage0, n, dk, dv, P_online, Q, K, V,
+                               online_m_part, online_sum_e_part, online_O_part);
+    }
   }
 
   /* O */
@@ -437,18 +494,25 @@ extern "C" int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float
     const int64_t moa_total = n * dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
     if (moa_width > 32) {
-      moa_masked_softmax_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                               : INT64_C(1048576)),
-                                       moa_width, 0, stream>>>(
-          n, dk, dv, P_online, O, online_m_part, online_sum_e_part, online_O_part);
+      {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                     moa_width, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_masked_softmax_stage1_wide, n, dk, dv, P_online,
+                                 O, online_m_part, online_sum_e_part, online_O_part);
+      }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
       const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-      if (moa_total > 0)
-        moa_masked_softmax_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                             : INT64_C(1048576)),
-                                    32 * moa_per, 0, stream>>>(
-            n, dk, dv, P_online, O, online_m_part, online_sum_e_part, online_O_part);
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     32 * moa_per, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_masked_softmax_stage1, n, dk, dv, P_online, O,
+                                 online_m_part, online_sum_e_part, online_O_part);
+      }
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

@@ -58,6 +58,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_C;
   const int64_t moa_extent1 = m;
   const int64_t moa_extent2 = p;
@@ -91,6 +93,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_C;
   const int64_t moa_extent1 = m;
   const int64_t moa_extent2 = p;
@@ -132,6 +136,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_C;
   const int64_t moa_extent1 = m;
   const int64_t moa_extent2 = p;
@@ -174,6 +180,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_extent1 = p;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -212,6 +220,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_extent1 = p;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -252,6 +262,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_y;
   const int64_t moa_extent1 = m;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -282,6 +294,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_y;
   const int64_t moa_extent1 = m;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -320,6 +334,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_y;
   const int64_t moa_extent1 = m;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -359,6 +375,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -394,6 +412,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -431,6 +451,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_D;
   const int64_t moa_extent1 = m;
   const int64_t moa_extent2 = p;
@@ -464,6 +486,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_D;
   const int64_t moa_extent1 = m;
   const int64_t moa_extent2 = p;
@@ -505,6 +529,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_D;
   const int64_t moa_extent1 = m;
   const int64_t moa_extent2 = p;
@@ -547,6 +573,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_extent1 = p;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -585,6 +613,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_y;
   (void)P_D;
   (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_extent1 = p;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -725,9 +755,14 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   {
     const int64_t moa_total = P_C * m * p;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_matmul_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          256, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, A, B, C_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage0, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                               Q_D, A, B, C_part);
+    }
   }
 
   /* C (combine) */
@@ -736,18 +771,25 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
       const int64_t moa_total = Q_C * m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_matmul_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                         : INT64_C(1048576)),
-                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                         C_part, C_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage1_wide, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, C_part, C_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_matmul_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                       : INT64_C(1048576)),
-                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                         C_part, C_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage1, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                                   Q_D, C_part, C_group);
+        }
       }
     }
   }
@@ -758,18 +800,25 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
       const int64_t moa_total = m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_matmul_stage2_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                         : INT64_C(1048576)),
-                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C,
-                                                         C_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage2_wide, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, C, C_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_matmul_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                       : INT64_C(1048576)),
-                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, C,
-                                                         C_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage2, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                                   Q_D, C, C_group);
+        }
       }
     }
   }
@@ -778,9 +827,14 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   {
     const int64_t moa_total = P_y * m;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_matmul_stage3<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          256, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, x, C, y_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage3, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                               Q_D, x, C, y_part);
+    }
   }
 
   /* y (combine) */
@@ -789,18 +843,25 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
       const int64_t moa_total = Q_y * m;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_matmul_stage4_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                         : INT64_C(1048576)),
-                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                         y_part, y_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage4_wide, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, y_part, y_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_matmul_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                       : INT64_C(1048576)),
-                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                         y_part, y_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage4, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                                   Q_D, y_part, y_group);
+        }
       }
     }
   }
@@ -811,18 +872,25 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
       const int64_t moa_total = m;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_matmul_stage5_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                         : INT64_C(1048576)),
-                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y,
-                                                         y_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage5_wide, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, y, y_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_matmul_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                       : INT64_C(1048576)),
-                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, y,
-                                                         y_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage5, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                                   Q_D, y, y_group);
+        }
       }
     }
   }
@@ -831,9 +899,14 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   {
     const int64_t moa_total = P_D * m * p;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_matmul_stage6<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          256, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, A, B, D_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage6, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                               Q_D, A, B, D_part);
+    }
   }
 
   /* D (combine) */
@@ -842,18 +915,25 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
       const int64_t moa_total = Q_D * m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_matmul_stage7_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                         : INT64_C(1048576)),
-                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                         D_part, D_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage7_wide, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, D_part, D_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_matmul_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                       : INT64_C(1048576)),
-                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D,
-                                                         D_part, D_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage7, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                                   Q_D, D_part, D_group);
+        }
       }
     }
   }
@@ -864,18 +944,25 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
       const int64_t moa_total = m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_matmul_stage8_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                         : INT64_C(1048576)),
-                                 moa_width, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D,
-                                                         D_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage8_wide, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, D, D_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_matmul_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                       : INT64_C(1048576)),
-                              32 * moa_per, 0, stream>>>(m, k, p, P_C, Q_C, P_y, Q_y, P_D, Q_D, D,
-                                                         D_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage8, m, k, p, P_C, Q_C, P_y, Q_y, P_D,
+                                   Q_D, D, D_group);
+        }
       }
     }
   }

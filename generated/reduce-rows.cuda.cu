@@ -85,6 +85,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_colSum;
   const int64_t moa_extent1 = m;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -123,6 +125,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_colSum;
   const int64_t moa_extent1 = m;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -169,6 +173,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_colSum;
   const int64_t moa_extent1 = m;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -215,6 +221,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -258,6 +266,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = m;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -302,6 +312,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_rowSum;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -340,6 +352,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowSum;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -386,6 +400,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowSum;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -432,6 +448,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -475,6 +493,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -519,6 +539,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_rowMax;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -557,6 +579,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowMax;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -603,6 +627,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowMax;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -649,6 +675,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -692,6 +720,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -736,6 +766,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_rowMin;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -774,6 +806,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowMin;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -820,6 +854,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowMin;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -868,6 +904,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -911,6 +949,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -956,6 +996,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_rowProd;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -994,6 +1036,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowProd;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -1040,6 +1084,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_rowProd;
   const int64_t moa_extent1 = n;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -1088,6 +1134,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -1131,6 +1179,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -1176,6 +1226,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = P_total;
   const int64_t moa_total = moa_extent0;
   for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
@@ -1215,6 +1267,8 @@ __global__ void __launch_bounds__(128)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_total;
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 31u);
@@ -1258,6 +1312,8 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = Q_total;
   const int64_t moa_total = moa_extent0;
   __shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */
@@ -1303,7 +1359,9 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
-  float acc19 = 0.0f; /* reduce-rows.moa:11 */
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  float acc19 = 0.0f;         /* reduce-rows.moa:11 */
   for (int64_t c18 = 0; c18 < Q_total; ++c18) {
     acc19 = acc19 + total_group[c18]; /* reduce-rows.moa:11 */
   }
@@ -1331,6 +1389,8 @@ __global__ void __launch_bounds__(256)
   (void)Q_rowProd;
   (void)P_total;
   (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   mean[0] = (total[0] / (float)(n * m)); /* reduce-rows.moa:12 */
 }
 
@@ -1494,12 +1554,15 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   {
     const int64_t moa_total = P_colSum * m;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reduce_rows_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                        : INT64_C(1048576)),
-                               256, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                 P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                 Q_rowProd, P_total, Q_total, A, colSum_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage0, n, m, P_colSum, Q_colSum,
+                               P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                               P_rowProd, Q_rowProd, P_total, Q_total, A, colSum_part);
+    }
   }
 
   /* colSum (combine) */
@@ -1508,20 +1571,29 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = Q_colSum * m;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage1_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                              : INT64_C(1048576)),
-                                      moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, colSum_part, colSum_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage1_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, colSum_part,
+                                   colSum_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                            : INT64_C(1048576)),
-                                   32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, colSum_part, colSum_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage1, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, colSum_part,
+                                   colSum_group);
+        }
       }
     }
   }
@@ -1532,20 +1604,28 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = m;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage2_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                              : INT64_C(1048576)),
-                                      moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, colSum, colSum_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage2_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, colSum,
+                                   colSum_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                            : INT64_C(1048576)),
-                                   32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, colSum, colSum_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage2, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, colSum, colSum_group);
+        }
       }
     }
   }
@@ -1554,12 +1634,15 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   {
     const int64_t moa_total = P_rowSum * n;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reduce_rows_stage3<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                        : INT64_C(1048576)),
-                               256, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                 P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                 Q_rowProd, P_total, Q_total, A, rowSum_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage3, n, m, P_colSum, Q_colSum,
+                               P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                               P_rowProd, Q_rowProd, P_total, Q_total, A, rowSum_part);
+    }
   }
 
   /* rowSum (combine) */
@@ -1568,20 +1651,29 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = Q_rowSum * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage4_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                              : INT64_C(1048576)),
-                                      moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part, rowSum_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage4_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part,
+                                   rowSum_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                            : INT64_C(1048576)),
-                                   32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part, rowSum_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage4, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part,
+                                   rowSum_group);
+        }
       }
     }
   }
@@ -1592,20 +1684,28 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage5_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                              : INT64_C(1048576)),
-                                      moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowSum, rowSum_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage5_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowSum,
+                                   rowSum_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage5<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                            : INT64_C(1048576)),
-                                   32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowSum, rowSum_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage5, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowSum, rowSum_group);
+        }
       }
     }
   }
@@ -1614,12 +1714,15 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   {
     const int64_t moa_total = P_rowMax * n;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reduce_rows_stage6<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                        : INT64_C(1048576)),
-                               256, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                 P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                 Q_rowProd, P_total, Q_total, A, rowMax_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage6, n, m, P_colSum, Q_colSum,
+                               P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                               P_rowProd, Q_rowProd, P_total, Q_total, A, rowMax_part);
+    }
   }
 
   /* rowMax (combine) */
@@ -1628,20 +1731,29 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = Q_rowMax * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage7_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                              : INT64_C(1048576)),
-                                      moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part, rowMax_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage7_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part,
+                                   rowMax_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage7<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                            : INT64_C(1048576)),
-                                   32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part, rowMax_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage7, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part,
+                                   rowMax_group);
+        }
       }
     }
   }
@@ -1652,20 +1764,28 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage8_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                              : INT64_C(1048576)),
-                                      moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowMax, rowMax_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage8_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMax,
+                                   rowMax_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage8<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                            : INT64_C(1048576)),
-                                   32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowMax, rowMax_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage8, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowMax, rowMax_group);
+        }
       }
     }
   }
@@ -1674,12 +1794,15 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   {
     const int64_t moa_total = P_rowMin * n;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reduce_rows_stage9<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                        : INT64_C(1048576)),
-                               256, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                 P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                 Q_rowProd, P_total, Q_total, A, rowMin_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage9, n, m, P_colSum, Q_colSum,
+                               P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                               P_rowProd, Q_rowProd, P_total, Q_total, A, rowMin_part);
+    }
   }
 
   /* rowMin (combine) */
@@ -1688,20 +1811,29 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = Q_rowMin * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage10_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                               : INT64_C(1048576)),
-                                       moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part, rowMin_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage10_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part,
+                                   rowMin_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage10<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                             : INT64_C(1048576)),
-                                    32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part, rowMin_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage10, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part,
+                                   rowMin_group);
+        }
       }
     }
   }
@@ -1712,20 +1844,28 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage11_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                               : INT64_C(1048576)),
-                                       moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowMin, rowMin_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage11_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMin,
+                                   rowMin_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage11<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                             : INT64_C(1048576)),
-                                    32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowMin, rowMin_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage11, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowMin, rowMin_group);
+        }
       }
     }
   }
@@ -1734,12 +1874,15 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   {
     const int64_t moa_total = P_rowProd * n;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reduce_rows_stage12<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                         : INT64_C(1048576)),
-                                256, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                  P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                  Q_rowProd, P_total, Q_total, A, rowProd_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage12, n, m, P_colSum, Q_colSum,
+                               P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                               P_rowProd, Q_rowProd, P_total, Q_total, A, rowProd_part);
+    }
   }
 
   /* rowProd (combine) */
@@ -1748,20 +1891,29 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = Q_rowProd * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage13_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                               : INT64_C(1048576)),
-                                       moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part, rowProd_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage13_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part,
+                                   rowProd_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage13<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                             : INT64_C(1048576)),
-                                    32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part, rowProd_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage13, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part,
+                                   rowProd_group);
+        }
       }
     }
   }
@@ -1772,20 +1924,28 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage14_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                               : INT64_C(1048576)),
-                                       moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, rowProd, rowProd_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage14_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowProd,
+                                   rowProd_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage14<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                             : INT64_C(1048576)),
-                                    32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, rowProd, rowProd_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage14, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, rowProd, rowProd_group);
+        }
       }
     }
   }
@@ -1794,12 +1954,15 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   {
     const int64_t moa_total = P_total;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reduce_rows_stage15<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                         : INT64_C(1048576)),
-                                256, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                  P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                  Q_rowProd, P_total, Q_total, A, total_part);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage15, n, m, P_colSum, Q_colSum,
+                               P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                               P_rowProd, Q_rowProd, P_total, Q_total, A, total_part);
+    }
   }
 
   /* total (combine) */
@@ -1808,20 +1971,28 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
       const int64_t moa_total = Q_total;
       const int moa_width = moart_cuda_combine_width(moa_total);
       if (moa_width > 32) {
-        moa_reduce_rows_stage16_wide<<<(unsigned)(moa_total < INT64_C(1048576) ? moa_total
-                                                                               : INT64_C(1048576)),
-                                       moa_width, 0, stream>>>(
-            n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-            P_rowProd, Q_rowProd, P_total, Q_total, total_part, total_group);
+        {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config =
+              moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
+                                       moa_width, stream, &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage16_wide, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, total_part,
+                                   total_group);
+        }
       } else {
         const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
         const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;
-        if (moa_total > 0)
-          moa_reduce_rows_stage16<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                             : INT64_C(1048576)),
-                                    32 * moa_per, 0, stream>>>(
-              n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-              P_rowProd, Q_rowProd, P_total, Q_total, total_part, total_group);
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 32 * moa_per, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage16, n, m, P_colSum, Q_colSum,
+                                   P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                   P_rowProd, Q_rowProd, P_total, Q_total, total_part, total_group);
+        }
       }
     }
   }
@@ -1831,12 +2002,15 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = 1;
       const int64_t moa_blocks = (moa_total + 255) / 256;
-      if (moa_total > 0)
-        moa_reduce_rows_stage17<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                           : INT64_C(1048576)),
-                                  1, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                  P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                  Q_rowProd, P_total, Q_total, total, total_group);
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     1, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage17, n, m, P_colSum, Q_colSum,
+                                 P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                                 P_rowProd, Q_rowProd, P_total, Q_total, total, total_group);
+      }
     }
   }
 
@@ -1844,12 +2018,14 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   {
     const int64_t moa_total = 1;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reduce_rows_stage18<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                         : INT64_C(1048576)),
-                                1, 0, stream>>>(n, m, P_colSum, Q_colSum, P_rowSum, Q_rowSum,
-                                                P_rowMax, Q_rowMax, P_rowMin, Q_rowMin, P_rowProd,
-                                                Q_rowProd, P_total, Q_total, total, mean);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+          moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 1, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage18, n, m, P_colSum, Q_colSum,
+                               P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
+                               P_rowProd, Q_rowProd, P_total, Q_total, total, mean);
+    }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

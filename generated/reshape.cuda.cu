@@ -59,6 +59,8 @@
 #include "reshape.cuda.h"
 /* B */
 __global__ void __launch_bounds__(256) moa_reshape_stage0(const float *__restrict__ A, float *B) {
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 2;
   const int64_t moa_extent1 = 3;
   const int64_t moa_extent2 = 4;
@@ -79,6 +81,8 @@ __global__ void __launch_bounds__(256) moa_reshape_stage0(const float *__restric
 
 /* C */
 __global__ void __launch_bounds__(256) moa_reshape_stage1(const float *__restrict__ A, float *C) {
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 6;
   const int64_t moa_extent1 = 4;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -96,6 +100,8 @@ __global__ void __launch_bounds__(256) moa_reshape_stage1(const float *__restric
 
 /* D */
 __global__ void __launch_bounds__(256) moa_reshape_stage2(const float *__restrict__ A, float *D) {
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 4;
   const int64_t moa_extent1 = 6;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -114,6 +120,8 @@ __global__ void __launch_bounds__(256) moa_reshape_stage2(const float *__restric
 /* E */
 __global__ void __launch_bounds__(256)
     moa_reshape_stage3(const float *__restrict__ x, const float *__restrict__ y, float *E) {
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 4;
   const int64_t moa_extent1 = 6;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -130,6 +138,8 @@ __global__ void __launch_bounds__(256)
 /* F */
 __global__ void __launch_bounds__(256)
     moa_reshape_stage4(const float *__restrict__ y, float *E, float *F) {
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 4;
   const int64_t moa_extent1 = 6;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -190,50 +200,65 @@ extern "C" int moa_reshape(const float *A, const float *x, const float *y, float
   {
     const int64_t moa_total = 2 * 3 * 4;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reshape_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           256, 0, stream>>>(A, B);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reshape_stage0, A, B);
+    }
   }
 
   /* C */
   {
     const int64_t moa_total = 6 * 4;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reshape_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           256, 0, stream>>>(A, C);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reshape_stage1, A, C);
+    }
   }
 
   /* D */
   {
     const int64_t moa_total = 4 * 6;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reshape_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           256, 0, stream>>>(A, D);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reshape_stage2, A, D);
+    }
   }
 
   /* E */
   {
     const int64_t moa_total = 4 * 6;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reshape_stage3<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           256, 0, stream>>>(x, y, E);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reshape_stage3, x, y, E);
+    }
   }
 
   /* F */
   {
     const int64_t moa_total = 4 * 6;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_reshape_stage4<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                    : INT64_C(1048576)),
-                           256, 0, stream>>>(y, E, F);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_reshape_stage4, y, E, F);
+    }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

@@ -64,6 +64,8 @@ __global__ void __launch_bounds__(256)
                       const float *__restrict__ k, float *K1) {
   (void)n;
   (void)dk;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = (n + 1);
   const int64_t moa_extent1 = dk;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -82,6 +84,8 @@ __global__ void __launch_bounds__(256)
     moa_slices_stage1(int64_t n, int64_t dk, const float *__restrict__ v, float *w) {
   (void)n;
   (void)dk;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 18;
   const int64_t moa_total = moa_extent0;
   for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
@@ -98,6 +102,8 @@ __global__ void __launch_bounds__(256)
     moa_slices_stage2(int64_t n, int64_t dk, float *K1, float *W) {
   (void)n;
   (void)dk;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = n;
   const int64_t moa_extent1 = dk;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -116,6 +122,8 @@ __global__ void __launch_bounds__(256)
     moa_slices_stage3(int64_t n, int64_t dk, const float *__restrict__ K, float *H) {
   (void)n;
   (void)dk;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = 1;
   const int64_t moa_extent1 = dk;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -178,36 +186,52 @@ extern "C" int moa_slices(int64_t n, int64_t dk, const float *K, const float *k,
   {
     const int64_t moa_total = (n + 1) * dk;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_slices_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          256, 0, stream>>>(n, dk, K, k, K1);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_slices_stage0, n, dk, K, k, K1);
+    }
   }
 
   /* w */
   {
     const int64_t moa_total = 18;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_slices_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          256, 0, stream>>>(n, dk, v, w);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_slices_stage1, n, dk, v, w);
+    }
   }
 
   /* W */
   {
     const int64_t moa_total = n * dk;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_slices_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          256, 0, stream>>>(n, dk, K1, W);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_slices_stage2, n, dk, K1, W);
+    }
   }
 
   /* H */
   {
     const int64_t moa_total = 1 * dk;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_slices_stage3<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576)),
-                          256, 0, stream>>>(n, dk, K, H);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_slices_stage3, n, dk, K, H);
+    }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

@@ -56,6 +56,8 @@ __global__ void __launch_bounds__(256)
   (void)a;
   (void)b;
   (void)c;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = b;
   const int64_t moa_extent1 = a;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -75,6 +77,8 @@ __global__ void __launch_bounds__(256)
   (void)a;
   (void)b;
   (void)c;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = b;
   const int64_t moa_extent1 = a;
   const int64_t moa_total = moa_extent0 * moa_extent1;
@@ -94,6 +98,8 @@ __global__ void __launch_bounds__(256)
   (void)a;
   (void)b;
   (void)c;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = c;
   const int64_t moa_extent1 = b;
   const int64_t moa_extent2 = a;
@@ -117,6 +123,8 @@ __global__ void __launch_bounds__(256)
   (void)a;
   (void)b;
   (void)c;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_extent0 = a;
   const int64_t moa_extent1 = b;
   const int64_t moa_extent2 = c;
@@ -191,40 +199,52 @@ extern "C" int moa_transpose(int64_t a, int64_t b, int64_t c, const float *A, co
   {
     const int64_t moa_total = b * a;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_transpose_stage0<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                      : INT64_C(1048576)),
-                             256, 0, stream>>>(a, b, c, M, T);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_transpose_stage0, a, b, c, M, T);
+    }
   }
 
   /* T2 */
   {
     const int64_t moa_total = b * a;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_transpose_stage1<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                      : INT64_C(1048576)),
-                             256, 0, stream>>>(a, b, c, M, T2);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_transpose_stage1, a, b, c, M, T2);
+    }
   }
 
   /* S */
   {
     const int64_t moa_total = c * b * a;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_transpose_stage2<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                      : INT64_C(1048576)),
-                             256, 0, stream>>>(a, b, c, A, S);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_transpose_stage2, a, b, c, A, S);
+    }
   }
 
   /* U */
   {
     const int64_t moa_total = a * b * c;
     const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0)
-      moa_transpose_stage3<<<(unsigned)(moa_blocks < INT64_C(1048576) ? moa_blocks
-                                                                      : INT64_C(1048576)),
-                             256, 0, stream>>>(a, b, c, A, U);
+    if (moa_total > 0) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   256, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_transpose_stage3, a, b, c, A, U);
+    }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;
 }

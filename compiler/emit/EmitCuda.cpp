@@ -268,6 +268,8 @@ private:
   std::string identity(const LStmt &reducer) const;
   std::string params(const std::set<size_t> &used) const;
   std::string args(const std::set<size_t> &used) const;
+  void launch(const std::string &kernel, const std::string &blocks, const std::string &threads,
+              const std::set<size_t> &used);
   std::string total(const ParallelNest &nest);
   std::vector<std::tuple<bool, SymExpr, SymExpr>> hoist(const std::vector<LStmt> &body, const std::set<Symbol> &known);
   bool lanePrivate(size_t buffer, const LStmt &loop, const SymExpr &offset) const;
@@ -676,17 +678,28 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
   std::vector<Lanes> found;
   std::vector<const LStmt *> path;
   bool ok = loop.step == SymExpr(1);
+  bool onValue = false; // inside an If on a value (the online softmax's `next != m`), known only in the row
   std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
     for (const LStmt &s : body) {
-      if (s.kind == LStmt::If) {
+      if (s.kind == LStmt::If && s.value) {
+        // its lane loops may only read and write held registers: no load to issue ahead under it
+        ok &= s.orElse.empty();
+        const bool was = onValue;
+        onValue = true;
+        walk(s.body);
+        onValue = was;
+      } else if (s.kind == LStmt::If) {
         // a guard on the index (l < n): it decides the next iteration's loads too
-        ok &= !s.value && s.orElse.empty() && (s.lhs.dependsOn(loop.var) || s.rhs.dependsOn(loop.var));
+        ok &= !onValue && s.orElse.empty() && (s.lhs.dependsOn(loop.var) || s.rhs.dependsOn(loop.var));
         path.push_back(&s);
         walk(s.body);
         path.pop_back();
       } else if (s.kind == LStmt::Loop) {
         std::optional<VectorLoop> v = LaneLoop(s).independent() ? vectorLoop(s, k) : std::nullopt;
         ok &= v && !s.start.dependsOn(loop.var) && !s.end.dependsOn(loop.var);
+        if (v && onValue)
+          for (const VectorLoop::Access &a : v->loads)
+            ok &= held.count({a.buffer, a.base}) > 0;
         if (v)
           found.push_back({&s, *v, path});
       }
@@ -701,7 +714,9 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
     SymExpr base;
     const Lanes *lanes;
     bool moves;
+    SymExpr step;                  // the offset's change from one iteration to the next
     std::vector<std::string> regs; // per group: the next iteration's (moves) or the loop's (invariant)
+    std::string offset{};          // moves: the local holding the next load's offset, stepped each iteration
   };
   std::vector<Stream> streams;
   std::vector<std::string> tests;
@@ -732,7 +747,7 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
           return false;
         continue;
       }
-      streams.push_back({a.buffer, a.base, &x, a.base.dependsOn(loop.var), {}});
+      streams.push_back({a.buffer, a.base, &x, a.base.dependsOn(loop.var), *step, {}});
       std::string aligned = fmt::format("((uintptr_t){} & 15u) == 0", cn.buffer(a.buffer));
       if (std::find(tests.begin(), tests.end(), aligned) == tests.end())
         tests.push_back(aligned);
@@ -741,7 +756,9 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
         multipleOf4(*step);
     }
     SymExpr extent = x.loop->end - x.loop->start;
-    tests.push_back(fmt::format("{} <= {}", integer(extent), 4 * lanes * groups()));
+    std::string fits = fmt::format("{} <= {}", integer(extent), 4 * lanes * groups());
+    if (std::find(tests.begin(), tests.end(), fits) == tests.end())
+      tests.push_back(fits);
     multipleOf4(extent);
   }
   for (const std::string &p : possible)
@@ -762,7 +779,8 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
   auto ownsOf = [&](const Lanes *x) -> const std::vector<std::string> & { return piped.at(x->loop); };
   auto load = [&](const Stream &st, int group, const SymExpr &at) {
     return fmt::format("*(const float4 *)&{}[{} + {}]", cn.buffer(st.buffer),
-                       integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start), groupStart(group));
+                       st.moves ? st.offset : integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start),
+                       groupStart(group));
   };
   // the loads of iteration `at` into the next iteration's registers, where its guards hold
   auto loadAhead = [&](const SymExpr &at, const std::string &inRange) {
@@ -794,11 +812,19 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
                          load(st, group, SymExpr::symbol(loop.var))));
     }
   }
-  loadAhead(loop.start, fmt::format("{} < {}", integer(loop.start), integer(loop.end)));
+  // a moving load's offset a local, stepped once an iteration (no 64-bit products a row), and the end once
+  for (size_t i = 0; i < streams.size(); ++i)
+    if (Stream &st = streams[i]; st.moves) {
+      st.offset = fmt::format("moa_so{}_{}", n, i);
+      line(fmt::format("int64_t {} = {};", st.offset,
+                       integer(st.base.substitute({{loop.var, loop.start}}) + st.lanes->loop->start)));
+    }
+  const std::string end = fmt::format("moa_end{}", n);
+  line(fmt::format("const int64_t {} = {};", end, integer(loop.end)));
+  loadAhead(loop.start, fmt::format("{} < {}", integer(loop.start), end));
   // the printer's own loop (`moa_`), like the rest of this copy unlocated: explain --html maps the loop IR's
   // loop to the copy after it
-  line(fmt::format("for (int64_t moa_row{0} = {1}; moa_row{0} < {2}; ++moa_row{0}) {{", n, integer(loop.start),
-                   integer(loop.end)));
+  line(fmt::format("for (int64_t moa_row{0} = {1}; moa_row{0} < {2}; ++moa_row{0}) {{", n, integer(loop.start), end));
   line(fmt::format("const int64_t {} = moa_row{};", name(loop.var), n));
   const SymExpr next = SymExpr::symbol(loop.var) + SymExpr(1);
   std::map<std::pair<size_t, SymExpr>, std::vector<std::string>> current;
@@ -812,7 +838,10 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
       }
     current[{st.buffer, st.base}] = now;
   }
-  loadAhead(next, fmt::format("{} < {}", integer(next), integer(loop.end)));
+  for (const Stream &st : streams)
+    if (st.moves)
+      line(fmt::format("{} += {};", st.offset, integer(st.step)));
+  loadAhead(next, fmt::format("{} < {}", integer(next), end));
   auto outside = std::move(prefetched);
   prefetched = current;
   // the statements' `/* FILE:LINE */` comments go with the copy after it, printed as before (explain --html
@@ -884,7 +913,10 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
     return;
   }
   case LStmt::If:
-    line(ifHeader(s));
+    // a test that only saves work is the warp's: taken where any lane's holds, so no lane diverges
+    line(s.onlySaves && s.value && s.orElse.empty()
+             ? fmt::format("if (__any_sync(0xffffffffu, {})) {{", asType(s.value, ElemType::Int))
+             : ifHeader(s));
     warpBlock(s.body, t);
     if (!s.orElse.empty()) {
       line("} else {");
@@ -961,6 +993,8 @@ void CudaPrinter::kernelOf(const Region &r, const ParallelNest &nest, const std:
       line(fmt::format("(void){};", cn.dim(d.sym)));
   for (const ChunkCount &c : k.chunkCounts)
     line(fmt::format("(void){};", cn.dim(c.sym)));
+  line("moart_cuda_start_next();");
+  line("moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */");
   std::set<Symbol> known;
   for (const TDim &d : k.dims)
     known.insert(d.sym);
@@ -1042,6 +1076,19 @@ void CudaPrinter::kernelOf(const Region &r, const ParallelNest &nest, const std:
   body = std::move(host);
 }
 
+// A kernel's launch on the caller's stream, allowed to begin before the kernel ahead of it ends (a
+// programmatic dependent launch: moart_cuda_launch_config; each kernel waits for the one before it first).
+// A failed launch is the launcher's cudaGetLastError at its end, as for any launch.
+void CudaPrinter::launch(const std::string &kernel, const std::string &blocks, const std::string &threads,
+                         const std::set<size_t> &used) {
+  line("{");
+  line("cudaLaunchAttribute moa_attribute;");
+  line(fmt::format("const cudaLaunchConfig_t moa_config = moart_cuda_launch_config({}, {}, stream, &moa_attribute);",
+                   blocks, threads));
+  line(fmt::format("(void)cudaLaunchKernelEx(&moa_config, {}, {});", kernel, args(used)));
+  line("}");
+}
+
 void CudaPrinter::region(const Region &r) {
   const std::string kernel = fmt::format("{}_stage{}", k.name, stages++);
   const ParallelNest nest = nestOf(r);
@@ -1074,9 +1121,8 @@ void CudaPrinter::region(const Region &r) {
   if (fewWarps) {
     line("const int moa_width = moart_cuda_combine_width(moa_total);");
     line("if (moa_width > 32) {");
-    line(fmt::format("{}_wide<<<(unsigned)(moa_total < INT64_C({}) ? moa_total : INT64_C({})), moa_width, 0, "
-                     "stream>>>({});",
-                     kernel, maxBlocks, maxBlocks, args(used)));
+    launch(kernel + "_wide", fmt::format("moa_total < INT64_C({}) ? moa_total : INT64_C({})", maxBlocks, maxBlocks),
+           "moa_width", used);
     line("} else {");
     line(fmt::format("const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : {};", per));
     line("const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;");
@@ -1084,9 +1130,8 @@ void CudaPrinter::region(const Region &r) {
     line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", per - 1, per));
   }
   line("if (moa_total > 0)");
-  line(fmt::format("{}<<<(unsigned)(moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})), {}, 0, stream>>>({});",
-                   kernel, maxBlocks, maxBlocks,
-                   nest.loops.empty() ? "1" : fewWarps ? "32 * moa_per" : std::to_string(threads), args(used)));
+  launch(kernel, fmt::format("moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})", maxBlocks, maxBlocks),
+         nest.loops.empty() ? "1" : fewWarps ? "32 * moa_per" : std::to_string(threads), used);
   if (fewWarps)
     line("}");
   line("}");

@@ -105,7 +105,7 @@ struct Printer {
       out += fmt::format("{}{}[{}] = {}{}\n", pad, k.buffers[s.buffer].label(), s.offset.str(), expr(s.value), where);
       break;
     case LStmt::If:
-      out += s.value ? fmt::format("{}if {}{}\n", pad, expr(s.value), where)
+      out += s.value ? fmt::format("{}if {}{}{}\n", pad, expr(s.value), s.onlySaves ? "  (skipping it only saves work)" : "", where)
                      : fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
       stmts(s.body, depth + 1);
       if (!s.orElse.empty()) {

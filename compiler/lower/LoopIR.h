@@ -106,6 +106,10 @@ struct LStmt {
   // If: lhs < rhs ? body : orElse; or, when `value` is set (a `where` whose branches reduce), value != 0
   SymExpr lhs, rhs;
   std::vector<LStmt> orElse;
+  // If: the body gives the same values where the condition is false (skipping it only saves work, like
+  // the online softmax's rescaling by exactly 1): CUDA runs it for a whole warp where any lane's condition
+  // holds, so that the lanes never diverge on it (the body's lane loops may then synchronise the warp).
+  bool onlySaves = false;
 };
 
 // A γ-difference report: the change of an access's offset between adjacent vector lanes (1: coalesced,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace moac {
 
@@ -30,6 +31,58 @@ std::vector<LStmt> serialNest(const std::vector<Symbol> &vars, const SymVec &sha
     inner.push_back(std::move(l));
   }
   return inner;
+}
+
+// Whether `e` is the same in every term: constants and dims only (no load, scalar or index), through
+// a function (√dk: more than a literal), so that computing it before the terms, where a `where` may not
+// have chosen it, is harmless: float arithmetic, no integer division.
+bool invariantCall(const LExprPtr &e, const std::set<Symbol> &dims, bool &call) {
+  switch (e->kind) {
+  case LExprKind::Float: return true;
+  case LExprKind::Int: {
+    const std::vector<Symbol> used = e->intValue.symbols();
+    for (const auto &t : e->intValue.terms())
+      for (const auto &a : t.factors)
+        if (a->kind != SymExpr::Atom::Sym) // a floor division or modulus
+          return false;
+    return std::all_of(used.begin(), used.end(), [&](Symbol s) { return dims.count(s) > 0; });
+  }
+  case LExprKind::Unary: call = true; return invariantCall(e->args[0], dims, call);
+  case LExprKind::Binary: // not an integer division: the term may have been guarded against its zero
+    return e->op != BinOp::IntDiv && e->op != BinOp::Mod && invariantCall(e->args[0], dims, call) &&
+           invariantCall(e->args[1], dims, call);
+  default: return false;
+  }
+}
+
+// `e` with each largest invariant call (invariantCall) read from a scalar declared into `decls`.
+LExprPtr hoistCalls(const LExprPtr &e, const std::set<Symbol> &dims, SymbolTable &symbols, ElemType type,
+                    std::vector<LStmt> &decls, SourceLoc loc) {
+  if (!e)
+    return e;
+  bool call = false;
+  if (invariantCall(e, dims, call)) {
+    if (!call)
+      return e;
+    Symbol s = symbols.fresh("inv");
+    decls.push_back(scalarStmt(LStmt::Decl, s, e->isInt ? ElemType::Int : type, e, loc));
+    return var(s, e->isInt);
+  }
+  if (e->kind != LExprKind::Unary && e->kind != LExprKind::Binary)
+    return e;
+  LExpr copy = *e;
+  for (LExprPtr &a : copy.args)
+    a = hoistCalls(a, dims, symbols, type, decls, loc);
+  return makeL(std::move(copy));
+}
+
+void hoistCalls(std::vector<LStmt> &body, const std::set<Symbol> &dims, SymbolTable &symbols, ElemType type,
+                std::vector<LStmt> &decls) {
+  for (LStmt &s : body) {
+    s.value = hoistCalls(s.value, dims, symbols, type, decls, s.loc);
+    hoistCalls(s.body, dims, symbols, type, decls);
+    hoistCalls(s.orElse, dims, symbols, type, decls);
+  }
 }
 
 } // namespace
@@ -58,7 +111,11 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   const SymExpr split = gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c);
   const SourceLoc loc = g.loc;
 
-  // one term: e once, the new maximum, the two rescaling factors, every sum updated, the maximum moved
+  // one term: e once, the new maximum, the two rescaling factors, every sum updated, the maximum moved.
+  // CUDA rescales only where the maximum moved (`lazy`): where next = m the factor is exactly 1 (exp(0),
+  // or, both −∞, 0 against sums that are then exactly 0), so a warp skips an exp and a multiply an
+  // element on all but the few terms that raise the maximum (about ln of a split's length).
+  const bool lazy = target == Target::Cuda;
   LStmt guard{};
   guard.kind = LStmt::If;
   guard.lhs = SymExpr::symbol(g.var);
@@ -68,21 +125,32 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   Symbol scale = symbols.fresh("scale"), w = symbols.fresh("w");
   guard.body.push_back(scalarStmt(LStmt::Decl, e, type, lowerExpr(g.score, guard.body, type), loc));
   guard.body.push_back(scalarStmt(LStmt::Decl, next, type, binary(BinOp::Max, var(mx, false), var(e, false)), loc));
-  guard.body.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(mx, false), var(next, false)), loc));
+  LStmt moved{}; // lazy: if (next != m) { scale; every sum × scale }
+  moved.kind = LStmt::If;
+  moved.value = binary(BinOp::Ne, var(next, false), var(mx, false));
+  moved.loc = loc;
+  moved.onlySaves = true;
+  std::vector<LStmt> &scaling = lazy ? moved.body : guard.body;
+  scaling.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(mx, false), var(next, false)), loc));
   guard.body.push_back(scalarStmt(LStmt::Decl, w, type, rescale(var(e, false), var(next, false)), loc));
+  const size_t wAt = guard.body.size() - 1;
 
   std::vector<LStmt> body{scalarStmt(LStmt::Decl, mx, type, floatConst(-INFINITY), loc)};
   std::vector<LStmt> stores;
   for (size_t j = 1; j < g.members.size(); ++j) {
     const FusedMember &m = g.members[j];
     const size_t part = out.buffers[j];
+    auto scaled = [&](LExprPtr old) { return binary(BinOp::Mul, std::move(old), var(scale, false)); };
+    // old·scale + w·weight, or (lazy, the scaling done before) old + w·weight
     auto term = [&](std::vector<LStmt> &into, LExprPtr old) {
       LExprPtr h = isOne(m.weight) ? var(w, false) : binary(BinOp::Mul, var(w, false), lowerExpr(m.weight, into, type));
-      return binary(BinOp::Add, binary(BinOp::Mul, std::move(old), var(scale, false)), h);
+      return binary(BinOp::Add, lazy ? std::move(old) : scaled(std::move(old)), h);
     };
     if (m.extra.empty()) {
       Symbol acc = symbols.fresh("acc");
       body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc));
+      if (lazy)
+        moved.body.push_back(scalarStmt(LStmt::Assign, acc, type, scaled(var(acc, false)), loc));
       LExprPtr value = term(guard.body, var(acc, false));
       guard.body.push_back(scalarStmt(LStmt::Assign, acc, type, value, loc));
       stores.push_back(store(part, split, var(acc, false), loc));
@@ -92,13 +160,24 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     const SymExpr at = split * product(m.extraShape) + gamma(symbolExprs(m.extra), m.extraShape);
     for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, floatConst(0), loc)}, loc))
       body.push_back(std::move(s));
+    if (lazy)
+      for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, scaled(loadAt(part, at, false)), loc)}, loc))
+        moved.body.push_back(std::move(s));
     std::vector<LStmt> update;
     LExprPtr value = term(update, loadAt(part, at, false));
     update.push_back(store(part, at, value, loc));
     for (LStmt &s : serialNest(m.extra, m.extraShape, std::move(update), loc))
       guard.body.push_back(std::move(s));
   }
+  if (lazy) // before the updates, after w (which the scaling does not read)
+    guard.body.insert(guard.body.begin() + std::ptrdiff_t(wAt + 1), std::move(moved));
   guard.body.push_back(scalarStmt(LStmt::Assign, mx, type, var(next, false), loc));
+  if (lazy) { // CUDA: a term's invariant calls (the score's √dk) once a split, before its terms
+    std::set<Symbol> dims;
+    for (const TDim &d : k.dims)
+      dims.insert(d.sym);
+    hoistCalls(guard.body, dims, symbols, type, body);
+  }
   LStmt terms = loop(g.var, SymExpr::symbol(c) * length, SymExpr::symbol(c) * length + length, 1, LoopKind::Serial, loc);
   terms.body.push_back(std::move(guard));
   body.push_back(std::move(terms));

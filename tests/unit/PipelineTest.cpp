@@ -8,6 +8,7 @@
 #include "Pipeline.h"
 
 #include <algorithm>
+#include <functional>
 
 using namespace moac;
 
@@ -394,4 +395,51 @@ TEST_CASE("inline float sums and products run as interleaved accumulators on the
   CHECK(interleaved("dim n\nin A : f32[n, 16]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n", Target::C).size() == 1);
   // max keeps one chain
   CHECK(interleaved("dim n, m\nin A : f32[n, m]\nout r = [i < n] (max/ (<i> psi A)) * 2.0\n", Target::C).empty());
+}
+
+TEST_CASE("CUDA rescales the online softmax only where a warp's maximum moved, and launches each stage to overlap",
+          "[pipeline][cuda]") {
+  const std::string decode = "dim n, dk, dv\nin q : f32[dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
+                             "s = (q +.* tran K) / sqrt(dk)\nm = max/ s\ne = exp(s - m)\n"
+                             "out o = (e / (+/ e)) +.* V\n";
+  // the If of the split pass's term that only saves work, anywhere in a stage
+  std::function<const LStmt *(const std::vector<LStmt> &)> saving = [&](const std::vector<LStmt> &body) -> const LStmt * {
+    for (const LStmt &s : body) {
+      if (s.kind == LStmt::If && s.onlySaves)
+        return &s;
+      if (const LStmt *inner = saving(s.body))
+        return inner;
+    }
+    return nullptr;
+  };
+  auto cuda = runText(decode, Stage::Code, Target::Cuda);
+  INFO(cuda->diags);
+  REQUIRE(cuda->c.ok());
+  const LStmt *test = nullptr;
+  for (const Region &r : cuda->c.kernel->stages)
+    if (const LStmt *found = saving(r.body))
+      test = found;
+  REQUIRE(test);
+  REQUIRE(test->value);
+  CHECK(test->value->kind == LExprKind::Binary);
+  CHECK(test->value->op == BinOp::Ne); // next != m
+  CHECK(test->orElse.empty());
+  // inside: the factor, then each sum scaled (sum_e, and o's row in a loop over dv)
+  REQUIRE(test->body.size() == 3);
+  CHECK(test->body[0].kind == LStmt::Decl);
+  CHECK(test->body[0].value->kind == LExprKind::Rescale);
+  CHECK(test->body[2].kind == LStmt::Loop);
+  const std::string &code = cuda->c.code->source;
+  CHECK(code.find("if (__any_sync(0xffffffffu, (next != m))) {") != std::string::npos); // the warp's test
+  CHECK(code.find("float inv = sqrtf((float)(dk));") != std::string::npos); // √dk once a split
+  CHECK(code.find("<<<") == std::string::npos); // every launch a programmatic dependent one
+  CHECK(code.find("moart_cuda_launch_config(") != std::string::npos);
+  CHECK(code.find("moart_cuda_wait_previous();") != std::string::npos);
+  // the CPU targets keep the plain term: no such test, the factor in every update
+  for (Target t : {Target::C, Target::OpenMP, Target::OpenACC}) {
+    auto cpu = runText(decode, Stage::Code, t);
+    REQUIRE(cpu->c.ok());
+    for (const Region &r : cpu->c.kernel->stages)
+      CHECK(!saving(r.body));
+  }
 }

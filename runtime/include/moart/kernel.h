@@ -355,6 +355,40 @@ static inline __device__ void moart_group_sync(int width) {
     __syncwarp();
 }
 
+/* Programmatic dependent launch (sm_90 and later): the launcher starts each stage with
+ * moart_cuda_launch_config, which lets it begin while the kernel before it in the stream (the previous
+ * stage, or the caller's) still runs: its launch overlaps that kernel's last blocks. Every moac kernel
+ * lets the next start at once (moart_cuda_start_next) and then waits, before its first access, until the
+ * kernel before it has finished and its stores are seen (moart_cuda_wait_previous; at once when it was
+ * launched without the attribute). Older devices launch as before. */
+static inline __device__ void moart_cuda_start_next(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+static inline __device__ void moart_cuda_wait_previous(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+static inline cudaLaunchConfig_t moart_cuda_launch_config(int64_t blocks, int threads, cudaStream_t stream,
+                                                          cudaLaunchAttribute *attribute) {
+  cudaLaunchConfig_t config = {};
+  int device = 0, major = 0;
+  config.gridDim = dim3((unsigned)blocks, 1, 1);
+  config.blockDim = dim3((unsigned)threads, 1, 1);
+  config.stream = stream;
+  attribute->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute->val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = cudaGetDevice(&device) == cudaSuccess &&
+                            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                            major >= 9
+                        ? 1
+                        : 0;
+  return config;
+}
+
 /* The split count's aim on the current device: 32 warps on each SM (half of what an SM keeps resident:
  * measured faster than 64 at batch 1, where the combine reads P partials; bench/cuda/NOTES.md);
  * 1 when no device answers (the launch then fails and reports it). A split pass's kernel is compiled
