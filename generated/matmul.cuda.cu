@@ -167,6 +167,41 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* C (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_matmul_stage1_thin(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *C_part, float *C_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_C;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_extent2 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j = 0 + moa_rest % moa_extent2;
+    moa_rest /= moa_extent2;
+    const int64_t i = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g = 0 + moa_rest;
+    float acc2 = 0.0f;
+    for (int64_t c2 = g; c2 < P_C; c2 += Q_C) {
+      acc2 = acc2 + C_part[(m * p * c2 + p * i + j)];
+    }
+    C_group[(m * p * g + p * i + j)] = acc2;
+  }
+}
+
 /* C (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_matmul_stage2(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
@@ -245,6 +280,38 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       C[(p * i + j)] = acc3;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* C (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_matmul_stage2_thin(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *C, float *C_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = m;
+  const int64_t moa_extent1 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t i = 0 + moa_rest;
+    float acc3 = 0.0f;
+    for (int64_t c3 = 0; c3 < Q_C; ++c3) {
+      acc3 = acc3 + C_group[(m * p * c3 + p * i + j)];
+    }
+    C[(p * i + j)] = acc3;
   }
 }
 
@@ -362,6 +429,38 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* y (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_matmul_stage4_thin(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *y_part, float *y_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_y;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g2 = 0 + moa_rest;
+    float acc5 = 0.0f;
+    for (int64_t c5 = g2; c5 < P_y; c5 += Q_y) {
+      acc5 = acc5 + y_part[(m * c5 + i2)];
+    }
+    y_group[(m * g2 + i2)] = acc5;
+  }
+}
+
 /* y (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_matmul_stage5(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
@@ -434,6 +533,35 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       y[i2] = acc6;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* y (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_matmul_stage5_thin(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *y, float *y_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = m;
+  const int64_t moa_total = moa_extent0;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest;
+    float acc6 = 0.0f;
+    for (int64_t c6 = 0; c6 < Q_y; ++c6) {
+      acc6 = acc6 + y_group[(m * c6 + i2)];
+    }
+    y[i2] = acc6;
   }
 }
 
@@ -560,6 +688,41 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* D (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_matmul_stage7_thin(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *D_part, float *D_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_D;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_extent2 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j2 = 0 + moa_rest % moa_extent2;
+    moa_rest /= moa_extent2;
+    const int64_t i3 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g3 = 0 + moa_rest;
+    float acc8 = -INFINITY;
+    for (int64_t c8 = g3; c8 < P_D; c8 += Q_D) {
+      acc8 = moart_maxf(acc8, D_part[(m * p * c8 + p * i3 + j2)]);
+    }
+    D_group[(m * p * g3 + p * i3 + j2)] = acc8;
+  }
+}
+
 /* D (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_matmul_stage8(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
@@ -638,6 +801,38 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       D[(p * i3 + j2)] = acc9;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* D (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_matmul_stage8_thin(int64_t m, int64_t k, int64_t p, int64_t P_C, int64_t Q_C, int64_t P_y,
+                           int64_t Q_y, int64_t P_D, int64_t Q_D, float *D, float *D_group) {
+  (void)m;
+  (void)k;
+  (void)p;
+  (void)P_C;
+  (void)Q_C;
+  (void)P_y;
+  (void)Q_y;
+  (void)P_D;
+  (void)Q_D;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = m;
+  const int64_t moa_extent1 = p;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t j2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t i3 = 0 + moa_rest;
+    float acc9 = -INFINITY;
+    for (int64_t c9 = 0; c9 < Q_D; ++c9) {
+      acc9 = moart_maxf(acc9, D_group[(m * p * c9 + p * i3 + j2)]);
+    }
+    D[(p * i3 + j2)] = acc9;
   }
 }
 
@@ -770,7 +965,17 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
     {
       const int64_t moa_total = Q_C * m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_C <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage1_thin, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, C_part, C_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -799,7 +1004,17 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
     {
       const int64_t moa_total = m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_C <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage2_thin, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, C, C_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -842,7 +1057,17 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
     {
       const int64_t moa_total = Q_y * m;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_y <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage4_thin, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, y_part, y_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -871,7 +1096,17 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
     {
       const int64_t moa_total = m;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_y <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage5_thin, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, y, y_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -914,7 +1149,17 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
     {
       const int64_t moa_total = Q_D * m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_D <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage7_thin, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, D_part, D_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -943,7 +1188,17 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
     {
       const int64_t moa_total = m * p;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_D <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_matmul_stage8_thin, m, k, p, P_C, Q_C, P_y, Q_y,
+                                   P_D, Q_D, D, D_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =

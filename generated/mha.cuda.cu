@@ -529,6 +529,49 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* O: a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_mha_stage1_thin(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, int64_t P_online,
+                        float *O, float *online_m_part, float *online_sum_e_part,
+                        float *online_O_part) {
+  (void)B;
+  (void)h;
+  (void)n;
+  (void)dk;
+  (void)dv;
+  (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = B;
+  const int64_t moa_extent1 = h;
+  const int64_t moa_extent2 = dv;
+  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t k2 = 0 + moa_rest % moa_extent2;
+    moa_rest /= moa_extent2;
+    const int64_t j2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t i2 = 0 + moa_rest;
+    float M = -INFINITY;
+    for (int64_t c2 = 0; c2 < P_online; ++c2) {
+      M = moart_maxf(M, online_m_part[(h * i2 * P_online + j2 * P_online + c2)]);
+    }
+    float S = 0.0f;
+    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+      S = S + (online_O_part[(h * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+               moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c3)], M));
+    }
+    float S2 = 0.0f;
+    for (int64_t c4 = 0; c4 < P_online; ++c4) {
+      S2 = S2 + (online_sum_e_part[(h * i2 * P_online + j2 * P_online + c4)] *
+                 moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c4)], M));
+    }
+    O[(h * dv * i2 + dv * j2 + k2)] = (S / S2);
+  }
+}
+
 static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
                                     size_t offsets[8]) {
   int overflow = 0;
@@ -634,7 +677,17 @@ extern "C" int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, 
   {
     const int64_t moa_total = B * h * dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
-    if (moa_width > 32) {
+    if (P_online <= MOART_CUDA_THIN_COMBINE) {
+      const int64_t moa_blocks = (moa_total + 255) / 256;
+      if (moa_total > 0) {
+        cudaLaunchAttribute moa_attribute;
+        const cudaLaunchConfig_t moa_config =
+            moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                     256, stream, &moa_attribute);
+        (void)cudaLaunchKernelEx(&moa_config, moa_mha_stage1_thin, B, h, n, dk, dv, P_online, O,
+                                 online_m_part, online_sum_e_part, online_O_part);
+      }
+    } else if (moa_width > 32) {
       {
         cudaLaunchAttribute moa_attribute;
         const cudaLaunchConfig_t moa_config =

@@ -201,6 +201,46 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* colSum (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage1_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *colSum_part, float *colSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_colSum;
+  const int64_t moa_extent1 = m;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g = 0 + moa_rest;
+    float acc2 = 0.0f;
+    for (int64_t c2 = g; c2 < P_colSum; c2 += Q_colSum) {
+      acc2 = acc2 + colSum_part[(m * c2 + i)];
+    }
+    colSum_group[(m * g + i)] = acc2;
+  }
+}
+
 /* colSum (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage2(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -288,6 +328,43 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       colSum[i] = acc3;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* colSum (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage2_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *colSum, float *colSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = m;
+  const int64_t moa_total = moa_extent0;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i = 0 + moa_rest;
+    float acc3 = 0.0f;
+    for (int64_t c3 = 0; c3 < Q_colSum; ++c3) {
+      acc3 = acc3 + colSum_group[(m * c3 + i)];
+    }
+    colSum[i] = acc3;
   }
 }
 
@@ -428,6 +505,46 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* rowSum (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage4_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowSum_part, float *rowSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_rowSum;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g2 = 0 + moa_rest;
+    float acc5 = 0.0f;
+    for (int64_t c5 = g2; c5 < P_rowSum; c5 += Q_rowSum) {
+      acc5 = acc5 + rowSum_part[(n * c5 + i2)];
+    }
+    rowSum_group[(n * g2 + i2)] = acc5;
+  }
+}
+
 /* rowSum (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage5(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -515,6 +632,43 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       rowSum[i2] = acc6;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* rowSum (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage5_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowSum, float *rowSum_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i2 = 0 + moa_rest;
+    float acc6 = 0.0f;
+    for (int64_t c6 = 0; c6 < Q_rowSum; ++c6) {
+      acc6 = acc6 + rowSum_group[(n * c6 + i2)];
+    }
+    rowSum[i2] = acc6;
   }
 }
 
@@ -655,6 +809,46 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* rowMax (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage7_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowMax_part, float *rowMax_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_rowMax;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i3 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g3 = 0 + moa_rest;
+    float acc8 = -INFINITY;
+    for (int64_t c8 = g3; c8 < P_rowMax; c8 += Q_rowMax) {
+      acc8 = moart_maxf(acc8, rowMax_part[(n * c8 + i3)]);
+    }
+    rowMax_group[(n * g3 + i3)] = acc8;
+  }
+}
+
 /* rowMax (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage8(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -742,6 +936,43 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       rowMax[i3] = acc9;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* rowMax (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage8_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                int64_t Q_total, float *rowMax, float *rowMax_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i3 = 0 + moa_rest;
+    float acc9 = -INFINITY;
+    for (int64_t c9 = 0; c9 < Q_rowMax; ++c9) {
+      acc9 = moart_maxf(acc9, rowMax_group[(n * c9 + i3)]);
+    }
+    rowMax[i3] = acc9;
   }
 }
 
@@ -883,6 +1114,46 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* rowMin (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage10_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowMin_part, float *rowMin_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_rowMin;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i4 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g4 = 0 + moa_rest;
+    float acc11 = INFINITY;
+    for (int64_t c11 = g4; c11 < P_rowMin; c11 += Q_rowMin) {
+      acc11 = moart_minf(acc11, rowMin_part[(n * c11 + i4)]);
+    }
+    rowMin_group[(n * g4 + i4)] = acc11;
+  }
+}
+
 /* rowMin (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage11(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -972,6 +1243,43 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       rowMin[i4] = acc12;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* rowMin (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage11_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowMin, float *rowMin_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i4 = 0 + moa_rest;
+    float acc12 = INFINITY;
+    for (int64_t c12 = 0; c12 < Q_rowMin; ++c12) {
+      acc12 = moart_minf(acc12, rowMin_group[(n * c12 + i4)]);
+    }
+    rowMin[i4] = acc12;
   }
 }
 
@@ -1113,6 +1421,46 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   }
 }
 
+/* rowProd (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage13_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowProd_part, float *rowProd_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_rowProd;
+  const int64_t moa_extent1 = n;
+  const int64_t moa_total = moa_extent0 * moa_extent1;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i5 = 0 + moa_rest % moa_extent1;
+    moa_rest /= moa_extent1;
+    const int64_t g5 = 0 + moa_rest;
+    float acc14 = 1.0f;
+    for (int64_t c14 = g5; c14 < P_rowProd; c14 += Q_rowProd) {
+      acc14 = acc14 * rowProd_part[(n * c14 + i5)];
+    }
+    rowProd_group[(n * g5 + i5)] = acc14;
+  }
+}
+
 /* rowProd (combine groups) */
 __global__ void __launch_bounds__(128)
     moa_reduce_rows_stage14(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
@@ -1202,6 +1550,43 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       rowProd[i5] = acc15;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* rowProd (combine groups): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage14_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *rowProd, float *rowProd_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = n;
+  const int64_t moa_total = moa_extent0;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t i5 = 0 + moa_rest;
+    float acc15 = 1.0f;
+    for (int64_t c15 = 0; c15 < Q_rowProd; ++c15) {
+      acc15 = acc15 * rowProd_group[(n * c15 + i5)];
+    }
+    rowProd[i5] = acc15;
   }
 }
 
@@ -1335,6 +1720,43 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
       total_group[g6] = acc18;
     }
     moart_group_sync(moa_width);
+  }
+}
+
+/* total (combine): a thread a result */
+__global__ void __launch_bounds__(256)
+    moa_reduce_rows_stage16_thin(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
+                                 int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax,
+                                 int64_t Q_rowMax, int64_t P_rowMin, int64_t Q_rowMin,
+                                 int64_t P_rowProd, int64_t Q_rowProd, int64_t P_total,
+                                 int64_t Q_total, float *total_part, float *total_group) {
+  (void)n;
+  (void)m;
+  (void)P_colSum;
+  (void)Q_colSum;
+  (void)P_rowSum;
+  (void)Q_rowSum;
+  (void)P_rowMax;
+  (void)Q_rowMax;
+  (void)P_rowMin;
+  (void)Q_rowMin;
+  (void)P_rowProd;
+  (void)Q_rowProd;
+  (void)P_total;
+  (void)Q_total;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_extent0 = Q_total;
+  const int64_t moa_total = moa_extent0;
+  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
+       moa_t += (int64_t)gridDim.x * blockDim.x) {
+    int64_t moa_rest = moa_t;
+    const int64_t g6 = 0 + moa_rest;
+    float acc18 = 0.0f;
+    for (int64_t c17 = g6; c17 < P_total; c17 += Q_total) {
+      acc18 = acc18 + total_part[c17];
+    }
+    total_group[g6] = acc18;
   }
 }
 
@@ -1570,7 +1992,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = Q_colSum * m;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_colSum <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage1_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, colSum_part,
+                                   colSum_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1603,7 +2037,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = m;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_colSum <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage2_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, colSum,
+                                   colSum_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1650,7 +2096,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = Q_rowSum * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_rowSum <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage4_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowSum_part,
+                                   rowSum_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1683,7 +2141,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_rowSum <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage5_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowSum,
+                                   rowSum_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1730,7 +2200,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = Q_rowMax * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_rowMax <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage7_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMax_part,
+                                   rowMax_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1763,7 +2245,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_rowMax <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage8_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMax,
+                                   rowMax_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1810,7 +2304,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = Q_rowMin * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_rowMin <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage10_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMin_part,
+                                   rowMin_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1843,7 +2349,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_rowMin <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage11_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowMin,
+                                   rowMin_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1890,7 +2408,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = Q_rowProd * n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_rowProd <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage13_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowProd_part,
+                                   rowProd_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1923,7 +2453,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = n;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (Q_rowProd <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage14_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, rowProd,
+                                   rowProd_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =
@@ -1970,7 +2512,19 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
     {
       const int64_t moa_total = Q_total;
       const int moa_width = moart_cuda_combine_width(moa_total);
-      if (moa_width > 32) {
+      if (P_total <= MOART_CUDA_THIN_COMBINE) {
+        const int64_t moa_blocks = (moa_total + 255) / 256;
+        if (moa_total > 0) {
+          cudaLaunchAttribute moa_attribute;
+          const cudaLaunchConfig_t moa_config = moart_cuda_launch_config(
+              moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576), 256, stream,
+              &moa_attribute);
+          (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage16_thin, n, m, P_colSum,
+                                   Q_colSum, P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin,
+                                   Q_rowMin, P_rowProd, Q_rowProd, P_total, Q_total, total_part,
+                                   total_group);
+        }
+      } else if (moa_width > 32) {
         {
           cudaLaunchAttribute moa_attribute;
           const cudaLaunchConfig_t moa_config =

@@ -349,18 +349,19 @@ std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, cons
   // C: the kernel is the file's last function; CUDA: its stages are the __global__ functions, in order,
   // before the host code, each around its grid-stride loop (`moa_t`, not a loop of the IR), and a lane loop that
   // loads 16 bytes at a time runs over groups of four iterations (`moa_g`, not a loop of the IR either); a
-  // combine's second kernel (`NAME_stageN_wide`, a block a result) repeats the first's loops and is skipped
+  // combine's second and third kernels (`NAME_stageN_wide`, a block a result, and `NAME_stageN_thin`, a
+  // thread a result) repeat the first's loops and are skipped
   const std::string signature = cuda ? "__global__ " : "int " + kernel.name + "(";
   size_t first = 0;
   while (first < lines.size() && !lines[first].starts_with(signature))
     ++first;
   size_t statement = 0, loop = 0;
-  bool repeated = false; // inside a `_wide` kernel
+  bool repeated = false; // inside a `_wide` or `_thin` kernel
   for (size_t i = first + 1; i < lines.size(); ++i) {
     if (cuda && lines[i].starts_with("__global__ ")) {
       repeated = false;
       for (size_t j = i; j < lines.size() && !repeated; ++j) { // its header, up to the `{`
-        repeated = lines[j].find("_wide(") != std::string_view::npos;
+        repeated = lines[j].find("_wide(") != std::string_view::npos || lines[j].find("_thin(") != std::string_view::npos;
         if (trimmed(lines[j]).ends_with("{"))
           break;
       }

@@ -262,7 +262,7 @@ public:
 private:
   void region(const Region &r) override;
   void kernelOf(const Region &r, const ParallelNest &nest, const std::string &kernel, bool warps, bool wide,
-                const std::set<size_t> &used, ElemType t);
+                const std::set<size_t> &used, ElemType t, const char *note = "");
   void warpStmt(const LStmt &s, ElemType t);
   void laneLoop(const LStmt &s, LaneLoop &spread, ElemType t);
   std::string identity(const LStmt &reducer) const;
@@ -976,11 +976,11 @@ std::string CudaPrinter::total(const ParallelNest &nest) {
 // The kernel of a region, printed into `kernels`: a thread an iteration of its parallel nest, a warp one
 // (`warps`), or, for a combine printed `wide`, a block one (its moa_width threads, the block's).
 void CudaPrinter::kernelOf(const Region &r, const ParallelNest &nest, const std::string &kernel, bool warps,
-                           bool wide, const std::set<size_t> &used, ElemType t) {
+                           bool wide, const std::set<size_t> &used, ElemType t, const char *note) {
   const int threads = warps ? warpThreadsPerBlock : threadsPerBlock;
   std::string host = std::move(body);
   body.clear();
-  line(fmt::format("/* {}{} */", commentText(regionName(k, r)), wide ? ": a block a result" : ""));
+  line(fmt::format("/* {}{} */", commentText(regionName(k, r)), note));
   // a split pass: as many warps resident on an SM as its split count aims for (a register budget), of which
   // a packed pass, whose lanes each hold `packing` groups of a row, aims for 1 / packing (moart_cuda_splits)
   std::string bounds = r.part == Region::Splits ? fmt::format("{}, MOART_CUDA_SPLIT_WARPS_PER_SM / {}", threads,
@@ -1106,9 +1106,19 @@ void CudaPrinter::region(const Region &r) {
   if (fewWarps) { // the same statements again, located once (explain --html links the first kernel's)
     const bool wasLocated = locate;
     locate = false;
-    kernelOf(r, nest, kernel + "_wide", warps, true, used, t);
+    kernelOf(r, nest, kernel + "_wide", warps, true, used, t, ": a block a result");
+    kernelOf(r, nest, kernel + "_thin", false, false, used, t, ": a thread a result");
     locate = wasLocated;
   }
+  // the chunk counts whose partials the combine reads: few of them, a thread a result reads them in turn
+  std::set<Symbol> counts;
+  for (const LStmt &s : fewWarps ? *nest.body : std::vector<LStmt>{})
+    for (const ChunkCount &c : k.chunkCounts)
+      if (s.kind == LStmt::Loop && s.end.dependsOn(c.sym))
+        counts.insert(c.sym);
+  std::vector<std::string> few;
+  for (Symbol c : counts)
+    few.push_back(fmt::format("{} <= MOART_CUDA_THIN_COMBINE", name(c)));
 
   // the launch
   line("");
@@ -1120,6 +1130,14 @@ void CudaPrinter::region(const Region &r) {
   line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest)));
   if (fewWarps) {
     line("const int moa_width = moart_cuda_combine_width(moa_total);");
+    if (!few.empty()) {
+      line(fmt::format("if ({}) {{", fmt::join(few, " && ")));
+      line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", threadsPerBlock - 1, threadsPerBlock));
+      line("if (moa_total > 0)");
+      launch(kernel + "_thin", fmt::format("moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})", maxBlocks, maxBlocks),
+             std::to_string(threadsPerBlock), used);
+      line("} else");
+    }
     line("if (moa_width > 32) {");
     launch(kernel + "_wide", fmt::format("moa_total < INT64_C({}) ? moa_total : INT64_C({})", maxBlocks, maxBlocks),
            "moa_width", used);

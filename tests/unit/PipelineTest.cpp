@@ -314,7 +314,9 @@ TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's f
   CHECK(!packed(*direct->c.kernel));
 }
 
-TEST_CASE("CUDA prints a combine twice: a warp a result, and a block a result for few results", "[pipeline][cuda]") {
+TEST_CASE("CUDA prints a combine three times: a warp a result, a block a result for few results, a thread a result "
+          "for few partials",
+          "[pipeline][cuda]") {
   const std::string decode = "dim n, dk, dv\nin q : f32[dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
                              "s = (q +.* tran K) / sqrt(dk)\nm = max/ s\ne = exp(s - m)\n"
                              "out o = (e / (+/ e)) +.* V\n";
@@ -328,9 +330,11 @@ TEST_CASE("CUDA prints a combine twice: a warp a result, and a block a result fo
       ++n;
     return n;
   };
-  // the split pass once, the combine (o's stage) as a warp kernel and a block kernel
-  CHECK(count("__global__") == 3);
+  // the split pass once, the combine (o's stage) as a warp kernel, a block kernel and a thread kernel
+  CHECK(count("__global__") == 4);
   CHECK(count("_wide(") == 1);
+  CHECK(count("_thin(") == 1);
+  CHECK(count("/* o: a thread a result */") == 1);
   CHECK(count("__launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)") == 1);
   // the block kernel's reductions go through shared memory, the warp kernel's through shuffles only
   CHECK(count("__shared__ long long moa_scratch[32];") == 1);
@@ -338,11 +342,14 @@ TEST_CASE("CUDA prints a combine twice: a warp a result, and a block a result fo
   CHECK(count("for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {") == 1);
   // the launcher picks one by the device's warps per result
   CHECK(count("const int moa_width = moart_cuda_combine_width(moa_total);") == 1);
-  CHECK(code.find("if (moa_width > 32) {") != std::string::npos);
+  CHECK(code.find("} else if (moa_width > 32) {") != std::string::npos);
+  // and by the partials a result reads: a thread reads up to MOART_CUDA_THIN_COMBINE of them in turn
+  CHECK(count("if (P_online <= MOART_CUDA_THIN_COMBINE) {") == 1);
   // a program without a combine has one kernel a stage and no block kernel
   auto plain = runText("dim n\nin x : f32[n]\nout y = x * 2.0\n", Stage::Code, Target::Cuda);
   REQUIRE(plain->c.ok());
   CHECK(plain->c.code->source.find("_wide") == std::string::npos);
+  CHECK(plain->c.code->source.find("_thin") == std::string::npos);
 }
 
 TEST_CASE("a fused member named like a C keyword gets a partials name C can have", "[pipeline][fuse]") {

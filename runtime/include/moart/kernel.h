@@ -413,6 +413,12 @@ static inline int64_t moart_cuda_device_warps(void) {
 #if MOART_CUDA_COMBINE_WARPS < 1 || MOART_CUDA_COMBINE_WARPS > 32
 #error "MOART_CUDA_COMBINE_WARPS: 1 to 32 (a block of at most 1024 threads, a scratch of 32 sums)"
 #endif
+/* A combine whose results each read at most MOART_CUDA_THIN_COMBINE partials (a batched GQA's few splits a
+ * head) runs a thread a result instead (NAME_stageN_thin), the partials read in turn: a warp a result would
+ * leave most of its lanes idle and the device would run the results in many short waves. */
+#ifndef MOART_CUDA_THIN_COMBINE
+#define MOART_CUDA_THIN_COMBINE 8
+#endif
 static inline int moart_cuda_combine_width(int64_t results) {
   int64_t warps = moart_cuda_device_warps(), per = results < 1 ? 1 : warps / results;
   if (per > MOART_CUDA_COMBINE_WARPS)
