@@ -393,7 +393,9 @@ static inline cudaLaunchConfig_t moart_cuda_launch_config(int64_t blocks, int th
  * measured faster than 64 at batch 1, where the combine reads P partials; bench/cuda/NOTES.md);
  * 1 when no device answers (the launch then fails and reports it). A split pass's kernel is compiled
  * for that many resident warps (__launch_bounds__), so that its registers never make a second wave. */
+#ifndef MOART_CUDA_SPLIT_WARPS_PER_SM
 #define MOART_CUDA_SPLIT_WARPS_PER_SM 32
+#endif
 static inline int64_t moart_cuda_device_warps(void) {
   int device = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -415,9 +417,10 @@ static inline int64_t moart_cuda_device_warps(void) {
 #endif
 /* A combine whose results each read at most MOART_CUDA_THIN_COMBINE partials (a batched GQA's few splits a
  * head) runs a thread a result instead (NAME_stageN_thin), the partials read in turn: a warp a result would
- * leave most of its lanes idle and the device would run the results in many short waves. */
+ * leave most of its lanes idle and the device would run the results in many short waves. 16 measured
+ * better than 8 (GQA B=8, 16 splits a head: 293.7 µs a call against 305.0; bench/cuda/NOTES.md). */
 #ifndef MOART_CUDA_THIN_COMBINE
-#define MOART_CUDA_THIN_COMBINE 8
+#define MOART_CUDA_THIN_COMBINE 16
 #endif
 static inline int moart_cuda_combine_width(int64_t results) {
   int64_t warps = moart_cuda_device_warps(), per = results < 1 ? 1 : warps / results;
