@@ -1112,10 +1112,11 @@ void CudaPrinter::region(const Region &r) {
   }
   // the chunk counts whose partials the combine reads: few of them, a thread a result reads them in turn
   std::set<Symbol> counts;
-  for (const LStmt &s : fewWarps ? *nest.body : std::vector<LStmt>{})
-    for (const ChunkCount &c : k.chunkCounts)
-      if (s.kind == LStmt::Loop && s.end.dependsOn(c.sym))
-        counts.insert(c.sym);
+  if (fewWarps)
+    for (const LStmt &s : *nest.body)
+      for (const ChunkCount &c : k.chunkCounts)
+        if (s.kind == LStmt::Loop && s.end.dependsOn(c.sym))
+          counts.insert(c.sym);
   std::vector<std::string> few;
   for (Symbol c : counts)
     few.push_back(fmt::format("{} <= MOART_CUDA_THIN_COMBINE", name(c)));

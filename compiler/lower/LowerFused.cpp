@@ -115,7 +115,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   // CUDA rescales only where the maximum moved (`lazy`): where next = m the factor is exactly 1 (exp(0),
   // or, both −∞, 0 against sums that are then exactly 0), so a warp skips an exp and a multiply an
   // element on all but the few terms that raise the maximum (about ln of a split's length).
-  const bool lazy = target == Target::Cuda;
+  const bool cuda = target == Target::Cuda, lazy = cuda;
   LStmt guard{};
   guard.kind = LStmt::If;
   guard.lhs = SymExpr::symbol(g.var);
@@ -172,7 +172,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   if (lazy) // before the updates, after w (which the scaling does not read)
     guard.body.insert(guard.body.begin() + std::ptrdiff_t(wAt + 1), std::move(moved));
   guard.body.push_back(scalarStmt(LStmt::Assign, mx, type, var(next, false), loc));
-  if (lazy) { // CUDA: a term's invariant calls (the score's √dk) once a split, before its terms
+  if (cuda) { // a term's invariant calls (the score's √dk) once a split, before its terms: nvcc kept them in
     std::set<Symbol> dims;
     for (const TDim &d : k.dims)
       dims.insert(d.sym);
