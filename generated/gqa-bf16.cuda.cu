@@ -518,6 +518,140 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(hq, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
+                              &overflow),
+      1); /* k */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(
+                  moa_bound2,
+                  moart_magnitude_div(
+                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                      P_online, &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound2,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_magnitude_div(
+                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                            &overflow),
+                          P_online, &overflow),
+                      &overflow),
+                  1, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dk, 1, &overflow)),
+                              &overflow),
+      1); /* l2 */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude,
+                          moart_mul_checked(moart_mul_checked(moart_mul_checked(hq, dv, &overflow),
+                                                              moa_bound0, &overflow),
+                                            P_online, &overflow),
+                          &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(dv, moa_bound1, &overflow), P_online, &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            moa_bound2,
+            moart_magnitude_div(
+                moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                P_online, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(
+            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(hq, dk, &overflow), moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dk, &overflow),
+                          moa_bound0, &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(hkv, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            moart_mul_checked(n, dk, &overflow),
+            moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow), hq, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dv, &overflow),
+                          moa_bound0, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            moart_mul_checked(n, dv, &overflow),
+            moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow), hq, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(hq, moa_bound0, &overflow), P_online, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(hq, dv, &overflow), moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   offsets[8] = moart_size_checked(total, &overflow);
   return !overflow;
 }

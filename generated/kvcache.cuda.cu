@@ -514,6 +514,85 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_add_checked(t, 1, &overflow);
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_magnitude_max(t, 1),
+              moart_add_checked(moart_add_checked(moart_magnitude_max(t, 1), 1, &overflow), 1,
+                                &overflow)),
+          &overflow),
+      1); /* i */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dk, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(moa_bound3,
+                                moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
+                                                                      P_online, &overflow),
+                                                    P_online, &overflow),
+                                &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound3,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_magnitude_div(
+                          moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                          P_online, &overflow),
+                      &overflow),
+                  1, &overflow)),
+          &overflow),
+      1); /* l */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            moa_bound3,
+            moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                                P_online, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                            P_online, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
     return 0;
   if (!(moart_add_checked(t, 1, &overflow) <= cap) ||

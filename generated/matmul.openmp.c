@@ -118,6 +118,119 @@ static int moa_matmul_workspace_layout(int64_t m, int64_t k, int64_t p, size_t o
                      sizeof(float), &overflow)
                : 0),
       &overflow);
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_C, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(m, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(p, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(moa_bound0, moart_add_checked(k, P_C, &overflow)),
+                              &overflow),
+      1); /* l */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_C, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound4, moart_add_checked(P_C, Q_C, &overflow)), &overflow),
+      1); /* c */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_y, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(moa_bound6, moart_add_checked(p, P_y, &overflow)),
+                              &overflow),
+      1); /* l */
+  const int64_t moa_bound8 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_y, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound9 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound8, moart_add_checked(P_y, Q_y, &overflow)), &overflow),
+      1); /* c */
+  const int64_t moa_bound10 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_D, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound11 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound10, moart_add_checked(k, P_D, &overflow)), &overflow),
+      1); /* l */
+  const int64_t moa_bound12 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_D, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound13 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound12, moart_add_checked(P_D, Q_D, &overflow)), &overflow),
+      1); /* c */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_C, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, m, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, p, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(moart_mul_checked(m, p, &overflow), moa_bound0, &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(p, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, k, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(k, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(p, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_C, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(moart_mul_checked(m, p, &overflow), moa_bound5, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(moart_mul_checked(m, p, &overflow), moa_bound4, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_y, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound6, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_y, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound9, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound8, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_D, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(m, p, &overflow), moa_bound10, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound10, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound11, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(p, moa_bound11, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_D, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound12, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(m, p, &overflow), moa_bound13, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(m, p, &overflow), moa_bound12, &overflow), &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   offsets[12] = moart_size_checked(total, &overflow);
   return !overflow;
 }

@@ -120,6 +120,145 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
           sizeof(float), &overflow),
       &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(h, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
+                              &overflow),
+      1); /* k */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(
+                  moa_bound2,
+                  moart_magnitude_div(
+                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                      P_online, &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound2,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_magnitude_div(
+                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                            &overflow),
+                          P_online, &overflow),
+                      &overflow),
+                  1, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     &overflow)),
+          &overflow),
+      1); /* l2 */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_add_checked(dk, 1, &overflow)),
+          &overflow),
+      1); /* l2 */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, h, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude,
+                          moart_mul_checked(moart_mul_checked(moart_mul_checked(h, dv, &overflow),
+                                                              moa_bound0, &overflow),
+                                            P_online, &overflow),
+                          &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(dv, moa_bound1, &overflow), P_online, &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            moa_bound2,
+            moart_magnitude_div(
+                moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                P_online, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(
+            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(h, dk, &overflow), moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(moart_mul_checked(h, n, &overflow), dk, &overflow),
+                          moa_bound0, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(n, dk, &overflow), moa_bound1, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(moart_mul_checked(h, n, &overflow), dv, &overflow),
+                          moa_bound0, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(n, dv, &overflow), moa_bound1, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(h, moa_bound0, &overflow), P_online, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(h, dv, &overflow), moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }

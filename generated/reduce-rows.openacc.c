@@ -174,6 +174,210 @@ static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets
       total, (Q_total > 1 ? moart_bytes_checked(Q_total, sizeof(float), &overflow) : 0), &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(n, 8, &overflow), &overflow);
   (void)moart_mul_checked(n, m, &overflow);
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_colSum, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(m, 1, &overflow)),
+                              &overflow),
+      1); /* i5 */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound0, moart_add_checked(n, P_colSum, &overflow)), &overflow),
+      1); /* l */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_colSum, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound3, moart_add_checked(P_colSum, Q_colSum, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_rowSum, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
+                              &overflow),
+      1); /* i5 */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound5, moart_add_checked(m, P_rowSum, &overflow)), &overflow),
+      1); /* l */
+  const int64_t moa_bound8 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_rowSum, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound9 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound8, moart_add_checked(P_rowSum, Q_rowSum, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound10 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_rowMax, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound11 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound10, moart_add_checked(m, P_rowMax, &overflow)), &overflow),
+      1); /* l */
+  const int64_t moa_bound12 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_rowMax, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound13 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound12, moart_add_checked(P_rowMax, Q_rowMax, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound14 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_rowMin, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound15 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound14, moart_add_checked(m, P_rowMin, &overflow)), &overflow),
+      1); /* l */
+  const int64_t moa_bound16 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_rowMin, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound17 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound16, moart_add_checked(P_rowMin, Q_rowMin, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound18 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_rowProd, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound19 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound18, moart_add_checked(m, P_rowProd, &overflow)), &overflow),
+      1); /* l */
+  const int64_t moa_bound20 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_rowProd, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound21 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound20, moart_add_checked(P_rowProd, Q_rowProd, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound22 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_total, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound23 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound22, moart_add_checked(m, P_total, &overflow)), &overflow),
+      1); /* l */
+  const int64_t moa_bound24 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(n, 8, &overflow), &overflow), 8,
+                     &overflow)),
+          &overflow),
+      1); /* l2 */
+  const int64_t moa_bound25 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moart_mul_checked(8, moart_magnitude_div(n, 8, &overflow), &overflow),
+                              moart_add_checked(n, 1, &overflow)),
+          &overflow),
+      1); /* l2 */
+  const int64_t moa_bound26 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_total, 1, &overflow)),
+                              &overflow),
+      1); /* g */
+  const int64_t moa_bound27 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(moa_bound26, moart_add_checked(P_total, Q_total, &overflow)),
+          &overflow),
+      1); /* c */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_colSum, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moart_mul_checked(7, m, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound2, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_colSum, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound4, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_rowSum, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound6, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound5, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_rowSum, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound9, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound8, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_rowMax, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound10, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound11, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound10, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_rowMax, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound12, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound13, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound12, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_rowMin, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound14, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound15, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound14, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_rowMin, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound16, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound17, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound16, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_rowProd, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound18, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound19, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound18, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_rowProd, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound20, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound21, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound20, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_total, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound22, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(n, 8, &overflow), &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound24, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound23, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound25, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, Q_total, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound26, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound27, &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   offsets[20] = moart_size_checked(total, &overflow);
   return !overflow;
 }

@@ -178,6 +178,66 @@ static int moa_reshape_workspace_layout(size_t offsets[9]) {
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(4, &overflow),
                                               moart_extent_checked(6, &overflow), &overflow),
                             sizeof(float), &overflow); /* F */
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(2, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(3, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(4, 1, &overflow)),
+                              &overflow),
+      1); /* k */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(6, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 6, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(12, moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(4, moa_bound1, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(6, moa_bound2, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            6,
+            moart_magnitude_div(
+                moart_add_checked(moart_add_checked(moart_mul_checked(12, moa_bound0, &overflow),
+                                                    moart_mul_checked(4, moa_bound1, &overflow),
+                                                    &overflow),
+                                  moa_bound2, &overflow),
+                6, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_mod(6, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(4, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            6,
+            moart_magnitude_div(moart_add_checked(moart_mul_checked(4, moa_bound3, &overflow),
+                                                  moa_bound2, &overflow),
+                                6, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            6,
+            moart_magnitude_div(moart_add_checked(moart_mul_checked(6, moa_bound2, &overflow),
+                                                  moa_bound3, &overflow),
+                                6, &overflow),
+            &overflow),
+        &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   offsets[8] = moart_size_checked(total, &overflow);
   return !overflow;
 }

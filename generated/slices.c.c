@@ -80,6 +80,44 @@ static int moa_slices_workspace_layout(int64_t n, int64_t dk, size_t offsets[8])
                                               moart_extent_checked(dk, &overflow), &overflow),
                             sizeof(float), &overflow); /* H */
   (void)moart_add_checked(n, 1, &overflow);
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(0,
+                              moart_add_checked(moart_add_checked(n, 1, &overflow), 1, &overflow)),
+          &overflow),
+      1); /* i */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dk, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(18, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(1, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 18, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }

@@ -85,6 +85,47 @@ static int moa_transpose_workspace_layout(int64_t a, int64_t b, int64_t c, size_
                                           moart_extent_checked(b, &overflow), &overflow),
                         moart_extent_checked(c, &overflow), &overflow),
       sizeof(float), &overflow); /* U */
+  const int64_t moa_bound0 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(b, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(a, 1, &overflow)),
+                              &overflow),
+      1); /* j */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(c, 1, &overflow)),
+                              &overflow),
+      1); /* i */
+  {
+    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
+    moa_magnitude = moart_add_checked(moa_magnitude, 32, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, b, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, a, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(a, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            32, moart_mul_checked(b, moart_magnitude_div(moa_bound1, 32, &overflow), &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_mod(32, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, c, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(moart_mul_checked(a, b, &overflow), moa_bound2, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(moart_mul_checked(b, c, &overflow), moa_bound1, &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(c, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    (void)moart_magnitude_checked(moa_magnitude, &overflow);
+  }
   offsets[6] = moart_size_checked(total, &overflow);
   return !overflow;
 }

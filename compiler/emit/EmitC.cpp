@@ -394,8 +394,8 @@ std::string CPrinter::chunkCount(const ChunkCount &c, const std::string &items, 
 
 // `X_workspace_layout(dims, offsets)`: 1, with each workspace slot's offset and (last) the total in bytes,
 // when the kernel takes these dims; 0 when a dim is out of range (below 1, or below 0 where
-// dimsAllowedZero allows 0), an extent is negative, an element count, byte size or bound leaves int64, or
-// a run-time shape guard fails. Every operation is checked (KernelChecks.h), so none of this overflows,
+// dimsAllowedZero allows 0), an extent is negative, an element count, byte size or bound leaves int64, the
+// loops' index arithmetic could leave int64 (checkedLoopMagnitudes), or a run-time shape guard fails. Every operation is checked (KernelChecks.h), so none of this overflows,
 // and the kernel and `X_workspace_bytes` share the one decision (docs/abi.md, "Checked extents").
 std::string CPrinter::workspaceLayout(const std::string &voidDims) {
   const std::string flag = "overflow"; // reserved for the layout function by CNames (dims only)
@@ -444,6 +444,7 @@ std::string CPrinter::workspaceLayout(const std::string &voidDims) {
   }
   for (const SymExpr &e : dimExpressions(k))
     out += fmt::format("  (void){};\n", checked(e));
+  out += checkedLoopMagnitudes(k, [&](Symbol s) { return name(s); }, flag);
   for (const Guard &g : k.guards) {
     const char *op = g.cmp == Guard::Eq ? "==" : g.cmp == Guard::Le ? "<=" : "<";
     out += fmt::format("  if (!({} {} {}) || {}) /* {}: {} */\n    return 0;\n", checked(g.lhs), op, checked(g.rhs), flag,

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -10,9 +13,10 @@ namespace moac {
 
 namespace {
 
-// Calls f for every integer expression of the statements (bounds, conditions, offsets, integer values)
-// and, with the divisor flag, for every expression an LExpr divides by.
-void forEachInteger(const std::vector<LStmt> &body, const std::function<void(const SymExpr &, bool divisor)> &f) {
+// Calls f for every integer expression statement `s` evaluates itself (bounds, condition, offsets, its
+// value's integer values), not its body's, and, with the divisor flag, for every expression an LExpr
+// divides by.
+void forEachOwnInteger(const LStmt &s, const std::function<void(const SymExpr &, bool divisor)> &f) {
   std::function<void(const LExpr &)> visit = [&](const LExpr &e) {
     for (const SymExpr *x : {&e.intValue, &e.offset, &e.lhs, &e.rhs})
       f(*x, false);
@@ -27,11 +31,16 @@ void forEachInteger(const std::vector<LStmt> &body, const std::function<void(con
     for (const auto &a : e.args)
       visit(*a);
   };
+  for (const SymExpr *x : {&s.start, &s.end, &s.step, &s.offset, &s.lhs, &s.rhs})
+    f(*x, false);
+  if (s.value)
+    visit(*s.value);
+}
+
+// The same for every statement, nested ones included.
+void forEachInteger(const std::vector<LStmt> &body, const std::function<void(const SymExpr &, bool divisor)> &f) {
   for (const LStmt &s : body) {
-    for (const SymExpr *x : {&s.start, &s.end, &s.step, &s.offset, &s.lhs, &s.rhs})
-      f(*x, false);
-    if (s.value)
-      visit(*s.value);
+    forEachOwnInteger(s, f);
     forEachInteger(s.body, f);
     forEachInteger(s.orElse, f);
   }
@@ -125,6 +134,155 @@ std::string checkedInteger(const SymExpr &e, const std::function<std::string(Sym
     return sum.empty() ? std::string("0") : sum;
   };
   return print(e);
+}
+
+namespace {
+
+// The bounds of checkedLoopMagnitudes. For a term c·x·y…, |c|·max(|x|, 1)·max(|y|, 1)… bounds the term
+// and every partial product of it in any order of evaluation, so the sum of the bounds of every term of
+// every expression (with the largest |c| a term has anywhere) bounds each expression and every partial
+// sum of it. ⌊a / b⌋ is at most |a| / |b| + 1 where b's value is known (no loop index in it), else |a|;
+// a mod b is at most |b|; computing either computes a and b, whose terms join the sum.
+class Magnitudes {
+public:
+  Magnitudes(const Kernel &k, const std::function<std::string(Symbol)> &name, const std::string &flag)
+      : name(name), flag(flag), zero(dimsAllowedZero(k)) {
+    for (const TDim &d : k.dims)
+      known.insert(d.sym);
+    for (const ChunkCount &c : k.chunkCounts)
+      known.insert(c.sym);
+  }
+
+  bool overLoops(const SymExpr &e) const {
+    std::vector<Symbol> symbols = e.symbols();
+    return std::any_of(symbols.begin(), symbols.end(), [&](Symbol s) { return loops.count(s) > 0; });
+  }
+
+  // A bound of |e|; its terms (and their divisions' operands) join the sum.
+  std::string bound(const SymExpr &e) {
+    std::string sum;
+    for (const auto &t : e.terms()) {
+      std::string m = monomial(t);
+      uint64_t c = t.coef < 0 ? uint64_t(0) - uint64_t(t.coef) : uint64_t(t.coef);
+      auto [it, fresh] = coefficients.emplace(m, c);
+      if (fresh)
+        order.push_back(m);
+      else
+        it->second = std::max(it->second, c);
+      std::string term = scaled(m, c);
+      sum = sum.empty() ? term : fmt::format("moart_add_checked({}, {}, &{})", sum, term, flag);
+    }
+    return sum.empty() ? std::string("0") : sum;
+  }
+
+  // The layout function's statements that sum every term's bound and check the sum.
+  std::string sum() const {
+    if (order.empty())
+      return "";
+    std::string out = "  {\n    int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */\n";
+    for (const std::string &m : order)
+      out += fmt::format("    moa_magnitude = moart_add_checked(moa_magnitude, {}, &{});\n", scaled(m, coefficients.at(m)),
+                         flag);
+    return out + fmt::format("    (void)moart_magnitude_checked(moa_magnitude, &{});\n  }}\n", flag);
+  }
+
+  // A loop index in scope → the local that holds its bound (at least 1).
+  std::map<Symbol, std::string> loops;
+  // The locals of `loops` that some term's bound mentions (all of the sum's, since every term printed
+  // joins it), the only ones the layout function declares.
+  std::set<std::string> mentioned;
+
+private:
+  std::string scaled(const std::string &monomial, uint64_t c) const {
+    if (c > uint64_t(std::numeric_limits<int64_t>::max()))
+      return "INT64_MAX"; // |INT64_MIN|, far above the limit of 2^62
+    if (monomial == "1" || c == 1)
+      return monomial == "1" ? literal(int64_t(c)) : monomial;
+    return fmt::format("moart_mul_checked({}, {}, &{})", literal(int64_t(c)), monomial, flag);
+  }
+
+  std::string monomial(const SymExpr::Term &t) {
+    std::string product;
+    for (const auto &a : t.factors) {
+      std::string f = atom(*a);
+      product = product.empty() ? f : fmt::format("moart_mul_checked({}, {}, &{})", product, f, flag);
+    }
+    return product.empty() ? std::string("1") : product;
+  }
+
+  std::string atom(const SymExpr::Atom &a) {
+    if (a.kind != SymExpr::Atom::Sym) {
+      std::string lhs = bound(a.lhs), rhs = bound(a.rhs);
+      std::string value = overLoops(a.rhs) ? "" : checkedInteger(a.rhs, name, flag);
+      if (a.kind == SymExpr::Atom::Mod)
+        return value.empty() ? rhs : fmt::format("moart_magnitude_mod({}, &{})", value, flag);
+      return value.empty() ? lhs : fmt::format("moart_magnitude_div({}, {}, &{})", lhs, value, flag);
+    }
+    if (auto it = loops.find(a.sym); it != loops.end()) {
+      mentioned.insert(it->second);
+      return it->second;
+    }
+    if (!known.count(a.sym))
+      throw std::logic_error(fmt::format("kernel checks: {} is neither a dim, a chunk count nor a loop index in scope",
+                                         a.sym.name()));
+    // dims are at least 1 here (the range check comes first), except those allowed to be 0
+    return zero.count(a.sym) ? fmt::format("moart_magnitude_max({}, 1)", name(a.sym)) : name(a.sym);
+  }
+
+  const std::function<std::string(Symbol)> &name;
+  const std::string &flag;
+  std::set<Symbol> zero, known;
+  std::vector<std::string> order;                // the terms' bounds, first seen first
+  std::map<std::string, uint64_t> coefficients; // a term's bound → its largest |coefficient|
+};
+
+} // namespace
+
+std::string checkedLoopMagnitudes(const Kernel &k, const std::function<std::string(Symbol)> &name,
+                                  const std::string &flag) {
+  Magnitudes magnitudes(k, name, flag);
+  std::map<std::string, std::string> locals; // a loop bound's text → the local that holds it
+  std::vector<std::pair<std::string, std::string>> declarations; // (local, its declaration), in order
+  std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
+    for (const LStmt &s : body) {
+      forEachOwnInteger(s, [&](const SymExpr &e, bool) {
+        if (magnitudes.overLoops(e)) // over dims alone: dimExpressions
+          (void)magnitudes.bound(e);
+      });
+      if (s.kind == LStmt::Loop) {
+        // the index runs from start to below end; its last value, the one that ends the loop, is below
+        // end + step
+        std::string bound = fmt::format("moart_magnitude_max(moart_magnitude_checked(moart_magnitude_max({}, "
+                                        "moart_add_checked({}, {}, &{})), &{}), 1)",
+                                        magnitudes.bound(s.start), magnitudes.bound(s.end), magnitudes.bound(s.step),
+                                        flag, flag);
+        auto [local, fresh] = locals.emplace(bound, fmt::format("moa_bound{}", locals.size()));
+        if (fresh)
+          declarations.emplace_back(local->second,
+                                    fmt::format("  const int64_t {} = {}; /* {} */\n", local->second, bound, s.var.name()));
+        std::optional<std::string> hidden;
+        if (auto outer = magnitudes.loops.find(s.var); outer != magnitudes.loops.end())
+          hidden = outer->second;
+        magnitudes.loops[s.var] = local->second;
+        walk(s.body);
+        if (hidden)
+          magnitudes.loops[s.var] = *hidden;
+        else
+          magnitudes.loops.erase(s.var);
+      } else {
+        walk(s.body);
+      }
+      walk(s.orElse);
+    }
+  };
+  for (const Region &r : k.stages)
+    walk(r.body);
+  // a bound mentions only outer loops' bounds, through terms of its start and end, which the sum has too
+  std::string out;
+  for (const auto &[local, declaration] : declarations)
+    if (magnitudes.mentioned.count(local))
+      out += declaration;
+  return out + magnitudes.sum();
 }
 
 } // namespace moac

@@ -22,6 +22,14 @@ std::set<Symbol> dimsAllowedZero(const Kernel &k);
 // (loop bounds and steps, conditions, integer values), once each, in the order the statements have them.
 std::vector<SymExpr> dimExpressions(const Kernel &k);
 
+// The layout function's checks of the integers the loops compute (offsets, bounds, integer values over
+// loop indices): for each loop a local `moa_boundN` bounding its index's magnitude from its start, end and
+// step, and for each expression over loop indices a checked bound on its magnitude
+// (moart_magnitude_checked: at most 2^62), so that no index arithmetic of the kernel overflows int64
+// (docs/abi.md, "Checked extents"). Symbols other than loop indices are spelt by `name`.
+std::string checkedLoopMagnitudes(const Kernel &k, const std::function<std::string(Symbol)> &name,
+                                  const std::string &flag);
+
 // `e` as C whose every addition, multiplication, floor division and modulus is a moart_*_checked call
 // that sets the int named `flag` when it leaves int64 or divides by zero; symbols are spelt by `name`.
 std::string checkedInteger(const SymExpr &e, const std::function<std::string(Symbol)> &name, const std::string &flag);

@@ -8,13 +8,18 @@ with every array and the workspace as they were. A dim set to 0 must be refused,
 kernel that documents the dim may be 0 (its layout function says so). The arrays hold 4096 elements
 each, more than any example needs at the base dims (3), so an accepted call stays inside them, and in the
 sanitizer build (scripts/test-sanitizers) any write the checks miss is an AddressSanitizer report.
-Usage: hostile.py HEADER KERNEL_C OUT.c [DIM=VALUE...]   (base dims other than 3, to satisfy the guards)
+`refuse:DIM=VALUE,...` arguments add dim sets (the base dims for the others) that every array fits but
+whose index arithmetic over the loop indices leaves the int64 range (gqa's ⌊hkv·g / hq⌋ with hkv·hq ≥
+2^63): the kernel must refuse them too, before its loops compute anything.
+Usage: hostile.py HEADER KERNEL_C OUT.c [DIM=VALUE...] [refuse:DIM=VALUE,...]
+       (DIM=VALUE: base dims other than 3, to satisfy the guards)
 """
 import re
 import sys
 
 header, source, out = sys.argv[1:4]
-overrides = dict(a.split("=", 1) for a in sys.argv[4:])
+overrides = dict(a.split("=", 1) for a in sys.argv[4:] if not a.startswith("refuse:"))
+refusals = [dict(d.split("=", 1) for d in a[len("refuse:"):].split(",")) for a in sys.argv[4:] if a.startswith("refuse:")]
 
 
 def parameters(text: str, function: str) -> list:
@@ -103,6 +108,12 @@ for d in dims:
         c.append(f'  refused({dimsWith(d, "0")}{sep}"{d} = 0");')
 if dims:
     c.append(f'  refused({", ".join("(INT64_C(1) << 32)" for _ in dims)}, "every dim 2^32");')
+for r in refusals:
+    unknown = set(r) - set(dims)
+    if unknown:
+        sys.exit(f"hostile.py: {kernel} has no dim {sorted(unknown)[0]}")
+    label = ", ".join(f"{d} = {v}" for d, v in r.items())
+    c.append(f'  refused({", ".join("INT64_C(" + r[d] + ")" if d in r else base[d] for d in dims)}, "{label}");')
 # a NULL workspace where one is needed, and each NULL array, at the base dims
 c += ["  {",
       f"    size_t bytes = {kernel}_workspace_bytes({', '.join(base[d] for d in dims)});",

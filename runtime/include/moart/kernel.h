@@ -255,6 +255,31 @@ MOART_INLINE int64_t moart_floormod_checked(int64_t a, int64_t b, int *overflow)
   }
   return moart_floormod(a, b);
 }
+/* A bound on the magnitude of an integer the kernel's loops compute (docs/abi.md, "Checked extents"): it
+ * must be at most 2^62, which leaves the printers' lane and step offsets room below INT64_MAX. */
+MOART_INLINE int64_t moart_magnitude_checked(int64_t bound, int *overflow) {
+  if (bound < 0 || bound > INT64_MAX / 2) {
+    *overflow = 1;
+    return 0;
+  }
+  return bound;
+}
+MOART_INLINE int64_t moart_magnitude_max(int64_t a, int64_t b) { return a > b ? a : b; }
+/* Bounds of ⌊a / b⌋ and of a mod b from a bound of |a| and b's value: |a| / |b| + 1 and |b|. */
+MOART_INLINE int64_t moart_magnitude_div(int64_t a, int64_t b, int *overflow) {
+  if (b == 0) {
+    *overflow = 1;
+    return 0;
+  }
+  return (b == INT64_MIN ? 0 : a / (b < 0 ? -b : b)) + 1;
+}
+MOART_INLINE int64_t moart_magnitude_mod(int64_t b, int *overflow) {
+  if (b == 0 || b == INT64_MIN) {
+    *overflow = 1;
+    return 0;
+  }
+  return b < 0 ? -b : b;
+}
 /* An extent: it must not be negative. */
 MOART_INLINE int64_t moart_extent_checked(int64_t extent, int *overflow) {
   if (extent < 0) {
