@@ -115,6 +115,12 @@ Val BoundEvaluator::unary(UnOp op, Val a) const {
   case UnOp::Neg:
   case UnOp::Abs:
   case UnOp::Not: return r;
+  case UnOp::Sin:
+  case UnOp::Cos:
+    // not well-conditioned relative to their result (cos(x) near its zeros, or any x of 1e12 whose
+    // rounding moves it by 1e-4): |f'| <= 1, so the argument's error carries over absolutely
+    r.m = std::max(std::fabs(r.v), a.m);
+    break;
   default: r.m = std::fabs(r.v); // exp, log and sqrt are well-conditioned relative to their result
   }
   switch (op) {
