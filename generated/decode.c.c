@@ -134,8 +134,8 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);

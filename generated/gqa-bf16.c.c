@@ -193,8 +193,8 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);

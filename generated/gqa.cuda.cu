@@ -813,8 +813,8 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);

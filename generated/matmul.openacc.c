@@ -176,8 +176,8 @@ static int moa_matmul_workspace_layout(int64_t m, int64_t k, int64_t p, size_t o
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_C, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, m, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, p, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);

@@ -179,8 +179,8 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, h, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);

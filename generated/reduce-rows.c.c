@@ -300,8 +300,8 @@ static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_colSum, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moart_mul_checked(7, m, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound0, &overflow), &overflow);

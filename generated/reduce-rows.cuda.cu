@@ -2039,8 +2039,8 @@ static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_colSum, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, m, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);

@@ -104,8 +104,8 @@ static int moa_slices_workspace_layout(int64_t n, int64_t dk, size_t offsets[8])
       1); /* i */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 18, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 18, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);

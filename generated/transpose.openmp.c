@@ -94,8 +94,8 @@ static int moa_transpose_workspace_layout(int64_t a, int64_t b, int64_t c, size_
       1); /* i */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, b, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, a, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(a, moa_bound0, &overflow), &overflow);

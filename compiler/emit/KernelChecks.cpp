@@ -252,10 +252,14 @@ std::string checkedLoopMagnitudes(const Kernel &k, const std::function<std::stri
       if (s.kind == LStmt::Loop) {
         // the index runs from start to below end; its last value, the one that ends the loop, is below
         // end + step
+        // (bound() adds to the sum: one statement each, so the order of the terms is the same with every
+        // C++ compiler, whose order of evaluating a call's arguments is unspecified)
+        std::string start = magnitudes.bound(s.start);
+        std::string end = magnitudes.bound(s.end);
+        std::string step = magnitudes.bound(s.step);
         std::string bound = fmt::format("moart_magnitude_max(moart_magnitude_checked(moart_magnitude_max({}, "
                                         "moart_add_checked({}, {}, &{})), &{}), 1)",
-                                        magnitudes.bound(s.start), magnitudes.bound(s.end), magnitudes.bound(s.step),
-                                        flag, flag);
+                                        start, end, step, flag, flag);
         auto [local, fresh] = locals.emplace(bound, fmt::format("moa_bound{}", locals.size()));
         if (fresh)
           declarations.emplace_back(local->second,
