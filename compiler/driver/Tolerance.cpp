@@ -121,7 +121,15 @@ Val BoundEvaluator::unary(UnOp op, Val a) const {
     // rounding moves it by 1e-4): |f'| <= 1, so the argument's error carries over absolutely
     r.m = std::max(std::fabs(r.v), a.m);
     break;
-  default: r.m = std::fabs(r.v); // exp, log and sqrt are well-conditioned relative to their result
+  // exp(x(1 + δ)) = exp(x)·(1 + xδ): exp's relative error is its argument's roundings times |x|, and
+  // log(x(1 + δ)) = log(x) + δ: log's absolute error is its argument's relative one. Both are taken from
+  // the argument's value, not its partial sizes m_x: softmax's x − max(x) is exactly 0 where it matters
+  // and far below where exp gives 0, though m_x is the scores' size (2^80 at inputs of 1e12).
+  case UnOp::Exp: r.m = std::fabs(r.v) * std::max(1.0, std::fabs(a.v)); break;
+  case UnOp::Exp2: r.m = std::fabs(r.v) * std::max(1.0, std::log(2.0) * std::fabs(a.v)); break;
+  case UnOp::Log: r.m = std::max(std::fabs(r.v), 1.0); break;
+  case UnOp::Log2: r.m = std::max(std::fabs(r.v), 1 / std::log(2.0)); break;
+  default: r.m = std::fabs(r.v); // sqrt halves its argument's relative error; tanh and sigmoid shrink it
   }
   switch (op) {
   case UnOp::Neg:
@@ -155,6 +163,15 @@ Val BoundEvaluator::unary(UnOp op, Val a) const {
   return finish(r);
 }
 
+// x^y = exp(y·ln x): as exp's, its relative error is the absolute one of y·ln x, which x's relative
+// roundings (m_x/|x| of them) bring times |y| and y's (m_y) times |ln x|: pow(x, 2) doubles x's error.
+double powMagnitude(const Val &x, const Val &y, double r) {
+  double fx = std::fabs(x.v), relX = fx == 0 ? 1 : std::max(1.0, x.m / fx);
+  double logX = fx == 0 ? 0 : std::fabs(std::log(fx));
+  auto times = [](double a, double b) { return a == 0 || b == 0 ? 0 : a * b; }; // 0 · inf is 0 here
+  return times(std::fabs(r), std::max({1.0, times(std::fabs(y.v), relX), times(logX, y.m)}));
+}
+
 Val BoundEvaluator::binary(BinOp op, Val a, Val b) const {
   Val r{apply(op, a.v, b.v), 0, std::max(a.R, b.R), std::max(a.L, b.L) + 1, 0};
   double fa = std::fabs(a.v), fb = std::fabs(b.v);
@@ -162,6 +179,7 @@ Val BoundEvaluator::binary(BinOp op, Val a, Val b) const {
         : op == BinOp::Mul                   ? a.m * b.m
         : op == BinOp::Div                   ? (fb == 0 ? kInf : a.m * b.m / (fb * fb))
         : op == BinOp::Max || op == BinOp::Min ? std::max(a.m, b.m)
+        : op == BinOp::Pow                   ? powMagnitude(a, b, r.v)
                                              : std::fabs(r.v);
   switch (op) {
   case BinOp::Add:
@@ -356,6 +374,8 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
     std::function<void(const DExpr &)> coarsest = [&](const DExpr &n) {
       if (n.kind == DKind::Read)
         u = std::max(u, units[n.array]);
+      if (n.kind == DKind::Float && n.literalType)
+        u = std::max(u, unitRoundoff(*n.literalType));
       if (n.kind == DKind::Fused) { // the group's arithmetic, and what its score and weights read
         const FusedGroup &g = p.groups[n.group];
         u = std::max(u, unitRoundoff(g.elem));
@@ -439,6 +459,33 @@ double intoType(double r, ElemType elem) {
 
 bool identical(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
+// A 2-norm accumulated as scale·√sum with every term divided by the largest so far (LAPACK's dnrm2),
+// so that elements beyond 1e154, whose squares overflow, still give a finite norm and ratio.
+class ScaledNorm {
+public:
+  void add(double x) {
+    x = std::fabs(x);
+    if (x == 0)
+      return;
+    if (x > scale) {
+      sum = 1 + sum * (scale / x) * (scale / x);
+      scale = x;
+    } else {
+      sum += (x / scale) * (x / scale);
+    }
+  }
+  bool zero() const { return scale == 0; }
+  // ‖this‖ / ‖other‖, other nonzero
+  double over(const ScaledNorm &other) const {
+    if (scale == kInf || other.scale == kInf) // an element of |k − r| overflowed, or a magnitude
+      return scale != kInf ? 0 : other.scale != kInf ? kInf : std::nan("");
+    return scale / other.scale * std::sqrt(sum / other.sum);
+  }
+
+private:
+  double scale = 0, sum = 0;
+};
+
 } // namespace
 
 Verdict compareWithBounds(const NDArray &kernel, const NDArray &reference, const OutputBounds &bounds,
@@ -451,7 +498,8 @@ Verdict compareWithBounds(const NDArray &kernel, const NDArray &reference, const
   }
   size_t bounded = bounds.error.size(), badNonFinite = 0, badElements = 0, bothNaN = 0, changed = 0;
   size_t worstAt = 0, unbounded = 0;
-  double errSquares = 0, refSquares = 0, magSquares = 0, worstRatio = 0;
+  double worstRatio = 0;
+  ScaledNorm err, ref, mag; // |r| beyond 1e154 squares to inf
   for (size_t j = 0; j < reference.data.size(); ++j) {
     double k = kernel.data[j], r = intoType(reference.data[j], elem);
     if (j >= bounded) {
@@ -470,9 +518,9 @@ Verdict compareWithBounds(const NDArray &kernel, const NDArray &reference, const
     }
     double d = std::fabs(k - r), allowed = 2 * bounds.error[j] + 2 * tinyOf(bounds.unit);
     unbounded += allowed == kInf;
-    errSquares += d * d;
-    refSquares += r * r;
-    magSquares += bounds.magnitude[j] * bounds.magnitude[j];
+    err.add(d);
+    ref.add(r);
+    mag.add(bounds.magnitude[j]);
     double ratio = d == 0 ? 0 : allowed == 0 ? kInf : d / allowed;
     if (ratio > worstRatio) {
       worstRatio = ratio;
@@ -480,13 +528,12 @@ Verdict compareWithBounds(const NDArray &kernel, const NDArray &reference, const
     }
     badElements += d > allowed;
   }
-  double normErr = std::sqrt(errSquares), normRef = std::sqrt(refSquares);
-  double relative = normErr == 0 ? 0 : normRef == 0 ? kInf : normErr / normRef;
+  double relative = err.zero() ? 0 : ref.zero() ? kInf : err.over(ref);
   // A relative error needs a nonzero reference: an empty or all-zero output (or one whose every element
   // is non-finite) is judged elementwise alone, and an exact one passes whatever its bound reads.
-  double kappa = normRef == 0 ? 1 : std::max(1.0, std::sqrt(magSquares) / normRef);
+  double kappa = ref.zero() ? 1 : std::max(1.0, mag.over(ref));
   double normBound = bounds.normwise() * kappa;
-  bool normOk = normErr == 0 || normRef == 0 || relative <= normBound;
+  bool normOk = err.zero() || ref.zero() || relative <= normBound;
   v.ok = normOk && badElements == 0 && badNonFinite == 0 && changed == 0;
   v.detail = fmt::format("‖k−r‖₂/‖r‖₂ = {:.3g} (bound {:.3g} = 2·λ·ε·(√{:g} + {:g} + 1)·κ, κ = {:.3g}), max |k−r|/bound = {:.3g}",
                          relative, normBound, bounds.terms, bounds.steps, kappa, worstRatio);

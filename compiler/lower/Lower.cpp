@@ -80,7 +80,7 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
   // An operation on f32 values inside an f64 expression computes in f32, as the reference does
   // (floatTypeOf), and is widened after: `y + exp(x * 0.1)` must not take x · 0.1 in double.
   bool operation = e->kind == DKind::Unary || e->kind == DKind::Binary || e->kind == DKind::Select ||
-                   e->kind == DKind::Where;
+                   e->kind == DKind::Where || (e->kind == DKind::Float && e->literalType);
   if (operation && type == ElemType::F64 && floatTypeOf(*e, dnf) == ElemType::F32) {
     LExpr x{};
     x.kind = LExprKind::InF32;

@@ -18,9 +18,10 @@ static std::shared_ptr<DExpr> make(DKind kind, SourceLoc loc) {
   return e;
 }
 
-DExprPtr dFloat(double v, SourceLoc loc) {
+DExprPtr dFloat(double v, SourceLoc loc, std::optional<ElemType> type) {
   auto e = make(DKind::Float, loc);
   e->floatValue = v;
+  e->literalType = type;
   return e;
 }
 
@@ -133,9 +134,27 @@ DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc 
   return e;
 }
 
+// A branch decided at compile time is kept beside the chosen one when the chosen branch is literals
+// alone (no read: `0.1`, `exp(2.0)`) and the other reads an array: the language gives the selection the
+// type of its operands, so `where(1 <= 2, 0.1, t) + X` with t : f32 and X : f64 adds 0.1 rounded to f32,
+// and with the other branch gone the literal would take X's type (floatTypeOf). The C compiler drops the
+// branch that is never taken.
+static bool readsArray(const DExprPtr &e) {
+  bool reads = false;
+  forEachNode(e, [&](const DExpr &n) { reads = reads || n.kind == DKind::Read || n.kind == DKind::Fused; });
+  return reads;
+}
+static bool typeWitness(const DExprPtr &chosen, const DExprPtr &dropped) {
+  return !chosen->isInt && !dropped->isInt && !readsArray(chosen) && readsArray(dropped);
+}
+
 DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc) {
-  if (auto c = (rhs - lhs).constant())
-    return *c > 0 ? then : otherwise;
+  if (auto c = (rhs - lhs).constant()) {
+    if (!(*c > 0 ? typeWitness(then, otherwise) : typeWitness(otherwise, then)))
+      return *c > 0 ? then : otherwise;
+    lhs = SymExpr(int64_t(0)); // `0 < 1`: no self-comparison for -Wtautological-compare
+    rhs = SymExpr(int64_t(*c > 0));
+  }
   auto e = make(DKind::Select, loc);
   e->lhs = std::move(lhs);
   e->rhs = std::move(rhs);
@@ -147,7 +166,8 @@ DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, So
 DExprPtr dWhere(DExprPtr cond, DExprPtr then, DExprPtr otherwise, SourceLoc loc) {
   if (cond->kind == DKind::Int)
     if (auto c = cond->intValue.constant())
-      return *c != 0 ? then : otherwise;
+      if (!(*c != 0 ? typeWitness(then, otherwise) : typeWitness(otherwise, then)))
+        return *c != 0 ? then : otherwise;
   auto e = make(DKind::Where, loc);
   e->isInt = then->isInt && otherwise->isInt;
   e->args = {std::move(cond), std::move(then), std::move(otherwise)};
@@ -177,7 +197,7 @@ bool sameExpr(const DExprPtr &a, const DExprPtr &b, std::map<Symbol, SymExpr> &r
   };
   switch (a->kind) {
   case DKind::Float:
-    if (a->floatValue != b->floatValue)
+    if (a->floatValue != b->floatValue || a->literalType != b->literalType)
       return false;
     break;
   case DKind::Int:
@@ -574,7 +594,7 @@ std::optional<ElemType> floatTypeOf(const DExpr &e, const DnfProgram &program) {
     return a ? a : b;
   };
   switch (e.kind) {
-  case DKind::Float:
+  case DKind::Float: return e.literalType;
   case DKind::Int: return std::nullopt;
   case DKind::Read: {
     if (program.arrays[e.array].constant)

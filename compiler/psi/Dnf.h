@@ -40,6 +40,9 @@ struct DExpr {
   DKind kind;
   SourceLoc loc; // the .moa operator this node came from
   double floatValue = 0;
+  // Float: the type the program gave the literal (a cat decided at compile time, `0 psi (<0.1> ++ t)`
+  // with t : f32, is t's type); nullopt for a literal that takes the type of the operation using it.
+  std::optional<ElemType> literalType;
   SymExpr intValue;        // Int
   size_t array = 0;        // Read: index into DnfProgram::arrays
   SymVec index;            // Read
@@ -54,16 +57,18 @@ struct DExpr {
   size_t group = 0, member = 0; // Fused: DnfProgram::groups[group].members[member], read at `index`
 };
 
-DExprPtr dFloat(double v, SourceLoc loc);
+DExprPtr dFloat(double v, SourceLoc loc, std::optional<ElemType> type = std::nullopt);
 DExprPtr dInt(SymExpr v, SourceLoc loc);
 // isInt: the array holds integers (a stored comparison, an index computation).
 DExprPtr dRead(size_t array, SymVec index, bool isInt, SourceLoc loc);
 DExprPtr dUnary(UnOp op, DExprPtr a, SourceLoc loc);
 DExprPtr dBinary(BinOp op, DExprPtr a, DExprPtr b, SourceLoc loc);
 DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc loc, std::string label = {});
+// Decided at compile time when rhs − lhs is a constant, with dWhere's exception (then `0 < 1` or `0 < 0`).
 DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
 DExprPtr dFused(size_t group, size_t member, SymVec index, SourceLoc loc);
-// Decided at compile time when the condition is an integer constant.
+// Decided at compile time when the condition is an integer constant, unless the chosen branch is
+// literals alone and the other reads an array: that branch stays, as the witness of the type (Dnf.cpp).
 DExprPtr dWhere(DExprPtr cond, DExprPtr then, DExprPtr otherwise, SourceLoc loc);
 
 // a and b equal up to the renaming `ren` of a's free symbols into b's (reduction binders are matched as

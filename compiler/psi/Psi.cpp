@@ -105,6 +105,7 @@ private:
   DExprPtr reduceNode(const TExpr &e, const SymVec &idx);
   DExprPtr reduceStructural(const TExpr &e, const SymVec &idx);
   DExprPtr reduceCat(const TExpr &e, const SymVec &idx);
+  DExprPtr typedLiteral(DExprPtr chosen, const TExpr &cat, const TExpr &other);
   DExprPtr reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc);
   void findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update);
   const BindingInfo &analyse(const TBinding &b);
@@ -495,13 +496,40 @@ DExprPtr PsiReducer::reduceCat(const TExpr &e, const SymVec &idx) {
       })) {
     Sign sign = signOf(room);
     if (sign == Sign::Positive)
-      return reduce(a, ia);
+      return typedLiteral(reduce(a, ia), e, b);
     if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
-      return reduce(b, ib);
+      return typedLiteral(reduce(b, ib), e, a);
   }
   DExprPtr second = reduce(b, ib);
   DExprPtr first = reduce(a, ia);
   return dSelect(idx[0], a0, first, second, loc);
+}
+
+// Whether a typed value reads an input, directly or through the bindings it refers to.
+static bool readsInput(const TExpr &e, std::map<const TBinding *, bool> &memo) {
+  if (e.kind == TKind::Input)
+    return true;
+  if (e.kind == TKind::Ref) {
+    auto [it, fresh] = memo.emplace(e.ref, false);
+    if (fresh)
+      it->second = readsInput(*e.ref->value, memo);
+    return it->second;
+  }
+  return std::any_of(e.args.begin(), e.args.end(), [&](const TExprPtr &a) { return readsInput(*a, memo); });
+}
+
+// A cat decided at compile time whose chosen operand gives literals alone (`0 psi (<0.1> ++ t)`): the
+// cat has the type of its other operand, so its literals are f32 ones (0.1 rounded) when that operand
+// reads f32 data, where a literal by itself takes the type of the operation reading it (floatTypeOf).
+// The other operand cannot stay beside it as where's witness does (Dnf.cpp): its index is out of range.
+DExprPtr PsiReducer::typedLiteral(DExprPtr chosen, const TExpr &cat, const TExpr &other) {
+  std::map<const TBinding *, bool> memo;
+  if (chosen->isInt || floatTypeOf(*chosen, out) || cat.type.elem != ElemType::F32 || !readsInput(other, memo))
+    return chosen;
+  std::function<DExprPtr(size_t, const DExprPtr &)> retype = [&](size_t, const DExprPtr &x) {
+    return x->kind == DKind::Float ? dFloat(x->floatValue, x->loc, ElemType::F32) : mapArgs(x, retype);
+  };
+  return retype(0, chosen);
 }
 
 // Counts the references to each binding in every definition (let bindings included).
