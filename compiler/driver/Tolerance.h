@@ -15,6 +15,9 @@ namespace moac {
 struct OutputBounds {
   std::vector<double> error;     // per element (row-major): a bound on |computed − exact|; +inf when unbounded
   std::vector<double> magnitude; // per element: the size of the partial results it was made of (≥ |value|)
+  // per element: a reduction feeding it may overflow in one order of its terms and not another, so a
+  // non-finite value on one side only is no error there
+  std::vector<char> reordered;
   double unit = 0;           // unit roundoff u of the output and the data that fed it (0: integers, exact)
   double terms = 0;          // R: the most reduction terms on one chain of sums feeding an element
   double steps = 0;          // L: the most other rounded operations on such a chain
