@@ -135,17 +135,18 @@ DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc 
 }
 
 // A branch decided at compile time is kept beside the chosen one when the chosen branch is literals
-// alone (no read: `0.1`, `exp(2.0)`) and the other reads an array: the language gives the selection the
-// type of its operands, so `where(1 <= 2, 0.1, t) + X` with t : f32 and X : f64 adds 0.1 rounded to f32,
-// and with the other branch gone the literal would take X's type (floatTypeOf). The C compiler drops the
-// branch that is never taken.
+// alone (no read: `0.1`, `exp(2.0)`) or an int, and the other is float data: the language gives the
+// selection the type of its operands, so `where(1 <= 2, 0.1, t) + X` with t : f32 and X : f64 adds 0.1
+// rounded to f32, and `exp(where(1 <= 2, x != y, t)) + X` takes exp in f32; with the other branch gone
+// the literal or the int would take X's type (floatTypeOf, seed 394198). The C compiler drops the branch
+// that is never taken.
 static bool readsArray(const DExprPtr &e) {
   bool reads = false;
   forEachNode(e, [&](const DExpr &n) { reads = reads || n.kind == DKind::Read || n.kind == DKind::Fused; });
   return reads;
 }
 static bool typeWitness(const DExprPtr &chosen, const DExprPtr &dropped) {
-  return !chosen->isInt && !dropped->isInt && !readsArray(chosen) && readsArray(dropped);
+  return !dropped->isInt && readsArray(dropped) && (chosen->isInt || !readsArray(chosen));
 }
 
 DExprPtr dSelect(SymExpr lhs, SymExpr rhs, DExprPtr then, DExprPtr otherwise, SourceLoc loc) {

@@ -522,10 +522,15 @@ static bool readsInput(const TExpr &e, std::map<const TBinding *, bool> &memo) {
 // cat has the type of its other operand, so its literals are f32 ones (0.1 rounded) when that operand
 // reads f32 data, where a literal by itself takes the type of the operation reading it (floatTypeOf).
 // The other operand cannot stay beside it as where's witness does (Dnf.cpp): its index is out of range.
+// An int operand chosen so (`1 psi ((m take x) ++ (y != 0.5))` with x : f32) converts to the cat's f32
+// as the reference's cat does: `+ 0` in f32 spells the conversion (seed 394198: exp of it was taken in
+// f64 beside an f64 operand).
 DExprPtr PsiReducer::typedLiteral(DExprPtr chosen, const TExpr &cat, const TExpr &other) {
   std::map<const TBinding *, bool> memo;
-  if (chosen->isInt || floatTypeOf(*chosen, out) || cat.type.elem != ElemType::F32 || !readsInput(other, memo))
+  if (floatTypeOf(*chosen, out) || cat.type.elem != ElemType::F32 || !readsInput(other, memo))
     return chosen;
+  if (chosen->isInt)
+    return dBinary(BinOp::Add, chosen, dFloat(0.0, chosen->loc, ElemType::F32), chosen->loc);
   std::function<DExprPtr(size_t, const DExprPtr &)> retype = [&](size_t, const DExprPtr &x) {
     return x->kind == DKind::Float ? dFloat(x->floatValue, x->loc, ElemType::F32) : mapArgs(x, retype);
   };
