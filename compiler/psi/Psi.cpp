@@ -377,7 +377,13 @@ DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
     DExprPtr otherwise = reduce(b, at(b));
     DExprPtr then = reduce(a, at(a));
     DExprPtr cond = reduce(c, at(c));
-    return dWhere(cond, then, otherwise, loc);
+    DExprPtr chosen = dWhere(cond, then, otherwise, loc);
+    // Decided at compile time, f32 data chosen beside f64 data converts to the where's f64 (seed 400873:
+    // `where(u > u, X, t) * t * t` multiplied in f32 and overflowed); ints and literals keep the other
+    // branch as their witness (Dnf.cpp).
+    if (chosen->kind != DKind::Where && e.type.elem == ElemType::F64 && floatTypeOf(*chosen, out) == ElemType::F32)
+      return dBinary(BinOp::Add, chosen, dFloat(0.0, loc, ElemType::F64), loc);
+    return chosen;
   }
   case TKind::Comprehension: {
     size_t n = e.indices.size();
@@ -523,14 +529,21 @@ static bool readsInput(const TExpr &e, std::map<const TBinding *, bool> &memo) {
 // reads f32 data, where a literal by itself takes the type of the operation reading it (floatTypeOf).
 // The other operand cannot stay beside it as where's witness does (Dnf.cpp): its index is out of range.
 // An int operand chosen so (`1 psi ((m take x) ++ (y != 0.5))` with x : f32) converts to the cat's f32
-// as the reference's cat does: `+ 0` in f32 spells the conversion (seed 394198: exp of it was taken in
-// f64 beside an f64 operand).
+// as the reference's cat does, and f32 data to an f64 cat's f64: `+ 0` in the cat's type spells the
+// conversion (seed 394198: exp of the int was taken in f64 beside an f64 operand; the f32 data's product
+// with f32 values would overflow in f32, as seed 400873's where did).
 DExprPtr PsiReducer::typedLiteral(DExprPtr chosen, const TExpr &cat, const TExpr &other) {
+  auto convert = [&](ElemType to) {
+    return dBinary(BinOp::Add, chosen, dFloat(0.0, chosen->loc, to), chosen->loc);
+  };
+  std::optional<ElemType> own = floatTypeOf(*chosen, out);
+  if (cat.type.elem == ElemType::F64 && own == ElemType::F32)
+    return convert(ElemType::F64);
   std::map<const TBinding *, bool> memo;
-  if (floatTypeOf(*chosen, out) || cat.type.elem != ElemType::F32 || !readsInput(other, memo))
+  if (own || cat.type.elem != ElemType::F32 || !readsInput(other, memo))
     return chosen;
   if (chosen->isInt)
-    return dBinary(BinOp::Add, chosen, dFloat(0.0, chosen->loc, ElemType::F32), chosen->loc);
+    return convert(ElemType::F32);
   std::function<DExprPtr(size_t, const DExprPtr &)> retype = [&](size_t, const DExprPtr &x) {
     return x->kind == DKind::Float ? dFloat(x->floatValue, x->loc, ElemType::F32) : mapArgs(x, retype);
   };
