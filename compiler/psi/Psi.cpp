@@ -106,6 +106,7 @@ private:
   DExprPtr reduceStructural(const TExpr &e, const SymVec &idx);
   DExprPtr reduceCat(const TExpr &e, const SymVec &idx);
   DExprPtr typedLiteral(DExprPtr chosen, const TExpr &cat, const TExpr &other);
+  DExprPtr widened(DExprPtr chosen, ElemType selection) const;
   DExprPtr reduceRef(const TBinding &b, const SymVec &idx, SourceLoc loc);
   void findConflicts(const DExprPtr &body, size_t input, const SymVec &own, size_t update);
   const BindingInfo &analyse(const TBinding &b);
@@ -378,12 +379,7 @@ DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
     DExprPtr then = reduce(a, at(a));
     DExprPtr cond = reduce(c, at(c));
     DExprPtr chosen = dWhere(cond, then, otherwise, loc);
-    // Decided at compile time, f32 data chosen beside f64 data converts to the where's f64 (seed 400873:
-    // `where(u > u, X, t) * t * t` multiplied in f32 and overflowed); ints and literals keep the other
-    // branch as their witness (Dnf.cpp).
-    if (chosen->kind != DKind::Where && e.type.elem == ElemType::F64 && floatTypeOf(*chosen, out) == ElemType::F32)
-      return dBinary(BinOp::Add, chosen, dFloat(0.0, loc, ElemType::F64), loc);
-    return chosen;
+    return chosen->kind == DKind::Where ? chosen : widened(chosen, e.type.elem);
   }
   case TKind::Comprehension: {
     size_t n = e.indices.size();
@@ -511,6 +507,21 @@ DExprPtr PsiReducer::reduceCat(const TExpr &e, const SymVec &idx) {
   return dSelect(idx[0], a0, first, second, loc);
 }
 
+// `x + 0` in `to`: the conversion of an int or f32 value to the type of the selection that chose it.
+static DExprPtr converted(const DExprPtr &x, ElemType to) {
+  return dBinary(BinOp::Add, x, dFloat(0.0, x->loc, to), x->loc);
+}
+
+// A where or cat decided at compile time that chose f32 data beside f64 data is f64: the chosen value
+// converts, so that what uses it computes in f64 (seed 400873: `where(u > u, X, t) * t * t` multiplied in
+// f32 and overflowed). Ints and literals chosen so keep where's other branch as their witness (Dnf.cpp)
+// or take the cat's type (typedLiteral).
+DExprPtr PsiReducer::widened(DExprPtr chosen, ElemType selection) const {
+  if (selection == ElemType::F64 && floatTypeOf(*chosen, out) == ElemType::F32)
+    return converted(chosen, ElemType::F64);
+  return chosen;
+}
+
 // Whether a typed value reads an input, directly or through the bindings it refers to.
 static bool readsInput(const TExpr &e, std::map<const TBinding *, bool> &memo) {
   if (e.kind == TKind::Input)
@@ -529,21 +540,17 @@ static bool readsInput(const TExpr &e, std::map<const TBinding *, bool> &memo) {
 // reads f32 data, where a literal by itself takes the type of the operation reading it (floatTypeOf).
 // The other operand cannot stay beside it as where's witness does (Dnf.cpp): its index is out of range.
 // An int operand chosen so (`1 psi ((m take x) ++ (y != 0.5))` with x : f32) converts to the cat's f32
-// as the reference's cat does, and f32 data to an f64 cat's f64: `+ 0` in the cat's type spells the
-// conversion (seed 394198: exp of the int was taken in f64 beside an f64 operand; the f32 data's product
-// with f32 values would overflow in f32, as seed 400873's where did).
+// as the reference's cat does (seed 394198: exp of the int was taken in f64 beside an f64 operand), and
+// f32 data to an f64 cat's f64 (widened).
 DExprPtr PsiReducer::typedLiteral(DExprPtr chosen, const TExpr &cat, const TExpr &other) {
-  auto convert = [&](ElemType to) {
-    return dBinary(BinOp::Add, chosen, dFloat(0.0, chosen->loc, to), chosen->loc);
-  };
   std::optional<ElemType> own = floatTypeOf(*chosen, out);
-  if (cat.type.elem == ElemType::F64 && own == ElemType::F32)
-    return convert(ElemType::F64);
+  if (own == ElemType::F32)
+    return widened(chosen, cat.type.elem);
   std::map<const TBinding *, bool> memo;
   if (own || cat.type.elem != ElemType::F32 || !readsInput(other, memo))
     return chosen;
   if (chosen->isInt)
-    return convert(ElemType::F32);
+    return converted(chosen, ElemType::F32);
   std::function<DExprPtr(size_t, const DExprPtr &)> retype = [&](size_t, const DExprPtr &x) {
     return x->kind == DKind::Float ? dFloat(x->floatValue, x->loc, ElemType::F32) : mapArgs(x, retype);
   };
