@@ -22,7 +22,7 @@ extern "C" {
 /* Array layouts: */
 #define moa_decode_bf16_q_LIFTED_BLOCK 0 /* q is row-major */
 #define moa_decode_bf16_q_LIFTED_AXIS 0
-#define moa_decode_bf16_K_LIFTED_BLOCK 0 /* K is row-major */
+#define moa_decode_bf16_K_LIFTED_BLOCK 32 /* K is stored lifted: T([x, y]) = [x / 32, y, x % 32] */
 #define moa_decode_bf16_K_LIFTED_AXIS 0
 #define moa_decode_bf16_V_LIFTED_BLOCK 0 /* V is row-major */
 #define moa_decode_bf16_V_LIFTED_AXIS 0

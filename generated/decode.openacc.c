@@ -21,8 +21,10 @@
  *   in q : f32⟨dk⟩
  *   in K : f32⟨n dk⟩
  *   in V : f32⟨n dv⟩
- *   fused online : f32⟨⟩, i < n   # online softmax of m, sum_e, o: one pass over i, each score computed once and never stored
- *     e_i = (Σ_{k<dk} ⟨k⟩ψ q × ⟨i k⟩ψ K) ÷ √dk
+ *   temp s : f32⟨n⟩   # the scores of the fused reduction online, stored (scores=stored)
+ *     ⟨i⟩ψ s = (Σ_{j<dk} ⟨j⟩ψ q × ⟨i j⟩ψ K) ÷ √dk
+ *   fused online : f32⟨⟩, i < n   # online softmax of m, sum_e, o: one pass over i, the scores read from s
+ *     e_i = ⟨i⟩ψ s
  *     m = max_{i<n} e_i
  *     sum_e = Σ_{i<n} exp(e_i − m)
  *     ⟨j⟩ψ o = Σ_{i<n} exp(e_i − m) × ⟨i j⟩ψ V
@@ -35,7 +37,8 @@
  *     read  K : n*dk × 4 B
  *     read  V : n*dv × 4 B
  *     write o : dv × 4 B
- *   materialised intermediates: none
+ *   materialised intermediates (written once, read back): (n) × 4 B
+ *     s : n × 4 B
  *   standard traffic (every intermediate of the program as written stored and read back): 12*n*dk + 4*n*dv + 40*n + 4*dk + 4*dv + 24 B
  *     ⍉K : n*dk × 4 B, written and read
  *     q +.× ⍉K : n × 4 B, written and read
@@ -54,7 +57,7 @@
 
 #include "moart/kernel.h"
 #include "decode.openacc.h"
-static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[8]) {
+static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[10]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -66,36 +69,60 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
   (void)moart_bytes_checked(moart_extent_checked(dk, &overflow), sizeof(float), &overflow); /* q */
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dk, &overflow), &overflow),
-                            sizeof(float), &overflow); /* K */
+                            sizeof(float), &overflow);
+  (void)moart_bytes_checked(
+      moart_mul_checked(moart_mul_checked(32, dk, &overflow),
+                        moart_floordiv_checked(moart_add_checked(n, 31, &overflow), 32, &overflow),
+                        &overflow),
+      sizeof(float), &overflow); /* K */
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dv, &overflow), &overflow),
                             sizeof(float), &overflow);                                      /* V */
   (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* o */
   offsets[4] = (size_t)total;
-  total =
-      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  total = moart_add_checked(total, moart_bytes_checked(n, sizeof(float), &overflow), &overflow);
   offsets[5] = (size_t)total;
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[6] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  offsets[7] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
+  offsets[8] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(n, sizeof(float), &overflow), &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
-                              &overflow),
-      1); /* c */
-  const int64_t moa_bound1 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
                               &overflow),
       1); /* i */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     &overflow)),
+          &overflow),
+      1); /* l */
   const int64_t moa_bound2 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
+              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_add_checked(dk, 1, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound0,
+                  moa_bound3,
                   moart_magnitude_div(
                       moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                       P_online, &overflow),
@@ -103,7 +130,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound0,
+                          moa_bound3,
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                 &overflow),
@@ -117,34 +144,35 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
                   1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound3 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
-                     &overflow)),
-          &overflow),
-      1); /* l2 */
-  const int64_t moa_bound4 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
-              moart_add_checked(dk, 1, &overflow)),
-          &overflow),
-      1); /* l2 */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
+                              &overflow),
+      1); /* i */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 224, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            moa_bound0,
+            32, moart_mul_checked(dk, moart_magnitude_div(moa_bound0, 32, &overflow), &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_mod(32, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound2, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            moa_bound3,
             moart_magnitude_div(
                 moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                 P_online, &overflow),
@@ -156,27 +184,23 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
             moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
             &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound2, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[7] = moart_size_checked(total, &overflow);
+  offsets[9] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[8];
-  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
+  size_t offsets[10];
+  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[9] : SIZE_MAX;
 }
 
 int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
@@ -184,81 +208,110 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[8];
+  size_t offsets[10];
   if (!moa_decode_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[7] > 0 && !workspace) || !q || !K || !V ||
-      !o) /* an array or the workspace is NULL */
+  if ((offsets[9] > 0 && !workspace) || !q || (!K && 32 * dk * moart_floordiv((n + 31), 32) > 0) ||
+      !V || !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
-  float *online_m_part = (float *)((char *)workspace + offsets[4]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
-  float *online_o_part = (float *)((char *)workspace + offsets[6]);
+  float *s = (float *)((char *)workspace + offsets[4]);
+  float *online_m_part = (float *)((char *)workspace + offsets[5]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
+  float *online_o_part = (float *)((char *)workspace + offsets[7]);
+  float *online_weights = (float *)((char *)workspace + offsets[8]);
+
+/* s */
+#pragma acc parallel loop gang vector vector_length(128)                                           \
+    present(q [0:dk], K [0:32 * dk * moart_floordiv((n + 31), 32)], s [0:n])
+  for (int64_t i = 0; i < n; ++i) {
+    float acc = 0.0f;       /* decode.moa:13 */
+    float acc_lane = 0.0f;  /* decode.moa:13 */
+    float acc_lane2 = 0.0f; /* decode.moa:13 */
+    float acc_lane3 = 0.0f; /* decode.moa:13 */
+    float acc_lane4 = 0.0f; /* decode.moa:13 */
+    float acc_lane5 = 0.0f; /* decode.moa:13 */
+    float acc_lane6 = 0.0f; /* decode.moa:13 */
+    float acc_lane7 = 0.0f; /* decode.moa:13 */
+#pragma acc loop seq
+    for (int64_t l = 0; l < 8 * moart_floordiv(dk, 8); l += 8) {
+      acc = acc + (q[l] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                             moart_floormod(i, 32))]); /* decode.moa:13 */
+      acc_lane = acc_lane + (q[(l + 1)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                                             moart_floormod(i, 32) + 32)]); /* decode.moa:13 */
+      acc_lane2 = acc_lane2 + (q[(l + 2)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                                               moart_floormod(i, 32) + 64)]); /* decode.moa:13 */
+      acc_lane3 = acc_lane3 + (q[(l + 3)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                                               moart_floormod(i, 32) + 96)]); /* decode.moa:13 */
+      acc_lane4 = acc_lane4 + (q[(l + 4)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                                               moart_floormod(i, 32) + 128)]); /* decode.moa:13 */
+      acc_lane5 = acc_lane5 + (q[(l + 5)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                                               moart_floormod(i, 32) + 160)]); /* decode.moa:13 */
+      acc_lane6 = acc_lane6 + (q[(l + 6)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                                               moart_floormod(i, 32) + 192)]); /* decode.moa:13 */
+      acc_lane7 = acc_lane7 + (q[(l + 7)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                                               moart_floormod(i, 32) + 224)]); /* decode.moa:13 */
+    }
+#pragma acc loop seq
+    for (int64_t l = 8 * moart_floordiv(dk, 8); l < dk; ++l) {
+      acc = acc + (q[l] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
+                             moart_floormod(i, 32))]); /* decode.moa:13 */
+    }
+    acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+           ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode.moa:13 */
+    s[i] = (acc / sqrtf((float)(dk)));                           /* decode.moa:13 */
+  }
 
 /* online (splits) */
-#pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(q [0:dk], K [0:n * dk], V [0:n * dv], online_m_part [0:P_online],                      \
-            online_sum_e_part [0:P_online], online_o_part [0:dv * P_online])
+#pragma acc parallel loop gang vector_length(128)                                                  \
+    present(V [0:n * dv], s [0:n], online_m_part [0:P_online], online_sum_e_part [0:P_online],     \
+            online_o_part [0:dv * P_online], online_weights [0:n])
   for (int64_t c = 0; c < P_online; ++c) {
     float m = -INFINITY; /* decode.moa:8 */
-    float acc = 0.0f;    /* decode.moa:8 */
-#pragma acc loop seq
-    for (int64_t i = 0; i < dv; ++i) {
-      online_o_part[(dv * c + i)] = 0.0f; /* decode.moa:8 */
-    }
-#pragma acc loop seq
-    for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
-         l < (c * moart_floordiv((n + P_online - 1), P_online) +
-              moart_floordiv((n + P_online - 1), P_online));
-         ++l) {
-      if (l < n) {
-        float acc2 = 0.0f;      /* decode.moa:13 */
-        float acc_lane = 0.0f;  /* decode.moa:13 */
-        float acc_lane2 = 0.0f; /* decode.moa:13 */
-        float acc_lane3 = 0.0f; /* decode.moa:13 */
-        float acc_lane4 = 0.0f; /* decode.moa:13 */
-        float acc_lane5 = 0.0f; /* decode.moa:13 */
-        float acc_lane6 = 0.0f; /* decode.moa:13 */
-        float acc_lane7 = 0.0f; /* decode.moa:13 */
-#pragma acc loop seq
-        for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* decode.moa:13 */
-          acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
-          acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* decode.moa:13 */
-          acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* decode.moa:13 */
-          acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* decode.moa:13 */
-          acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* decode.moa:13 */
-          acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* decode.moa:13 */
-          acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* decode.moa:13 */
-        }
-#pragma acc loop seq
-        for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
-        }
-        acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode.moa:13 */
-        float e = (acc2 / sqrtf((float)(dk)));                        /* decode.moa:8 */
-        float next = moart_maxf(m, e);                                /* decode.moa:8 */
-        float scale = moart_rescalef(m, next);                        /* decode.moa:8 */
-        float w = moart_rescalef(e, next);                            /* decode.moa:8 */
-        acc = ((acc * scale) + w);                                    /* decode.moa:8 */
-#pragma acc loop seq
-        for (int64_t i = 0; i < dv; ++i) {
-          online_o_part[(dv * c + i)] =
-              ((online_o_part[(dv * c + i)] * scale) + (w * V[(dv * l + i)])); /* decode.moa:8 */
-        }
-        m = next; /* decode.moa:8 */
+#pragma acc loop vector reduction(max : m)
+    for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+         l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+               moart_floordiv((n + P_online - 1), P_online));
+         ++l2) {
+      if (l2 < n) {
+        m = moart_maxf(m, s[l2]); /* decode.moa:8 */
       }
     }
-    online_m_part[c] = m;       /* decode.moa:8 */
-    online_sum_e_part[c] = acc; /* decode.moa:8 */
+    float acc2 = 0.0f; /* decode.moa:8 */
+#pragma acc loop vector reduction(+ : acc2)
+    for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+         l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+               moart_floordiv((n + P_online - 1), P_online));
+         ++l2) {
+      if (l2 < n) {
+        float w = moart_rescalef(s[l2], m); /* decode.moa:8 */
+        online_weights[l2] = w;             /* decode.moa:8 */
+        acc2 = acc2 + w;                    /* decode.moa:8 */
+      }
+    }
+#pragma acc loop vector
+    for (int64_t i2 = 0; i2 < dv; ++i2) {
+      float acc3 = 0.0f; /* decode.moa:8 */
+#pragma acc loop seq
+      for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+           l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+                 moart_floordiv((n + P_online - 1), P_online));
+           ++l2) {
+        if (l2 < n) {
+          acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i2)]); /* decode.moa:8 */
+        }
+      }
+      online_o_part[(dv * c + i2)] = acc3; /* decode.moa:8 */
+    }
+    online_m_part[c] = m;        /* decode.moa:8 */
+    online_sum_e_part[c] = acc2; /* decode.moa:8 */
   }
 
 /* o */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(o [0:dv], online_m_part [0:P_online], online_sum_e_part [0:P_online],                  \
             online_o_part [0:dv * P_online])
-  for (int64_t i2 = 0; i2 < dv; ++i2) {
+  for (int64_t i3 = 0; i3 < dv; ++i3) {
     float M = -INFINITY; /* decode.moa:14 */
 #pragma acc loop seq
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
@@ -267,7 +320,7 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     float S = 0.0f; /* decode.moa:14 */
 #pragma acc loop seq
     for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_part[(dv * c3 + i2)] *
+      S = S + (online_o_part[(dv * c3 + i3)] *
                moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
     }
     float S2 = 0.0f; /* decode.moa:10 */
@@ -275,7 +328,7 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     for (int64_t c4 = 0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
     }
-    o[i2] = (S / S2); /* decode.moa:14 */
+    o[i3] = (S / S2); /* decode.moa:14 */
   }
   return 0;
 }

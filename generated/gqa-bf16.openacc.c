@@ -23,8 +23,10 @@
  *   in Q : bf16⟨B hq dk⟩
  *   in K : bf16⟨B hkv n dk⟩
  *   in V : bf16⟨B hkv n dv⟩
- *   fused online : f32⟨B hq⟩, k < n   # online softmax of m, sum_e, O_acc: one pass over k, each score computed once and never stored
- *     ⟨i j⟩ψ e_k = (Σ_{q<dk} ⟨i j q⟩ψ Q × ⟨i, (hkv*j) div hq, k, q⟩ψ K) ÷ √dk
+ *   temp x : f32⟨B hq n⟩   # the scores of the fused reduction online, stored (scores=stored)
+ *     ⟨i j k⟩ψ x = (Σ_{l<dk} ⟨i j l⟩ψ Q × ⟨i, (hkv*j) div hq, k, l⟩ψ K) ÷ √dk
+ *   fused online : f32⟨B hq⟩, k < n   # online softmax of m, sum_e, O_acc: one pass over k, the scores read from x
+ *     ⟨i j⟩ψ e_k = ⟨i j k⟩ψ x
  *     ⟨i j⟩ψ m = max_{k<n} e_k
  *     ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m)
  *     ⟨i j l⟩ψ O_acc = Σ_{k<n} exp(e_k − m) × ⟨i, (hkv*j) div hq, k, l⟩ψ V
@@ -39,7 +41,8 @@
  *     read  K : B*hkv*n*dk × 2 B
  *     read  V : B*hkv*n*dv × 2 B
  *     write O : B*hq*dv × 2 B
- *   materialised intermediates (written once, read back): (B*hq*dv) × 4 B
+ *   materialised intermediates (written once, read back): (B*hq*n + B*hq*dv) × 4 B
+ *     x : B*hq*n × 4 B
  *     O_acc : B*hq*dv × 4 B
  *   standard traffic (every intermediate of the program as written stored and read back): 16*B*hq*n*dk + 8*B*hq*n*dv + 2*B*hkv*n*dk + 2*B*hkv*n*dv + 40*B*hq*n + 10*B*hq*dk + 10*B*hq*dv + 88*B*hq B
  *     ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read
@@ -68,7 +71,7 @@
 #include "moart/kernel.h"
 #include "gqa-bf16.openacc.h"
 static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                         int64_t dv, size_t offsets[9]) {
+                                         int64_t dv, size_t offsets[11]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -92,6 +95,12 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                                               moart_extent_checked(hkv, &overflow), &overflow),
                             moart_extent_checked(n, &overflow), &overflow),
           moart_extent_checked(dk, &overflow), &overflow),
+      sizeof(uint16_t), &overflow);
+  (void)moart_bytes_checked(
+      moart_mul_checked(
+          moart_mul_checked(moart_mul_checked(moart_mul_checked(32, B, &overflow), hkv, &overflow),
+                            dk, &overflow),
+          moart_floordiv_checked(moart_add_checked(n, 31, &overflow), 32, &overflow), &overflow),
       sizeof(uint16_t), &overflow); /* K */
   (void)moart_bytes_checked(
       moart_mul_checked(
@@ -108,16 +117,15 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   offsets[4] = (size_t)total;
   total = moart_add_checked(
       total,
-      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), dv, &overflow),
+      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), n, &overflow),
                           sizeof(float), &overflow),
       &overflow);
   offsets[5] = (size_t)total;
-  total =
-      moart_add_checked(total,
-                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
-                                                              P_online, &overflow),
-                                            sizeof(float), &overflow),
-                        &overflow);
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), dv, &overflow),
+                          sizeof(float), &overflow),
+      &overflow);
   offsets[6] = (size_t)total;
   total =
       moart_add_checked(total,
@@ -126,6 +134,13 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                                             sizeof(float), &overflow),
                         &overflow);
   offsets[7] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
+  offsets[8] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(
@@ -133,28 +148,49 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), n, &overflow),
+                          sizeof(float), &overflow),
+      &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
-      1); /* i */
+      1); /* b */
   const int64_t moa_bound1 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(hq, 1, &overflow)),
                               &overflow),
-      1); /* j */
+      1); /* g */
   const int64_t moa_bound2 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
                               &overflow),
-      1); /* c */
+      1); /* i */
   const int64_t moa_bound3 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
-                              &overflow),
-      1); /* k */
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     &overflow)),
+          &overflow),
+      1); /* l */
   const int64_t moa_bound4 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
+              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_add_checked(dk, 1, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound2,
+                  moa_bound5,
                   moart_magnitude_div(
                       moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                       P_online, &overflow),
@@ -162,7 +198,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound2,
+                          moa_bound5,
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                 &overflow),
@@ -176,46 +212,70 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                   1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound5 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
-                     &overflow)),
-          &overflow),
-      1); /* l2 */
-  const int64_t moa_bound6 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
-              moart_add_checked(dk, 1, &overflow)),
-          &overflow),
-      1); /* l2 */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
+                              &overflow),
+      1); /* k */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 224, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude,
-                          moart_mul_checked(moart_mul_checked(moart_mul_checked(hq, dv, &overflow),
-                                                              moa_bound0, &overflow),
-                                            P_online, &overflow),
-                          &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(moart_mul_checked(dv, moa_bound1, &overflow), P_online, &overflow),
-        &overflow);
+        moart_mul_checked(moart_mul_checked(hq, dk, &overflow), moa_bound0, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            moa_bound2,
+            32,
+            moart_mul_checked(
+                moart_mul_checked(moart_mul_checked(hkv, dk, &overflow), moa_bound0, &overflow),
+                moart_magnitude_div(moart_add_checked(n, 31, &overflow), 32, &overflow), &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(hkv, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            32,
+            moart_mul_checked(
+                moart_mul_checked(dk,
+                                  moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow),
+                                                      hq, &overflow),
+                                  &overflow),
+                moart_magnitude_div(moart_add_checked(n, 31, &overflow), 32, &overflow), &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            32, moart_mul_checked(dk, moart_magnitude_div(moa_bound2, 32, &overflow), &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_mod(32, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(hq, n, &overflow), moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            moa_bound5,
             moart_magnitude_div(
                 moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                 P_online, &overflow),
@@ -227,34 +287,8 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
             moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
             &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moart_mul_checked(hq, dk, &overflow), moa_bound0, &overflow), &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dk, &overflow),
-                          moa_bound0, &overflow),
-        &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(hkv, moa_bound1, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(
-            moart_mul_checked(n, dk, &overflow),
-            moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow), hq, &overflow),
-            &overflow),
-        &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dv, &overflow),
@@ -268,14 +302,27 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
             &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude,
+                          moart_mul_checked(moart_mul_checked(moart_mul_checked(hq, dv, &overflow),
+                                                              moa_bound0, &overflow),
+                                            P_online, &overflow),
+                          &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(dv, moa_bound1, &overflow), P_online, &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, moa_bound0, &overflow), P_online, &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -283,14 +330,14 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[8] = moart_size_checked(total, &overflow);
+  offsets[10] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_gqa_bf16_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                     int64_t dv) {
-  size_t offsets[9];
-  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
+  size_t offsets[11];
+  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[10] : SIZE_MAX;
 }
 
 int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
@@ -302,117 +349,160 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[9];
+  size_t offsets[11];
   if (!moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
+  if ((offsets[10] > 0 && !workspace) || !Q ||
+      (!K && 32 * B * hkv * dk * moart_floordiv((n + 31), 32) > 0) || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
-  float *O_acc = (float *)((char *)workspace + offsets[4]);
-  float *online_m_part = (float *)((char *)workspace + offsets[5]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
-  float *online_O_acc_part = (float *)((char *)workspace + offsets[7]);
+  float *x = (float *)((char *)workspace + offsets[4]);
+  float *O_acc = (float *)((char *)workspace + offsets[5]);
+  float *online_m_part = (float *)((char *)workspace + offsets[6]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
+  float *online_O_acc_part = (float *)((char *)workspace + offsets[8]);
+  float *online_weights = (float *)((char *)workspace + offsets[9]);
+
+/* x */
+#pragma acc parallel loop gang vector collapse(3) vector_length(128) present(                      \
+    Q [0:B * hq * dk], K [0:32 * B * hkv * dk * moart_floordiv((n + 31), 32)], x [0:B * hq * n])
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t g = 0; g < hq; ++g) {
+      for (int64_t i = 0; i < n; ++i) {
+        float acc = 0.0f;       /* gqa-bf16.moa:14 */
+        float acc_lane = 0.0f;  /* gqa-bf16.moa:14 */
+        float acc_lane2 = 0.0f; /* gqa-bf16.moa:14 */
+        float acc_lane3 = 0.0f; /* gqa-bf16.moa:14 */
+        float acc_lane4 = 0.0f; /* gqa-bf16.moa:14 */
+        float acc_lane5 = 0.0f; /* gqa-bf16.moa:14 */
+        float acc_lane6 = 0.0f; /* gqa-bf16.moa:14 */
+        float acc_lane7 = 0.0f; /* gqa-bf16.moa:14 */
+#pragma acc loop seq
+        for (int64_t l = 0; l < 8 * moart_floordiv(dk, 8); l += 8) {
+          acc = acc + (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l +
+                              moart_floormod(i, 32))])); /* gqa-bf16.moa:14 */
+          acc_lane = acc_lane +
+                     (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l + 1)]) *
+                      moart_bf16_to_f32(
+                          K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                             32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                             32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
+                             32)])); /* gqa-bf16.moa:14 */
+          acc_lane2 = acc_lane2 +
+                      (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l + 2)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
+                              64)])); /* gqa-bf16.moa:14 */
+          acc_lane3 = acc_lane3 +
+                      (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l + 3)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
+                              96)])); /* gqa-bf16.moa:14 */
+          acc_lane4 = acc_lane4 +
+                      (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l + 4)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
+                              128)])); /* gqa-bf16.moa:14 */
+          acc_lane5 = acc_lane5 +
+                      (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l + 5)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
+                              160)])); /* gqa-bf16.moa:14 */
+          acc_lane6 = acc_lane6 +
+                      (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l + 6)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
+                              192)])); /* gqa-bf16.moa:14 */
+          acc_lane7 = acc_lane7 +
+                      (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l + 7)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
+                              224)])); /* gqa-bf16.moa:14 */
+        }
+#pragma acc loop seq
+        for (int64_t l = 8 * moart_floordiv(dk, 8); l < dk; ++l) {
+          acc = acc + (moart_bf16_to_f32(Q[(hq * dk * b + dk * g + l)]) *
+                       moart_bf16_to_f32(
+                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
+                              32 * dk * moart_floordiv(i, 32) + 32 * l +
+                              moart_floormod(i, 32))])); /* gqa-bf16.moa:14 */
+        }
+        acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+               ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* gqa-bf16.moa:14 */
+        x[(hq * n * b + n * g + i)] = (acc / sqrtf((float)(dk)));    /* gqa-bf16.moa:8 */
+      }
+    }
+  }
 
 /* online (splits) */
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(Q [0:B * hq * dk], K [0:B * hkv * n * dk], V [0:B * hkv * n * dv],                     \
-            online_m_part [0:B * hq * P_online], online_sum_e_part [0:B * hq * P_online],          \
-            online_O_acc_part [0:B * hq * dv * P_online])
-  for (int64_t i = 0; i < B; ++i) {
+#pragma acc parallel loop gang collapse(3) vector_length(128)                                      \
+    present(V [0:B * hkv * n * dv], x [0:B * hq * n], online_m_part [0:B * hq * P_online],         \
+            online_sum_e_part [0:B * hq * P_online], online_O_acc_part [0:B * hq * dv * P_online], \
+            online_weights [0:B * hq * n])
+  for (int64_t i2 = 0; i2 < B; ++i2) {
     for (int64_t j = 0; j < hq; ++j) {
       for (int64_t c = 0; c < P_online; ++c) {
         float m = -INFINITY; /* gqa-bf16.moa:9 */
-        float acc = 0.0f;    /* gqa-bf16.moa:9 */
-#pragma acc loop seq
-        for (int64_t k = 0; k < dv; ++k) {
-          online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-              0.0f; /* gqa-bf16.moa:9 */
-        }
-#pragma acc loop seq
-        for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
-             l < (c * moart_floordiv((n + P_online - 1), P_online) +
-                  moart_floordiv((n + P_online - 1), P_online));
-             ++l) {
-          if (l < n) {
-            float acc2 = 0.0f;      /* gqa-bf16.moa:14 */
-            float acc_lane = 0.0f;  /* gqa-bf16.moa:14 */
-            float acc_lane2 = 0.0f; /* gqa-bf16.moa:14 */
-            float acc_lane3 = 0.0f; /* gqa-bf16.moa:14 */
-            float acc_lane4 = 0.0f; /* gqa-bf16.moa:14 */
-            float acc_lane5 = 0.0f; /* gqa-bf16.moa:14 */
-            float acc_lane6 = 0.0f; /* gqa-bf16.moa:14 */
-            float acc_lane7 = 0.0f; /* gqa-bf16.moa:14 */
-#pragma acc loop seq
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-              acc2 = acc2 +
-                     (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
-                      moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                           dk * l + l2)])); /* gqa-bf16.moa:14 */
-              acc_lane =
-                  acc_lane +
-                  (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 1)]) *
-                   moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                        dk * l + l2 + 1)])); /* gqa-bf16.moa:14 */
-              acc_lane2 =
-                  acc_lane2 +
-                  (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 2)]) *
-                   moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                        dk * l + l2 + 2)])); /* gqa-bf16.moa:14 */
-              acc_lane3 =
-                  acc_lane3 +
-                  (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 3)]) *
-                   moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                        dk * l + l2 + 3)])); /* gqa-bf16.moa:14 */
-              acc_lane4 =
-                  acc_lane4 +
-                  (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 4)]) *
-                   moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                        dk * l + l2 + 4)])); /* gqa-bf16.moa:14 */
-              acc_lane5 =
-                  acc_lane5 +
-                  (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 5)]) *
-                   moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                        dk * l + l2 + 5)])); /* gqa-bf16.moa:14 */
-              acc_lane6 =
-                  acc_lane6 +
-                  (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 6)]) *
-                   moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                        dk * l + l2 + 6)])); /* gqa-bf16.moa:14 */
-              acc_lane7 =
-                  acc_lane7 +
-                  (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 7)]) *
-                   moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                        dk * l + l2 + 7)])); /* gqa-bf16.moa:14 */
-            }
-#pragma acc loop seq
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-              acc2 = acc2 +
-                     (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
-                      moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                           dk * l + l2)])); /* gqa-bf16.moa:14 */
-            }
-            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                    ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* gqa-bf16.moa:14 */
-            float e = (acc2 / sqrtf((float)(dk)));                        /* gqa-bf16.moa:9 */
-            float next = moart_maxf(m, e);                                /* gqa-bf16.moa:9 */
-            float scale = moart_rescalef(m, next);                        /* gqa-bf16.moa:9 */
-            float w = moart_rescalef(e, next);                            /* gqa-bf16.moa:9 */
-            acc = ((acc * scale) + w);                                    /* gqa-bf16.moa:9 */
-#pragma acc loop seq
-            for (int64_t k = 0; k < dv; ++k) {
-              online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                  ((online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                    scale) +
-                   (w *
-                    moart_bf16_to_f32(V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) +
-                                         dv * l + k)]))); /* gqa-bf16.moa:9 */
-            }
-            m = next; /* gqa-bf16.moa:9 */
+#pragma acc loop vector reduction(max : m)
+        for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+             l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+                   moart_floordiv((n + P_online - 1), P_online));
+             ++l2) {
+          if (l2 < n) {
+            m = moart_maxf(m, x[(hq * n * i2 + n * j + l2)]); /* gqa-bf16.moa:9 */
           }
         }
-        online_m_part[(hq * i * P_online + j * P_online + c)] = m;       /* gqa-bf16.moa:9 */
-        online_sum_e_part[(hq * i * P_online + j * P_online + c)] = acc; /* gqa-bf16.moa:9 */
+        float acc2 = 0.0f; /* gqa-bf16.moa:9 */
+#pragma acc loop vector reduction(+ : acc2)
+        for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+             l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+                   moart_floordiv((n + P_online - 1), P_online));
+             ++l2) {
+          if (l2 < n) {
+            float w = moart_rescalef(x[(hq * n * i2 + n * j + l2)], m); /* gqa-bf16.moa:9 */
+            online_weights[(hq * n * i2 + n * j + l2)] = w;             /* gqa-bf16.moa:9 */
+            acc2 = acc2 + w;                                            /* gqa-bf16.moa:9 */
+          }
+        }
+#pragma acc loop vector
+        for (int64_t k = 0; k < dv; ++k) {
+          float acc3 = 0.0f; /* gqa-bf16.moa:9 */
+#pragma acc loop seq
+          for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+               l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+                     moart_floordiv((n + P_online - 1), P_online));
+               ++l2) {
+            if (l2 < n) {
+              acc3 =
+                  acc3 +
+                  (online_weights[(hq * n * i2 + n * j + l2)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + k)])); /* gqa-bf16.moa:9 */
+            }
+          }
+          online_O_acc_part[(hq * dv * i2 * P_online + dv * j * P_online + dv * c + k)] =
+              acc3; /* gqa-bf16.moa:9 */
+        }
+        online_m_part[(hq * i2 * P_online + j * P_online + c)] = m;        /* gqa-bf16.moa:9 */
+        online_sum_e_part[(hq * i2 * P_online + j * P_online + c)] = acc2; /* gqa-bf16.moa:9 */
       }
     }
   }
@@ -421,31 +511,31 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
     present(O_acc [0:B * hq * dv], online_m_part [0:B * hq * P_online],                            \
             online_sum_e_part [0:B * hq * P_online], online_O_acc_part [0:B * hq * dv * P_online])
-  for (int64_t i2 = 0; i2 < B; ++i2) {
+  for (int64_t i3 = 0; i3 < B; ++i3) {
     for (int64_t j2 = 0; j2 < hq; ++j2) {
       for (int64_t k2 = 0; k2 < dv; ++k2) {
         float M = -INFINITY; /* gqa-bf16.moa:14 */
 #pragma acc loop seq
         for (int64_t c2 = 0; c2 < P_online; ++c2) {
           M = moart_maxf(
-              M, online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]); /* gqa-bf16.moa:14 */
+              M, online_m_part[(hq * i3 * P_online + j2 * P_online + c2)]); /* gqa-bf16.moa:14 */
         }
         float S = 0.0f; /* gqa-bf16.moa:14 */
 #pragma acc loop seq
         for (int64_t c3 = 0; c3 < P_online; ++c3) {
           S = S +
-              (online_O_acc_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-               moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
+              (online_O_acc_part[(hq * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+               moart_rescalef(online_m_part[(hq * i3 * P_online + j2 * P_online + c3)],
                               M)); /* gqa-bf16.moa:14 */
         }
         float S2 = 0.0f; /* gqa-bf16.moa:11 */
 #pragma acc loop seq
         for (int64_t c4 = 0; c4 < P_online; ++c4) {
-          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
-                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
+          S2 = S2 + (online_sum_e_part[(hq * i3 * P_online + j2 * P_online + c4)] *
+                     moart_rescalef(online_m_part[(hq * i3 * P_online + j2 * P_online + c4)],
                                     M)); /* gqa-bf16.moa:11 */
         }
-        O_acc[(hq * dv * i2 + dv * j2 + k2)] = (S / S2); /* gqa-bf16.moa:14 */
+        O_acc[(hq * dv * i3 + dv * j2 + k2)] = (S / S2); /* gqa-bf16.moa:14 */
       }
     }
   }
@@ -453,11 +543,11 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
 /* O */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
     present(O [0:B * hq * dv], O_acc [0:B * hq * dv])
-  for (int64_t i3 = 0; i3 < B; ++i3) {
+  for (int64_t i4 = 0; i4 < B; ++i4) {
     for (int64_t j3 = 0; j3 < hq; ++j3) {
       for (int64_t k3 = 0; k3 < dv; ++k3) {
-        O[(hq * dv * i3 + dv * j3 + k3)] =
-            moart_f32_to_bf16(O_acc[(hq * dv * i3 + dv * j3 + k3)]); /* gqa-bf16.moa:16 */
+        O[(hq * dv * i4 + dv * j3 + k3)] =
+            moart_f32_to_bf16(O_acc[(hq * dv * i4 + dv * j3 + k3)]); /* gqa-bf16.moa:16 */
       }
     }
   }

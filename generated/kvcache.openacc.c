@@ -32,8 +32,10 @@
  *     ⟨i j⟩ψ K' = i < t ? ⟨i j⟩ψ K : ⟨j⟩ψ k
  *   update V' : f32⟨t + 1, dv⟩   # the update of inout V, written in place
  *     ⟨i j⟩ψ V' = i < t ? ⟨i j⟩ψ V : ⟨j⟩ψ v
- *   fused online : f32⟨⟩, i < t + 1   # online softmax of m, sum_e, o: one pass over i, each score computed once and never stored
- *     e_i = (Σ_{l<dk} ⟨l⟩ψ q × ⟨i l⟩ψ K') ÷ √dk
+ *   temp s : f32⟨t + 1⟩   # the scores of the fused reduction online, stored (scores=stored)
+ *     ⟨i⟩ψ s = (Σ_{j<dk} ⟨j⟩ψ q × ⟨i j⟩ψ K') ÷ √dk
+ *   fused online : f32⟨⟩, i < t + 1   # online softmax of m, sum_e, o: one pass over i, the scores read from s
+ *     e_i = ⟨i⟩ψ s
  *     m = max_{i<t + 1} e_i
  *     sum_e = Σ_{i<t + 1} exp(e_i − m)
  *     ⟨j⟩ψ o = Σ_{i<t + 1} exp(e_i − m) × ⟨i j⟩ψ V'
@@ -52,7 +54,8 @@
  *     write o : dv × 4 B
  *     write update K in place, rows [t, t + 1) : dk × 4 B
  *     write update V in place, rows [t, t + 1) : dv × 4 B
- *   materialised intermediates: none
+ *   materialised intermediates (written once, read back): (t + 1) × 4 B
+ *     s : (t + 1) × 4 B
  *   standard traffic (every intermediate of the program as written stored and read back): 20*t*dk + 12*t*dv + 40*t + 24*dk + 16*dv + 64 B
  *     t↑K : t*dk × 4 B, written and read
  *     t↑V : t*dv × 4 B, written and read
@@ -74,7 +77,7 @@
 #include "moart/kernel.h"
 #include "kvcache.openacc.h"
 static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
-                                        size_t offsets[10]) {
+                                        size_t offsets[12]) {
   int overflow = 0;
   int64_t total = 0;
   (void)t;
@@ -97,15 +100,23 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                             sizeof(float), &overflow);                                      /* V */
   (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(float), &overflow); /* o */
   offsets[6] = (size_t)total;
-  total =
-      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_add_checked(t, 1, &overflow), sizeof(float), &overflow),
+      &overflow);
   offsets[7] = (size_t)total;
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[8] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
+  offsets[9] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[10] = (size_t)total;
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_add_checked(t, 1, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_add_checked(t, 1, &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
@@ -126,13 +137,35 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                               &overflow),
       1); /* j */
   const int64_t moa_bound3 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
-                              &overflow),
-      1); /* c */
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(moart_add_checked(moart_magnitude_max(t, 1), 1, &overflow), 1,
+                                   &overflow)),
+          &overflow),
+      1); /* i */
   const int64_t moa_bound4 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(moa_bound3,
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_add_checked(dk, 1, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
+                              &overflow),
+      1); /* c */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(moa_bound6,
                                 moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
                                                                       P_online, &overflow),
                                                     P_online, &overflow),
@@ -140,7 +173,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound3,
+                          moa_bound6,
                           moart_magnitude_div(
                               moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
                               P_online, &overflow),
@@ -152,21 +185,6 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                   1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound5 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
-                     &overflow)),
-          &overflow),
-      1); /* l2 */
-  const int64_t moa_bound6 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
-              moart_add_checked(dk, 1, &overflow)),
-          &overflow),
-      1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
@@ -179,13 +197,19 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            moa_bound3,
+            moa_bound6,
             moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
                                 P_online, &overflow),
             &overflow),
@@ -195,17 +219,12 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
         moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
                             P_online, &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound7, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
@@ -213,13 +232,13 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   if (!(moart_add_checked(t, 1, &overflow) <= cap) ||
       overflow) /* update within the inout's storage: t + 1 <= cap */
     return 0;
-  offsets[9] = moart_size_checked(total, &overflow);
+  offsets[11] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv) {
-  size_t offsets[10];
-  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[9] : SIZE_MAX;
+  size_t offsets[12];
+  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[11] : SIZE_MAX;
 }
 
 int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
@@ -229,16 +248,18 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   (void)cap;
   (void)dk;
   (void)dv;
-  size_t offsets[10];
+  size_t offsets[12];
   if (!moa_kvcache_workspace_layout(t, cap, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[9] > 0 && !workspace) || !q || !k || !v || !K || !V ||
+  if ((offsets[11] > 0 && !workspace) || !q || !k || !v || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
-  float *online_m_part = (float *)((char *)workspace + offsets[6]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
-  float *online_o_part = (float *)((char *)workspace + offsets[8]);
+  float *s = (float *)((char *)workspace + offsets[6]);
+  float *online_m_part = (float *)((char *)workspace + offsets[7]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[8]);
+  float *online_o_part = (float *)((char *)workspace + offsets[9]);
+  float *online_weights = (float *)((char *)workspace + offsets[10]);
 
 /* update K */
 #pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
@@ -258,70 +279,88 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     }
   }
 
-/* online (splits) */
+/* s */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(q [0:dk], K [0:cap * dk], V [0:cap * dv], online_m_part [0:P_online],                  \
-            online_sum_e_part [0:P_online], online_o_part [0:dv * P_online])
+    present(q [0:dk], K [0:cap * dk], s [0:(t + 1)])
+  for (int64_t i3 = 0; i3 < (t + 1); ++i3) {
+    float acc = 0.0f;       /* kvcache.moa:18 */
+    float acc_lane = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane2 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane3 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane4 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane5 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane6 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane7 = 0.0f; /* kvcache.moa:18 */
+#pragma acc loop seq
+    for (int64_t l = 0; l < 8 * moart_floordiv(dk, 8); l += 8) {
+      acc = acc + (q[l] * K[(dk * i3 + l)]);                       /* kvcache.moa:18 */
+      acc_lane = acc_lane + (q[(l + 1)] * K[(dk * i3 + l + 1)]);   /* kvcache.moa:18 */
+      acc_lane2 = acc_lane2 + (q[(l + 2)] * K[(dk * i3 + l + 2)]); /* kvcache.moa:18 */
+      acc_lane3 = acc_lane3 + (q[(l + 3)] * K[(dk * i3 + l + 3)]); /* kvcache.moa:18 */
+      acc_lane4 = acc_lane4 + (q[(l + 4)] * K[(dk * i3 + l + 4)]); /* kvcache.moa:18 */
+      acc_lane5 = acc_lane5 + (q[(l + 5)] * K[(dk * i3 + l + 5)]); /* kvcache.moa:18 */
+      acc_lane6 = acc_lane6 + (q[(l + 6)] * K[(dk * i3 + l + 6)]); /* kvcache.moa:18 */
+      acc_lane7 = acc_lane7 + (q[(l + 7)] * K[(dk * i3 + l + 7)]); /* kvcache.moa:18 */
+    }
+#pragma acc loop seq
+    for (int64_t l = 8 * moart_floordiv(dk, 8); l < dk; ++l) {
+      acc = acc + (q[l] * K[(dk * i3 + l)]); /* kvcache.moa:18 */
+    }
+    acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+           ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* kvcache.moa:18 */
+    s[i3] = (acc / sqrtf((float)(dk)));                          /* kvcache.moa:18 */
+  }
+
+/* online (splits) */
+#pragma acc parallel loop gang vector_length(128) present(                                         \
+    V [0:cap * dv], s [0:(t + 1)], online_m_part [0:P_online], online_sum_e_part [0:P_online],     \
+    online_o_part [0:dv * P_online], online_weights [0:(t + 1)])
   for (int64_t c = 0; c < P_online; ++c) {
     float m = -INFINITY; /* kvcache.moa:13 */
-    float acc = 0.0f;    /* kvcache.moa:13 */
-#pragma acc loop seq
-    for (int64_t i3 = 0; i3 < dv; ++i3) {
-      online_o_part[(dv * c + i3)] = 0.0f; /* kvcache.moa:13 */
-    }
-#pragma acc loop seq
-    for (int64_t l = c * moart_floordiv((t + P_online), P_online);
-         l <
+#pragma acc loop vector reduction(max : m)
+    for (int64_t l2 = c * moart_floordiv((t + P_online), P_online);
+         l2 <
          (c * moart_floordiv((t + P_online), P_online) + moart_floordiv((t + P_online), P_online));
-         ++l) {
-      if (l < (t + 1)) {
-        float acc2 = 0.0f;      /* kvcache.moa:18 */
-        float acc_lane = 0.0f;  /* kvcache.moa:18 */
-        float acc_lane2 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane3 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane4 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane5 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane6 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane7 = 0.0f; /* kvcache.moa:18 */
-#pragma acc loop seq
-        for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* kvcache.moa:18 */
-          acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
-          acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* kvcache.moa:18 */
-          acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* kvcache.moa:18 */
-          acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* kvcache.moa:18 */
-          acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* kvcache.moa:18 */
-          acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* kvcache.moa:18 */
-          acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* kvcache.moa:18 */
-        }
-#pragma acc loop seq
-        for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
-        }
-        acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* kvcache.moa:18 */
-        float e = (acc2 / sqrtf((float)(dk)));                        /* kvcache.moa:13 */
-        float next = moart_maxf(m, e);                                /* kvcache.moa:13 */
-        float scale = moart_rescalef(m, next);                        /* kvcache.moa:13 */
-        float w = moart_rescalef(e, next);                            /* kvcache.moa:13 */
-        acc = ((acc * scale) + w);                                    /* kvcache.moa:13 */
-#pragma acc loop seq
-        for (int64_t i3 = 0; i3 < dv; ++i3) {
-          online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
-                                          (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
-        }
-        m = next; /* kvcache.moa:13 */
+         ++l2) {
+      if (l2 < (t + 1)) {
+        m = moart_maxf(m, s[l2]); /* kvcache.moa:13 */
       }
     }
-    online_m_part[c] = m;       /* kvcache.moa:13 */
-    online_sum_e_part[c] = acc; /* kvcache.moa:13 */
+    float acc2 = 0.0f; /* kvcache.moa:13 */
+#pragma acc loop vector reduction(+ : acc2)
+    for (int64_t l2 = c * moart_floordiv((t + P_online), P_online);
+         l2 <
+         (c * moart_floordiv((t + P_online), P_online) + moart_floordiv((t + P_online), P_online));
+         ++l2) {
+      if (l2 < (t + 1)) {
+        float w = moart_rescalef(s[l2], m); /* kvcache.moa:13 */
+        online_weights[l2] = w;             /* kvcache.moa:13 */
+        acc2 = acc2 + w;                    /* kvcache.moa:13 */
+      }
+    }
+#pragma acc loop vector
+    for (int64_t i4 = 0; i4 < dv; ++i4) {
+      float acc3 = 0.0f; /* kvcache.moa:13 */
+#pragma acc loop seq
+      for (int64_t l2 = c * moart_floordiv((t + P_online), P_online);
+           l2 < (c * moart_floordiv((t + P_online), P_online) +
+                 moart_floordiv((t + P_online), P_online));
+           ++l2) {
+        if (l2 < (t + 1)) {
+          acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
+        }
+      }
+      online_o_part[(dv * c + i4)] = acc3; /* kvcache.moa:13 */
+    }
+    online_m_part[c] = m;        /* kvcache.moa:13 */
+    online_sum_e_part[c] = acc2; /* kvcache.moa:13 */
   }
 
 /* o */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(o [0:dv], online_m_part [0:P_online], online_sum_e_part [0:P_online],                  \
             online_o_part [0:dv * P_online])
-  for (int64_t i4 = 0; i4 < dv; ++i4) {
+  for (int64_t i5 = 0; i5 < dv; ++i5) {
     float M = -INFINITY; /* kvcache.moa:19 */
 #pragma acc loop seq
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
@@ -330,7 +369,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     float S = 0.0f; /* kvcache.moa:19 */
 #pragma acc loop seq
     for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_part[(dv * c3 + i4)] *
+      S = S + (online_o_part[(dv * c3 + i5)] *
                moart_rescalef(online_m_part[c3], M)); /* kvcache.moa:19 */
     }
     float S2 = 0.0f; /* kvcache.moa:15 */
@@ -338,7 +377,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     for (int64_t c4 = 0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* kvcache.moa:15 */
     }
-    o[i4] = (S / S2); /* kvcache.moa:19 */
+    o[i5] = (S / S2); /* kvcache.moa:19 */
   }
   return 0;
 }

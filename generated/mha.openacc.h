@@ -22,8 +22,9 @@ extern "C" {
 /* Array layouts: */
 #define moa_mha_Q_LIFTED_BLOCK 0 /* Q is row-major */
 #define moa_mha_Q_LIFTED_AXIS 0
-#define moa_mha_K_LIFTED_BLOCK 0 /* K is row-major */
-#define moa_mha_K_LIFTED_AXIS 0
+/* K is stored lifted on axis 2: T([p, x, y]) = [p, x / 32, y, x % 32] */
+#define moa_mha_K_LIFTED_BLOCK 32
+#define moa_mha_K_LIFTED_AXIS 2
 #define moa_mha_V_LIFTED_BLOCK 0 /* V is row-major */
 #define moa_mha_V_LIFTED_AXIS 0
 

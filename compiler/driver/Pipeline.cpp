@@ -88,7 +88,7 @@ Compilation runPipeline(CompilationContext &ctx, uint32_t file, DiagnosticEngine
     return c;
   // The online-softmax rewrite (psi/Fuse.h) is part of the DNF the later stages and dumps see.
   if (options.schedule.fuse)
-    fuseReductions(ctx, *c.dnf);
+    fuseReductions(ctx, *c.dnf, options.schedule.storesScores(options.target));
   if (stopAfter(Stage::Dnf))
     return c;
   c.kernel = lower(ctx, *c.dnf, options.schedule, options.target);

@@ -27,12 +27,16 @@ class PragmaPolicy {
 public:
   virtual const char *extraIncludes() const { return ""; }
   // Before the perfect nest of `depth` parallel loops; `present` lists the buffers the region uses as
-  // C array sections ("q[0:dk]").
-  virtual std::string parallelNest(int depth, const std::string &present) const = 0;
+  // C array sections ("q[0:dk]"); `vectorInside`: the work of an iteration has vector loops
+  // (LoopKind::Vector), which take the vector lanes.
+  virtual std::string parallelNest(int depth, const std::string &present, bool vectorInside) const = 0;
   // A region run by one thread; returns the pragma line or "" (then the block is plain C).
   virtual std::string serialRegion(const std::string &present) const = 0;
   // Before a serial loop inside a region.
   virtual std::string serialLoop() const { return ""; }
+  // Before a vector loop; `reductions` are its reductions into scalars from outside it, each as
+  // OPERATOR:NAME ("max:m", "+:acc"). "": the loop runs in order, as a serial one.
+  virtual std::string vectorLoop(const std::vector<std::string> &) const { return ""; }
   // Before the block that calls the kernel in the check harness: the pragma mapping the arrays onto the
   // device, or "" (the arrays stay where they are).
   virtual std::string dataRegion(const std::vector<DataClause> &) const { return ""; }

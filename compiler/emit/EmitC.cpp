@@ -20,7 +20,7 @@ namespace {
 
 class SequentialPolicy final : public PragmaPolicy {
 public:
-  std::string parallelNest(int, const std::string &) const override { return ""; }
+  std::string parallelNest(int, const std::string &, bool) const override { return ""; }
   std::string serialRegion(const std::string &) const override { return ""; }
 };
 
@@ -47,6 +47,16 @@ const char *cType(ElemType t) {
 // The helpers that widen a stored half-precision element to f32 and round an f32 value to one.
 static const char *widen(ElemType t) { return t == ElemType::BF16 ? "moart_bf16_to_f32" : "moart_f16_to_f32"; }
 static const char *narrow(ElemType t) { return t == ElemType::BF16 ? "moart_f32_to_bf16" : "moart_f32_to_f16"; }
+
+// A reduction's operator as OpenACC's reduction clause spells it.
+static const char *reductionOperator(BinOp op) {
+  switch (op) {
+  case BinOp::Mul: return "*";
+  case BinOp::Max: return "max";
+  case BinOp::Min: return "min";
+  default: return "+";
+  }
+}
 
 std::string CPrinter::integer(const SymExpr &e) {
   if (e.terms().empty())
@@ -213,11 +223,17 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
 void CPrinter::stmt(const LStmt &s, ElemType t) {
   switch (s.kind) {
   case LStmt::Loop: {
+    std::string pragma;
     if (s.loopKind == LoopKind::Serial) {
-      std::string pragma = policy.serialLoop();
-      if (!pragma.empty())
-        line(pragma);
+      pragma = policy.serialLoop();
+    } else if (s.loopKind == LoopKind::Vector) {
+      std::vector<std::string> reductions;
+      for (const LStmt *r : outerReductions(s))
+        reductions.push_back(fmt::format("{}:{}", reductionOperator(r->op), name(r->scalar)));
+      pragma = policy.vectorLoop(reductions);
     }
+    if (!pragma.empty())
+      line(pragma);
     line(loopHeader(s));
     for (const LStmt &x : s.body)
       stmt(x, t);
@@ -315,7 +331,7 @@ void CPrinter::region(const Region &r) {
   floatType = t == ElemType::Int ? ElemType::F32 : t;
   std::string sections = present(r);
   if (r.parallelDepth > 0) {
-    std::string pragma = policy.parallelNest(r.parallelDepth, sections);
+    std::string pragma = policy.parallelNest(r.parallelDepth, sections, hasVectorLoop(r.body));
     if (!pragma.empty())
       line(pragma);
     for (const LStmt &s : r.body)

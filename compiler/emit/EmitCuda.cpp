@@ -85,7 +85,7 @@ public:
   explicit LaneLoop(const LStmt &loop) : loop(loop) { declared(loop.body, inside); }
 
   bool independent() {
-    if (loop.kind != LStmt::Loop || loop.loopKind != LoopKind::Serial || !check(loop.body, 0))
+    if (loop.kind != LStmt::Loop || loop.loopKind == LoopKind::Parallel || !check(loop.body, 0))
       return false;
     for (Symbol s : reductions)
       if (readsScalar(loop.body, s))

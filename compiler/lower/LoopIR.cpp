@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 namespace moac {
 
@@ -14,6 +16,7 @@ std::string Buffer::label() const {
   case Partials: return name + "_part";
   case Groups: return name + "_group";
   case FusedPartials: return group + "_" + name + "_part";
+  case FusedWeights: return group + "_" + name;
   }
   return name;
 }
@@ -53,7 +56,14 @@ std::vector<size_t> Kernel::workspace() const { return byRole(*this, Buffer::Wor
 
 namespace {
 
-const char *loopKindName(LoopKind kind) { return kind == LoopKind::Parallel ? "parallel" : "serial"; }
+const char *loopKindName(LoopKind kind) {
+  switch (kind) {
+  case LoopKind::Parallel: return "parallel";
+  case LoopKind::Serial: return "serial";
+  case LoopKind::Vector: return "vector";
+  }
+  return "serial";
+}
 
 struct Printer {
   const Kernel &k;
@@ -196,6 +206,8 @@ static std::string bufferReason(const Kernel &k, const Buffer &b, const DnfProgr
   case Buffer::Groups:
     return fmt::format("partials of {} combined in groups, one per group", computes(k, *b.aliasOf));
   case Buffer::FusedPartials: return fmt::format("partial {} of the fused {}, one per split", b.name, b.group);
+  case Buffer::FusedWeights:
+    return fmt::format("the weights exp(e − m) of the fused {}, one per term, against its split's maximum", b.group);
   }
   return "";
 }
@@ -236,9 +248,22 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     for (const ChunkCount &c : k.chunkCounts)
       if (c.level == ChunkCount::Splits && c.of == d.buffer)
         splits = c.sym.name();
-    return fmt::format("{}: the fused reduction of {} runs as {} splits of contiguous terms, each computing every "
-                       "score once; its readers combine the splits' partials",
-                       group, members, splits);
+    const bool stored = std::any_of(k.decisions.begin(), k.decisions.end(), [&](const Decision &x) {
+      return x.kind == Decision::StoredScores && x.region == d.region;
+    });
+    return fmt::format("{}: the fused reduction of {} runs as {} splits of contiguous terms, each {}; its readers "
+                       "combine the splits' partials",
+                       group, members, splits, stored ? "reading its stored scores" : "computing every score once");
+  }
+  case Decision::StoredScores: {
+    std::string weights;
+    for (const Buffer &b : k.buffers)
+      if (b.origin == Buffer::FusedWeights && b.group == k.buffers[k.stages[d.region].buffer].group)
+        weights = " (into " + b.label() + ")";
+    return fmt::format("{}: each split reads its scores in {} twice, first for their maximum m, then for the weights "
+                       "exp(e − m), each computed once{} and added up against m alone: no running maximum, nothing "
+                       "rescaled; the loops over a split's terms and over a row's elements are vector loops",
+                       regionName(k, k.stages[d.region]), name, weights);
   }
   case Decision::PackedFrame: {
     const Region &r = k.stages[d.region];
@@ -318,6 +343,30 @@ std::string dumpLoopIR(const Kernel &k, const DnfProgram &dnf) {
   for (const Decision &d : k.decisions)
     out += "schedule: " + describeDecision(k, d) + "\n";
   return out;
+}
+
+std::vector<const LStmt *> outerReductions(const LStmt &loop) {
+  std::set<Symbol> inside, seen;
+  std::vector<const LStmt *> out;
+  std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
+    for (const LStmt &s : body) {
+      if (s.kind == LStmt::Decl)
+        inside.insert(s.scalar);
+      if (s.kind == LStmt::Accumulate && !inside.count(s.scalar) && seen.insert(s.scalar).second)
+        out.push_back(&s);
+      walk(s.body);
+      walk(s.orElse);
+    }
+  };
+  walk(loop.body);
+  return out;
+}
+
+bool hasVectorLoop(const std::vector<LStmt> &body) {
+  return std::any_of(body.begin(), body.end(), [](const LStmt &s) {
+    return (s.kind == LStmt::Loop && s.loopKind == LoopKind::Vector) || hasVectorLoop(s.body) ||
+           hasVectorLoop(s.orElse);
+  });
 }
 
 } // namespace moac

@@ -36,8 +36,9 @@ struct Buffer {
   Layout layout;
   // Why it exists: an array of the DNF (an argument, or a stored temp: `array`, whose DnfArray::why
   // says why the DNF stores it), a split reduction's partials or group results (of buffers[aliasOf]),
-  // or one member's partial results of a fused group's splits (lower/LowerFused.h).
-  enum Origin { Array, Partials, Groups, FusedPartials } origin = Array;
+  // one member's partial results of a fused group's splits, or the weights exp(e − m) of a fused group
+  // whose scores are stored, one per term, written and read by the term's split (lower/LowerFused.h).
+  enum Origin { Array, Partials, Groups, FusedPartials, FusedWeights } origin = Array;
   size_t array = 0; // Array: the DNF array it holds (DnfProgram::arrays)
   // Partials of a split reduction: with a single chunk they are the result itself, so this buffer is
   // `chunks > 1 ? workspace : buffers[aliasOf]`.
@@ -47,8 +48,8 @@ struct Buffer {
   // `name`: the .moa name of the array it holds, or, for partials and group results, of the split
   // reduction's array (buffers[*aliasOf]), or for fused partials the member's (m, sum_e, o: the array
   // it replaced); the C name is derived from it by emit/CNames.
-  std::string group{}; // FusedPartials: the fused group's name (FusedGroup::name, `online`)
-  std::string label() const; // for dumps: m, m_part, m_group, online_o_part
+  std::string group{}; // FusedPartials, FusedWeights: the fused group's name (FusedGroup::name, `online`)
+  std::string label() const; // for dumps: m, m_part, m_group, online_o_part, online_weights
   SymExpr storageElements() const; // π(p)·⌈x/B⌉·B·π(tail) when lifted
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
 };
@@ -81,6 +82,10 @@ struct LExpr {
 enum class LoopKind {
   Parallel, // iterations independent: gang+vector (OpenACC), parallel for (OpenMP)
   Serial,   // in order, inside one thread
+  // Inside a parallel iteration, iterations shared by its vector lanes (OpenACC `loop vector`, the
+  // enclosing nest then `gang` alone), reductions into scalars from outside combined across the lanes;
+  // the other targets run it in order like Serial (CUDA's lanes come from its own analysis).
+  Vector,
 };
 
 struct LStmt {
@@ -165,6 +170,7 @@ struct Decision {
     UpdateRows,      // the update of buffers[buffer] writes only rows [start, end), the others stay in place
     TermsAlongRows,  // stages[region] (partials) runs its term loop outside `inner`'s loop (CPU targets)
     FusedSplits,     // stages[region] runs the fused group of buffers[buffer] (its maxima) split-K
+    StoredScores,    // ...reading the group's stored scores twice a split: maximum, then weights (no rescaling)
     InterleavedSum,  // the inline sum or product over `inner` (at `loc`) adds into `lanes` accumulators
     PackedFrame,     // CUDA: stages[region]'s warps take `lanes` values of frame index `inner` together
   } kind;
@@ -205,6 +211,12 @@ std::string describeLanes(const Coalescing &access);
 // Whether `offset` depends on `var` only through the numerators of floor divisions (⌊hkv·g / hq⌋): then
 // adjacent values of var often make the same access.
 bool onlyThroughDivisions(const SymExpr &offset, Symbol var);
+
+// The reductions of a loop into scalars declared outside it: its Accumulate statements at any depth whose
+// scalar it does not declare, the first of each scalar, in order.
+std::vector<const LStmt *> outerReductions(const LStmt &loop);
+// Whether the statements hold a vector loop (LoopKind::Vector), nested ones included.
+bool hasVectorLoop(const std::vector<LStmt> &body);
 
 // Calls f for every load and store in the statements, nested ones included.
 void forEachAccess(const std::vector<LStmt> &body,

@@ -3,9 +3,11 @@
 #include "Build.h"
 #include "Fuse.h"
 #include "Gamma.h"
+#include "Lower.h"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace moac {
@@ -87,40 +89,48 @@ void hoistCalls(std::vector<LStmt> &body, const std::set<Symbol> &dims, SymbolTa
 
 } // namespace
 
-FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
-                              Target target, const LowerExprFn &lowerExpr) {
-  FusedPartials out;
-  const ElemType type = g.elem;
-  const SymExpr frameItems = product(g.frameShape);
-  // P is shared by the split pass and every reader's combine: made outside any stage's scope
-  out.splits = symbols.fresh("P_" + g.name);
-  const SymExpr P = SymExpr::symbol(out.splits);
-  for (const FusedMember &m : g.members) {
-    Buffer b{Buffer::Workspace, m.name, type, {frameItems, P, product(m.extraShape)}, {}, Buffer::FusedPartials,
-             0, std::nullopt, Symbol{}, false, g.name};
-    k.buffers.push_back(std::move(b));
-    out.buffers.push_back(k.buffers.size() - 1);
-  }
-  const size_t splitsCount = k.chunkCounts.size();
-  k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, g.extent, out.buffers[0], ChunkCount::Splits,
-                                     schedule.fusedSplits(target), schedule.fusedChunk(target)});
-  NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
-  reserveNames(stageNames, g);
-  const Symbol c = symbols.fresh("c");
-  const SymExpr length = SymExpr::floorDiv(g.extent + P - SymExpr(1), P);
-  const SymExpr split = gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c);
-  const SourceLoc loc = g.loc;
+namespace {
 
-  // one term: e once, the new maximum, the two rescaling factors, every sum updated, the maximum moved.
-  // CUDA rescales only where the maximum moved (`lazy`): where next = m the factor is exactly 1 (exp(0),
-  // or, both −∞, 0 against sums that are then exactly 0), so a warp skips an exp and a multiply an
-  // element on all but the few terms that raise the maximum (about ln of a split's length).
-  const bool cuda = target == Target::Cuda, lazy = cuda;
-  LStmt guard{};
-  guard.kind = LStmt::If;
-  guard.lhs = SymExpr::symbol(g.var);
-  guard.rhs = g.extent;
-  guard.loc = loc;
+// What the split pass of one group is made of: the group, its partials, and split c's place.
+struct SplitPass {
+  SymbolTable &symbols;
+  Kernel &k;
+  const FusedGroup &g;
+  const FusedPartials &out;
+  const LowerExprFn &lowerExpr;
+  Symbol c;       // the split
+  SymExpr length; // L = ⌈n / P⌉ terms a split
+  SymExpr split;  // the frame element's split, γ(frame)·P + c: where its partials go
+  ElemType type;
+  SourceLoc loc;
+
+  LStmt terms(LoopKind kind) const {
+    return loop(g.var, SymExpr::symbol(c) * length, SymExpr::symbol(c) * length + length, 1, kind, loc);
+  }
+  // if (l < n) { … }: the last split may run past the terms
+  LStmt inRange() const {
+    LStmt guard{};
+    guard.kind = LStmt::If;
+    guard.lhs = SymExpr::symbol(g.var);
+    guard.rhs = g.extent;
+    guard.loc = loc;
+    return guard;
+  }
+  SymExpr memberAt(const FusedMember &m) const {
+    return split * product(m.extraShape) + gamma(symbolExprs(m.extra), m.extraShape);
+  }
+  std::vector<LStmt> online(bool lazy, const std::set<Symbol> &dims) const;
+  std::vector<LStmt> stored(std::optional<size_t> weights) const;
+};
+
+// Split c of the online form: one term at a time, e once, the new maximum, the two rescaling factors,
+// every sum updated, the maximum moved. `lazy` (CUDA) rescales only where the maximum moved: where
+// next = m the factor is exactly 1 (exp(0), or, both −∞, 0 against sums that are then exactly 0), so a
+// warp skips an exp and a multiply an element on all but the few terms that raise the maximum (about ln
+// of a split's length). dims: the kernel's, whose invariant calls (the score's √dk) CUDA computes once a
+// split, before its terms (nvcc kept them in the loop); empty for the other targets.
+std::vector<LStmt> SplitPass::online(bool lazy, const std::set<Symbol> &dims) const {
+  LStmt guard = inRange();
   Symbol mx = symbols.fresh("m"), e = symbols.fresh("e"), next = symbols.fresh("next");
   Symbol scale = symbols.fresh("scale"), w = symbols.fresh("w");
   guard.body.push_back(scalarStmt(LStmt::Decl, e, type, lowerExpr(g.score, guard.body, type), loc));
@@ -157,7 +167,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
       continue;
     }
     // the sum's elements live in the partials, updated in place row by row (a row of V streamed once)
-    const SymExpr at = split * product(m.extraShape) + gamma(symbolExprs(m.extra), m.extraShape);
+    const SymExpr at = memberAt(m);
     for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, floatConst(0), loc)}, loc))
       body.push_back(std::move(s));
     if (lazy)
@@ -172,56 +182,204 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   if (lazy) // before the updates, after w (which the scaling does not read)
     guard.body.insert(guard.body.begin() + std::ptrdiff_t(wAt + 1), std::move(moved));
   guard.body.push_back(scalarStmt(LStmt::Assign, mx, type, var(next, false), loc));
-  if (cuda) { // a term's invariant calls (the score's √dk) once a split, before its terms: nvcc kept them in
-    std::set<Symbol> dims;
-    for (const TDim &d : k.dims)
-      dims.insert(d.sym);
+  if (!dims.empty())
     hoistCalls(guard.body, dims, symbols, type, body);
-  }
-  LStmt terms = loop(g.var, SymExpr::symbol(c) * length, SymExpr::symbol(c) * length + length, 1, LoopKind::Serial, loc);
-  terms.body.push_back(std::move(guard));
-  body.push_back(std::move(terms));
+  LStmt each = terms(LoopKind::Serial);
+  each.body.push_back(std::move(guard));
+  body.push_back(std::move(each));
   body.push_back(store(out.buffers[0], split, var(mx, false), loc));
   for (LStmt &s : stores)
     body.push_back(std::move(s));
+  return body;
+}
 
-  LStmt nest = loop(c, 0, P, 1, LoopKind::Parallel, loc);
+// Split c of a group whose scores are stored (scores=stored: the score reads an array): the scores are
+// read twice, so the maximum is known before any weight and nothing is rescaled:
+//   m = max_l e_l                                   a vector loop over the split's terms
+//   w_l = rescale(e_l, m); S_j += w_l·h_j           a vector loop, each weight computed once (and stored
+//                                                   in `weights` when a member has own indices)
+//   S_j[x] = Σ_l w_l·h_j[x]                          a vector loop over the member's last own index, the
+//                                                   terms in order inside (a row of V across the lanes)
+// The partials are those of the online form (each split's sums against its own maximum), so the readers
+// combine them alike.
+std::vector<LStmt> SplitPass::stored(std::optional<size_t> weights) const {
+  Symbol mx = symbols.fresh("m"), w = symbols.fresh("w");
+  std::vector<LStmt> body{scalarStmt(LStmt::Decl, mx, type, floatConst(-INFINITY), loc)};
+  {
+    LStmt guard = inRange();
+    guard.body.push_back(scalarStmt(LStmt::Accumulate, mx, type, lowerExpr(g.score, guard.body, type), loc, BinOp::Max));
+    LStmt each = terms(LoopKind::Vector);
+    each.body.push_back(std::move(guard));
+    body.push_back(std::move(each));
+  }
+  const SymExpr weightAt = gamma(symbolExprs(g.frame), g.frameShape) * g.extent + SymExpr::symbol(g.var);
+  LStmt guard = inRange();
+  guard.body.push_back(scalarStmt(LStmt::Decl, w, type, rescale(lowerExpr(g.score, guard.body, type), var(mx, false)), loc));
+  if (weights)
+    guard.body.push_back(store(*weights, weightAt, var(w, false), loc));
+  std::vector<LStmt> stores{store(out.buffers[0], split, var(mx, false), loc)};
+  std::vector<LStmt> rows; // the members with own indices, after the weights
+  for (size_t j = 1; j < g.members.size(); ++j) {
+    const FusedMember &m = g.members[j];
+    auto weighted = [&](LExprPtr weight, std::vector<LStmt> &into) {
+      return isOne(m.weight) ? weight : binary(BinOp::Mul, std::move(weight), lowerExpr(m.weight, into, type));
+    };
+    Symbol acc = symbols.fresh("acc");
+    if (m.extra.empty()) {
+      body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc));
+      LExprPtr term = weighted(var(w, false), guard.body);
+      guard.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, term, loc, BinOp::Add));
+      stores.push_back(store(out.buffers[j], split, var(acc, false), loc));
+      continue;
+    }
+    LStmt inner = inRange();
+    inner.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, weighted(loadAt(*weights, weightAt, false), inner.body),
+                                    loc, BinOp::Add));
+    LStmt each = terms(LoopKind::Serial);
+    each.body.push_back(std::move(inner));
+    std::vector<LStmt> element{scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc), std::move(each),
+                               store(out.buffers[j], memberAt(m), var(acc, false), loc)};
+    std::vector<LStmt> nest = serialNest(m.extra, m.extraShape, std::move(element), loc);
+    LStmt *last = &nest.back();
+    while (!(last->var == m.extra.back()))
+      last = &last->body.back();
+    last->loopKind = LoopKind::Vector;
+    for (LStmt &s : nest)
+      rows.push_back(std::move(s));
+  }
+  LStmt each = terms(LoopKind::Vector);
+  each.body.push_back(std::move(guard));
+  body.push_back(std::move(each));
+  for (LStmt &s : rows)
+    body.push_back(std::move(s));
+  for (LStmt &s : stores)
+    body.push_back(std::move(s));
+  return body;
+}
+
+// The group's chunk count and partial buffers (one per member: [frame][c][extra]; buffers[0] the maxima).
+FusedPartials addPartials(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
+                          Target target) {
+  FusedPartials out;
+  const SymExpr frameItems = product(g.frameShape);
+  // P is shared by the split pass and every reader's combine: made outside any stage's scope
+  out.splits = symbols.fresh("P_" + g.name);
+  const SymExpr P = SymExpr::symbol(out.splits);
+  for (const FusedMember &m : g.members) {
+    Buffer b{Buffer::Workspace, m.name, g.elem, {frameItems, P, product(m.extraShape)}, {}, Buffer::FusedPartials,
+             0, std::nullopt, Symbol{}, false, g.name};
+    k.buffers.push_back(std::move(b));
+    out.buffers.push_back(k.buffers.size() - 1);
+  }
+  k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, g.extent, out.buffers[0], ChunkCount::Splits,
+                                     schedule.fusedSplits(target), schedule.fusedChunk(target)});
+  return out;
+}
+
+// CUDA: a frame index that the term's loads of inputs depend on only through floor divisions (a GQA
+// group's heads, ⌊hkv·g / hq⌋) is packed, the innermost such: a warp takes `pack` of its values, so that
+// heads of a group load each row of K and V in the same instructions; the splits then count packs.
+void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, ChunkCount &splits) {
+  for (size_t f = g.frame.size(); f-- > 0 && !region.packed.entry;) {
+    bool shares = false;
+    forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+      shares |= !isStore && k.buffers[b].role == Buffer::Input && onlyThroughDivisions(offset, g.frame[f]);
+    });
+    if (!shares)
+      continue;
+    region.packed = g.frame[f];
+    region.packing = pack;
+    SymVec packs = g.frameShape;
+    packs[f] = SymExpr::floorDiv(packs[f] + SymExpr(pack - 1), SymExpr(pack));
+    splits.items = product(packs);
+    splits.pack = pack;
+    Decision p{Decision::PackedFrame};
+    p.region = k.stages.size();
+    p.inner = g.frame[f];
+    p.lanes = pack;
+    k.decisions.push_back(p);
+  }
+}
+
+// The accesses of a split pass's vector loops, each measured along its own loop's index (the lanes).
+void reportVectorAccesses(SymbolTable &symbols, Kernel &k, const std::vector<LStmt> &body, int64_t block) {
+  for (const LStmt &s : body) {
+    if (s.kind == LStmt::Loop && s.loopKind == LoopKind::Vector) {
+      forEachAccess(s.body, [&](size_t buffer, const SymExpr &offset, bool isStore) {
+        for (const Coalescing &seen : k.coalescing)
+          if (seen.region == k.stages.size() && seen.buffer == buffer && seen.isStore == isStore &&
+              seen.offset == offset)
+            return;
+        k.coalescing.push_back(Coalescing{k.stages.size(), buffer, offset, isStore, s.var,
+                                          gammaDifference(symbols, offset, s.var, block)});
+      });
+      continue;
+    }
+    reportVectorAccesses(symbols, k, s.body, block);
+    reportVectorAccesses(symbols, k, s.orElse, block);
+  }
+}
+
+} // namespace
+
+FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
+                              Target target, const LowerExprFn &lowerExpr) {
+  FusedPartials out = addPartials(symbols, k, g, schedule, target);
+  const size_t splitsCount = k.chunkCounts.size() - 1;
+  // A stored score (scores=stored) is a read of an array; the weights get a buffer when a member has own
+  // indices, whose loop the lanes take while each reads a weight per term.
+  const bool storedScores = g.score->kind == DKind::Read;
+  std::optional<size_t> weights;
+  if (storedScores && std::any_of(g.members.begin(), g.members.end(), [](const FusedMember &m) {
+        return !m.extra.empty();
+      })) {
+    k.buffers.push_back(Buffer{Buffer::Workspace, "weights", g.elem, {product(g.frameShape), g.extent}, {},
+                               Buffer::FusedWeights, 0, std::nullopt, Symbol{}, false, g.name});
+    weights = k.buffers.size() - 1;
+  }
+  NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
+  reserveNames(stageNames, g);
+  const Symbol c = symbols.fresh("c");
+  const SymExpr P = SymExpr::symbol(out.splits);
+  SplitPass pass{symbols,
+                 k,
+                 g,
+                 out,
+                 lowerExpr,
+                 c,
+                 SymExpr::floorDiv(g.extent + P - SymExpr(1), P),
+                 gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c),
+                 g.elem,
+                 g.loc};
+  std::set<Symbol> dims;
+  if (target == Target::Cuda)
+    for (const TDim &d : k.dims)
+      dims.insert(d.sym);
+  std::vector<LStmt> body = storedScores ? pass.stored(weights) : pass.online(target == Target::Cuda, dims);
+
+  LStmt nest = loop(c, 0, P, 1, LoopKind::Parallel, g.loc);
   nest.body = std::move(body);
   for (size_t d = g.frame.size(); d-- > 0;) {
-    LStmt l = loop(g.frame[d], 0, g.frameShape[d], 1, LoopKind::Parallel, loc);
+    LStmt l = loop(g.frame[d], 0, g.frameShape[d], 1, LoopKind::Parallel, g.loc);
     l.body.push_back(std::move(nest));
     nest = std::move(l);
   }
-  Region region{out.buffers[0], Region::Splits, loc, int(g.frame.size()) + 1, {}, std::nullopt};
+  Region region{out.buffers[0], Region::Splits, g.loc, int(g.frame.size()) + 1, {}, std::nullopt};
   region.body.push_back(std::move(nest));
   Decision d{Decision::FusedSplits};
   d.buffer = out.buffers[0];
   d.region = k.stages.size();
   k.decisions.push_back(d);
-  // CUDA: a frame index that the term's loads of inputs depend on only through floor divisions (a GQA
-  // group's heads, ⌊hkv·g / hq⌋) is packed, the innermost such: a warp takes `pack` of its values, so that
-  // heads of a group load each row of K and V in the same instructions; the splits then count packs.
-  if (target == Target::Cuda && schedule.pack > 1) {
-    for (size_t f = g.frame.size(); f-- > 0 && !region.packed.entry;) {
-      bool shares = false;
-      forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-        shares |= !isStore && k.buffers[b].role == Buffer::Input && onlyThroughDivisions(offset, g.frame[f]);
-      });
-      if (!shares)
-        continue;
-      region.packed = g.frame[f];
-      region.packing = schedule.pack;
-      SymVec packs = g.frameShape;
-      packs[f] = SymExpr::floorDiv(packs[f] + SymExpr(schedule.pack - 1), SymExpr(schedule.pack));
-      k.chunkCounts[splitsCount].items = product(packs);
-      k.chunkCounts[splitsCount].pack = schedule.pack;
-      Decision p{Decision::PackedFrame};
-      p.region = k.stages.size();
-      p.inner = g.frame[f];
-      p.lanes = schedule.pack;
-      k.decisions.push_back(p);
-    }
+  if (storedScores) {
+    Decision s{Decision::StoredScores};
+    std::vector<LStmt> none; // a read lowers to one load, of the scores' buffer
+    s.buffer = lowerExpr(g.score, none, g.elem)->buffer;
+    s.region = k.stages.size();
+    k.decisions.push_back(s);
+    reportVectorAccesses(symbols, k, region.body, schedule.block);
   }
+  if (target == Target::Cuda && schedule.pack > 1)
+    packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
   k.stages.push_back(std::move(region));
   return out;
 }

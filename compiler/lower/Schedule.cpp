@@ -33,6 +33,17 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
       schedule.fuse = value == "on";
       continue;
     }
+    if (key == "scores") {
+      if (value == "auto")
+        schedule.scores = Schedule::Scores::Auto;
+      else if (value == "inline")
+        schedule.scores = Schedule::Scores::Inline;
+      else if (value == "stored")
+        schedule.scores = Schedule::Scores::Stored;
+      else
+        return fmt::format("scores must be auto, inline or stored, not '{}'", value);
+      continue;
+    }
     int64_t number = 0;
     try {
       size_t used = 0;
@@ -61,7 +72,7 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
         return fmt::format("schedule value {} for pack must be a power of two at most 32", number);
       schedule.pack = number;
     } else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, splits, lanes, pack)", key);
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, scores, splits, lanes, pack)", key);
   }
   return std::nullopt;
 }

@@ -24,6 +24,13 @@ struct Schedule {
   enum class Layouts { Auto, RowMajor, Lifted } layouts = Layouts::Auto;
   // The online-softmax rewrite (psi/Fuse.h): on by default; off keeps the unfused DNF (fuse=off).
   bool fuse = true;
+  // Where a fused group's scores live (scores=KEY): inline, computed in the split pass once per term and
+  // never stored; stored, computed by a parallel pass of their own into an array (one float per term and
+  // frame element), which the split pass reads twice: once for its maximum, once for the weights, so
+  // nothing is rescaled. auto: stored on OpenACC, whose per-row vector reductions are slow and whose score
+  // pass over a lifted K streams coalesced (docs/schedule.md has the measurements), inline elsewhere.
+  // Never stored where that would be quadratic (prefill: psi/Fuse.h).
+  enum class Scores { Auto, Inline, Stored } scores = Scores::Auto;
   // Work items (frame × splits) the split pass of a fused reduction aims for; each split streams its
   // contiguous rows once. The same on every target, so that C, OpenMP and OpenACC add in the same order
   // (bit-equal); a GPU wants more (splits=N), to be decided by measurement there.
@@ -47,6 +54,10 @@ struct Schedule {
 
   int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
   int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 8 : chunk; }
+
+  bool storesScores(Target t) const {
+    return scores == Scores::Stored || (scores == Scores::Auto && t == Target::OpenACC);
+  }
 
   bool liftInputs(Target t) const {
     return layouts == Layouts::Lifted || (layouts == Layouts::Auto && t == Target::OpenACC);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -61,7 +62,8 @@ struct Match {
 
 class Fuser {
 public:
-  Fuser(SymbolTable &symbols, DnfProgram &dnf) : symbols(symbols), p(dnf) {}
+  Fuser(SymbolTable &symbols, DnfProgram &dnf, bool storeScores)
+      : symbols(symbols), p(dnf), storeScores(storeScores) {}
   void run();
 
 private:
@@ -70,6 +72,8 @@ private:
   void fuse(size_t max, const std::vector<std::pair<size_t, Match>> &sums);
   void inlineBareMembers();
   void inlineScores();
+  bool keepsStoredScore(const FusedGroup &g) const;
+  void storeScore(FusedGroup &g);
   void dropDead();
   void reorder();
   std::set<size_t> readers(size_t array) const;
@@ -78,6 +82,7 @@ private:
 
   SymbolTable &symbols;
   DnfProgram &p;
+  const bool storeScores;
   std::vector<TraceStep> steps;
 };
 
@@ -301,7 +306,7 @@ void Fuser::inlineScores() {
   for (bool changed = true; changed;) {
     changed = false;
     for (FusedGroup &g : p.groups)
-      for (size_t t : arraysRead(g.score)) {
+      for (size_t t : keepsStoredScore(g) ? std::set<size_t>{} : arraysRead(g.score)) {
         const DnfArray &a = p.arrays[t];
         bool inWeights = false;
         for (const FusedGroup &h : p.groups) {
@@ -334,6 +339,66 @@ void Fuser::inlineScores() {
     if (changed)
       dropDead();
   }
+}
+
+// Whether the group's scores are to be stored (scores=stored) and already are: the score is a read of a
+// temp at exactly the group's frame and term index (decode's ⟨i⟩ψ s), which then stays as it is.
+bool Fuser::keepsStoredScore(const FusedGroup &g) const {
+  if (!storeScores || !scoresStorable(p, g) || g.score->kind != DKind::Read ||
+      p.arrays[g.score->array].storage != Storage::Temp)
+    return false;
+  SymVec own;
+  for (Symbol f : g.frame)
+    own.push_back(SymExpr::symbol(f));
+  own.push_back(SymExpr::symbol(g.var));
+  return g.score->index == own;
+}
+
+// scores=stored: the group's scores become an array of their own over (frame, term), computed by a
+// parallel pass before the group, and the score is a read of it. A temp the score already reads as a
+// whole is kept (keepsStoredScore); otherwise the inlined score is stored under a new name.
+void Fuser::storeScore(FusedGroup &g) {
+  if (!storeScores || !scoresStorable(p, g))
+    return;
+  const DExprPtr read = g.score;
+  if (!keepsStoredScore(g)) {
+    DnfArray temp;
+    std::set<std::string> taken;
+    for (const DnfArray &a : p.arrays)
+      taken.insert(a.name);
+    temp.name = "scores";
+    for (int n = 2; taken.count(temp.name) || symbols.used(temp.name); ++n)
+      temp.name = fmt::format("scores_{}", n);
+    temp.storage = Storage::Temp;
+    temp.elem = g.elem;
+    temp.loc = g.loc;
+    NameScope definitionNames(symbols); // the temp is a definition of its own
+    std::map<Symbol, SymExpr> rename;
+    SymVec at;
+    for (size_t k = 0; k <= g.frame.size(); ++k) {
+      Symbol own = symbols.fresh(indexHint(k));
+      Symbol from = k < g.frame.size() ? g.frame[k] : g.var;
+      rename[from] = SymExpr::symbol(own);
+      temp.index.push_back(own);
+      temp.shape.push_back(k < g.frame.size() ? g.frameShape[k] : g.extent);
+      at.push_back(SymExpr::symbol(from));
+    }
+    temp.body = substitute(freshBinders(symbols, g.score), rename);
+    const size_t id = p.arrays.size();
+    p.arrays.push_back(std::move(temp));
+    p.order.push_back(id);
+    g.score = dRead(id, at, false, g.loc);
+    p.trace.push_back(TraceBlock{fmt::format("{} — stored: the scores of {}", p.arrays[id].name, g.name), {},
+                                 DnfPrinter{p, false, {}}.definition(id)});
+  }
+  DnfArray &scores = p.arrays[g.score->array];
+  scores.why = fmt::format("the scores of the fused reduction {}, stored (scores=stored)", g.name);
+  steps.push_back(TraceStep{"scores stored", text(read), DnfPrinter{p, false, {}}.definition(g.score->array),
+                            fmt::format("scores=stored: {} is computed by a parallel pass of its own, one score per "
+                                        "term, and read twice by each split: once for the split's maximum, once "
+                                        "for the weights exp(e − m), so no sum is rescaled",
+                                        scores.name),
+                            0, scores.loc});
 }
 
 // Dependencies first, otherwise the order as it was: a group's reader comes after everything the group
@@ -379,6 +444,7 @@ void Fuser::run() {
     inlineBareMembers();
     dropDead();
     inlineScores();
+    storeScore(p.groups.back());
     reorder();
     const FusedGroup &g = p.groups.back();
     p.trace.push_back(TraceBlock{fmt::format("{} — fused: {} in one pass over {} < {}", g.name,
@@ -395,7 +461,40 @@ void Fuser::run() {
 
 } // namespace
 
-void fuseReductions(CompilationContext &ctx, DnfProgram &dnf) { Fuser(ctx.symbols, dnf).run(); }
+void fuseReductions(CompilationContext &ctx, DnfProgram &dnf, bool storeScores) {
+  Fuser(ctx.symbols, dnf, storeScores).run();
+}
+
+// Storing π(frame)·n scores is linear in what the score streams when some input (or update) it reads
+// depends on every frame index and on the term index together (decode, GQA, MHA: one row of K per frame
+// element and term); prefill's score reads K[j] for every query row i, so its scores would be n × n. A
+// temp the score reads is looked through at the index it is read at.
+bool scoresStorable(const DnfProgram &p, const FusedGroup &g) {
+  std::vector<Symbol> needed = g.frame;
+  needed.push_back(g.var);
+  bool found = false;
+  std::function<void(const DExprPtr &)> visit = [&](const DExprPtr &e) {
+    forEachNode(e, [&](const DExpr &x) {
+      if (x.kind != DKind::Read)
+        return;
+      const DnfArray &a = p.arrays[x.array];
+      if (a.storage == Storage::Temp && a.body) {
+        std::map<Symbol, SymExpr> at;
+        for (size_t k = 0; k < a.index.size(); ++k)
+          at[a.index[k]] = x.index[k];
+        visit(substitute(a.body, at));
+        return;
+      }
+      if (a.storage != Storage::Input && a.storage != Storage::Update)
+        return;
+      found |= std::all_of(needed.begin(), needed.end(), [&](Symbol s) {
+        return std::any_of(x.index.begin(), x.index.end(), [&](const SymExpr &i) { return i.dependsOn(s); });
+      });
+    });
+  };
+  visit(g.score);
+  return found;
+}
 
 void reserveNames(NameScope &scope, const FusedGroup &g) {
   auto add = [&](Symbol s) { scope.reserve(s.name()); };
@@ -439,10 +538,14 @@ std::string dumpGroup(const DnfProgram &p, size_t gid, bool ascii) {
   std::string e = "e_" + l, names;
   for (const FusedMember &m : g.members)
     names += (names.empty() ? "" : ", ") + m.name;
-  std::string out = fmt::format("fused {} : {}{}, {} < {}   # online softmax of {}: one pass over {}, each score "
-                                "computed once and never stored\n",
-                                g.name, spell(g.elem), ascii ? strShapeAscii(g.frameShape) : strShape(g.frameShape),
-                                l, print.sym(g.extent), names, l);
+  // A score read from an array (scores=stored) is computed before the group; each split reads its scores
+  // twice (lower/LowerFused.h).
+  const std::string how = g.score->kind == DKind::Read
+                              ? fmt::format("the scores read from {}", p.arrays[g.score->array].name)
+                              : "each score computed once and never stored";
+  std::string out = fmt::format("fused {} : {}{}, {} < {}   # online softmax of {}: one pass over {}, {}\n", g.name,
+                                spell(g.elem), ascii ? strShapeAscii(g.frameShape) : strShape(g.frameShape), l,
+                                print.sym(g.extent), names, l, how);
   out += fmt::format("  {} = {}\n", lhs(frame, e), print.expr(g.score));
   const std::string &mName = g.members[0].name;
   out += fmt::format("  {} = max_{{{}<{}}} {}\n", lhs(frame, mName), l, print.sym(g.extent), e);

@@ -17,7 +17,14 @@ namespace moac {
 // Rewrites every such group in place, records the rule in dnf.trace and drops the temps nobody reads any
 // more (the scores, the weights p, m and the normaliser when only the group used them). ctx: the
 // compilation of dnf; its symbol table names the group's indices, in a scope of the group's own.
-void fuseReductions(CompilationContext &ctx, DnfProgram &dnf);
+// storeScores (the schedule's scores=stored): a group whose scores may be stored (scoresStorable) reads
+// them from an array of their own (decode's s kept, or a new temp `scores`) instead of computing them in
+// the group; the lowering then reads each split's scores twice instead of rescaling (lower/LowerFused.h).
+void fuseReductions(CompilationContext &ctx, DnfProgram &dnf, bool storeScores = false);
+
+// Whether storing the group's scores costs memory linear in what they read: some input read by the score
+// depends on every frame index and on the term index (not prefill, whose n × n scores would be quadratic).
+bool scoresStorable(const DnfProgram &dnf, const FusedGroup &g);
 
 // Reserves in `scope` every name the group's definition spells (its indices, the free symbols and
 // binders of its score and weights): a pass that adds to the group, or lowers it, names its own symbols

@@ -276,13 +276,14 @@ def _same_file(a, b):
         return fa.read() == fb.read()
 
 
-def exactness(moac, example, dims, seed, workdir, targets=("openacc", "openmp")):
-    """Runs the C kernel and each of targets on the same seeded inputs; returns
+def exactness(moac, example, dims, seed, workdir, targets=("openacc", "openmp"), schedule=None):
+    """Runs the C kernel and each of targets on the same seeded inputs, all with the same schedule (the
+    order of every sum is the schedule's: docs/schedule.md); returns
     {target: (bit-equal?, ‖err‖∞, differing elements)} against C, and the C case's record."""
-    base = run_case(moac, example, dims, "c", seed, workdir)
+    base = run_case(moac, example, dims, "c", seed, workdir, schedule=schedule)
     out = {}
     for t in targets:
-        rec = run_case(moac, example, dims, t, seed, workdir)
+        rec = run_case(moac, example, dims, t, seed, workdir, schedule=schedule)
         for x in (base["q"], base["k"], base["v"]):
             if not _same_file(os.path.join(base["dir"], f"{x}.moarr"), os.path.join(rec["dir"], f"{x}.moarr")):
                 raise MoacError(f"{rec['name']}: input {x} differs from the C run's: not the same inputs")

@@ -187,8 +187,13 @@ TEST_CASE("the page: self-contained, every pane, every derivation step linked, t
   CHECK(count(page, "the transpose of K is never formed") == 1);
   CHECK(count(page, "<tr class=\"coalesced\"") > 0);
   CHECK(count(page, "<tr class=\"broadcast\"") > 0);
-  // The fused default: the online-softmax rule is a step of its own.
+  // The fused default: the online-softmax rule is a step of its own. On OpenACC the scores are stored
+  // (scores=stored), so K is lifted and the score loop of `q +.* tran K` is the C loop over l at that
+  // operator, in the fused page as in the unfused one.
   CHECK(count(page, "<span class=\"rule\">online softmax</span>") == 1);
+  CHECK(count(page, "<span class=\"rule\">scores stored</span>") == 1);
+  CHECK(count(page, "lifted: stored ⟨⌈n/32⌉ dk 32⟩") == 1);
+  CHECK(count(page, "data-loc=\"13:8\">    for (int64_t l = 0; l &lt; 8 * moart_floordiv(dk, 8); l += 8) {</div>") == 1);
   // Unfused (fuse=off), K is lifted on OpenACC, and the score loop of `q +.* tran K` is the C loop over l
   // at that operator.
   auto unfused = compile("some/folder/decode.moa", text, Target::OpenACC, false);
