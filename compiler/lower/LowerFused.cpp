@@ -85,78 +85,107 @@ void hoistCalls(std::vector<LStmt> &body, const std::set<Symbol> &dims, SymbolTa
   }
 }
 
-} // namespace
-
-FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
-                              Target target, const LowerExprFn &lowerExpr) {
+// The group's partial buffers, one a member ([frame][c][extra]), and its chunk count P (made outside any
+// stage's scope: the split pass and every reader's combine share it).
+FusedPartials addPartials(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
+                          Target target) {
   FusedPartials out;
-  const ElemType type = g.elem;
   const SymExpr frameItems = product(g.frameShape);
-  // P is shared by the split pass and every reader's combine: made outside any stage's scope
   out.splits = symbols.fresh("P_" + g.name);
   const SymExpr P = SymExpr::symbol(out.splits);
   for (const FusedMember &m : g.members) {
-    Buffer b{Buffer::Workspace, m.name, type, {frameItems, P, product(m.extraShape)}, {}, Buffer::FusedPartials,
+    Buffer b{Buffer::Workspace, m.name, g.elem, {frameItems, P, product(m.extraShape)}, {}, Buffer::FusedPartials,
              0, std::nullopt, Symbol{}, false, g.name};
     k.buffers.push_back(std::move(b));
     out.buffers.push_back(k.buffers.size() - 1);
   }
-  const size_t splitsCount = k.chunkCounts.size();
   k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, g.extent, out.buffers[0], ChunkCount::Splits,
                                      schedule.fusedSplits(target), schedule.fusedChunk(target)});
-  NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
-  reserveNames(stageNames, g);
-  const Symbol c = symbols.fresh("c");
-  const SymExpr length = SymExpr::floorDiv(g.extent + P - SymExpr(1), P);
-  const SymExpr split = gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c);
-  const SourceLoc loc = g.loc;
+  return out;
+}
 
-  // one term: e once, the new maximum, the two rescaling factors, every sum updated, the maximum moved.
-  // CUDA rescales only where the maximum moved (`lazy`): where next = m the factor is exactly 1 (exp(0),
-  // or, both −∞, 0 against sums that are then exactly 0), so a warp skips an exp and a multiply an
-  // element on all but the few terms that raise the maximum (about ln of a split's length).
-  const bool cuda = target == Target::Cuda, lazy = cuda;
-  LStmt guard{};
-  guard.kind = LStmt::If;
-  guard.lhs = SymExpr::symbol(g.var);
-  guard.rhs = g.extent;
-  guard.loc = loc;
-  Symbol mx = symbols.fresh("m"), e = symbols.fresh("e"), next = symbols.fresh("next");
-  Symbol scale = symbols.fresh("scale"), w = symbols.fresh("w");
-  guard.body.push_back(scalarStmt(LStmt::Decl, e, type, lowerExpr(g.score, guard.body, type), loc));
-  guard.body.push_back(scalarStmt(LStmt::Decl, next, type, binary(BinOp::Max, var(mx, false), var(e, false)), loc));
-  LStmt moved{}; // lazy: if (next != m) { scale; every sum × scale }
-  moved.kind = LStmt::If;
-  moved.value = binary(BinOp::Ne, var(next, false), var(mx, false));
-  moved.loc = loc;
-  moved.onlySaves = true;
-  std::vector<LStmt> &scaling = lazy ? moved.body : guard.body;
-  scaling.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(mx, false), var(next, false)), loc));
-  guard.body.push_back(scalarStmt(LStmt::Decl, w, type, rescale(var(e, false), var(next, false)), loc));
-  const size_t wAt = guard.body.size() - 1;
+// The body of split c's pass for one frame element: m = −∞ and every sum 0, each term of the split in
+// order, then the partials stored. A term (inside `if (l < n)`) computes its score e once, the new
+// maximum next = max(m, e), the two rescaling factors scale = exp(m − next) and w = exp(e − next), updates
+// every sum to sum·scale + w·weight, and moves the maximum.
+//
+// CUDA rescales only where the maximum moved (`lazy`): where next = m the factor is exactly 1 (exp(0),
+// or, both −∞, 0 against sums that are then exactly 0), so a warp skips an exp and a multiply an element
+// on all but the few terms that raise the maximum (about ln of a split's length).
+class SplitPass {
+public:
+  SplitPass(SymbolTable &symbols, const Kernel &k, const FusedGroup &g, const FusedPartials &out, Symbol c,
+            Target target, const LowerExprFn &lowerExpr)
+      : symbols(symbols), k(k), g(g), out(out), c(c), cuda(target == Target::Cuda), lazy(cuda), lowerExpr(lowerExpr),
+        type(g.elem), loc(g.loc), P(SymExpr::symbol(out.splits)),
+        split(gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c)) {}
 
-  std::vector<LStmt> body{scalarStmt(LStmt::Decl, mx, type, floatConst(-INFINITY), loc)};
-  std::vector<LStmt> stores;
-  for (size_t j = 1; j < g.members.size(); ++j) {
-    const FusedMember &m = g.members[j];
-    const size_t part = out.buffers[j];
-    auto scaled = [&](LExprPtr old) { return binary(BinOp::Mul, std::move(old), var(scale, false)); };
-    // old·scale + w·weight, or (lazy, the scaling done before) old + w·weight
-    auto term = [&](std::vector<LStmt> &into, LExprPtr old) {
-      LExprPtr h = isOne(m.weight) ? var(w, false) : binary(BinOp::Mul, var(w, false), lowerExpr(m.weight, into, type));
-      return binary(BinOp::Add, lazy ? std::move(old) : scaled(std::move(old)), h);
-    };
+  std::vector<LStmt> build() {
+    startTerm();
+    body.push_back(scalarStmt(LStmt::Decl, mx, type, floatConst(-INFINITY), loc));
+    for (size_t j = 1; j < g.members.size(); ++j)
+      addMember(g.members[j], out.buffers[j]);
+    if (lazy) // before the updates, after w (which the scaling does not read)
+      guard.body.insert(guard.body.begin() + std::ptrdiff_t(wAt + 1), std::move(moved));
+    guard.body.push_back(scalarStmt(LStmt::Assign, mx, type, var(next, false), loc));
+    if (cuda) // a term's invariant calls (the score's √dk) once a split, before its terms: nvcc kept them in
+      hoistCalls(guard.body, dimSymbols(), symbols, type, body);
+    const SymExpr length = SymExpr::floorDiv(g.extent + P - SymExpr(1), P);
+    LStmt terms =
+        loop(g.var, SymExpr::symbol(c) * length, SymExpr::symbol(c) * length + length, 1, LoopKind::Serial, loc);
+    terms.body.push_back(std::move(guard));
+    body.push_back(std::move(terms));
+    body.push_back(store(out.buffers[0], split, var(mx, false), loc));
+    for (LStmt &s : stores)
+      body.push_back(std::move(s));
+    return std::move(body);
+  }
+
+private:
+  // The term's guard with e, next, w and the scaling (in `moved` when lazy) declared.
+  void startTerm() {
+    guard.kind = LStmt::If;
+    guard.lhs = SymExpr::symbol(g.var);
+    guard.rhs = g.extent;
+    guard.loc = loc;
+    mx = symbols.fresh("m");
+    e = symbols.fresh("e");
+    next = symbols.fresh("next");
+    scale = symbols.fresh("scale");
+    w = symbols.fresh("w");
+    guard.body.push_back(scalarStmt(LStmt::Decl, e, type, lowerExpr(g.score, guard.body, type), loc));
+    guard.body.push_back(scalarStmt(LStmt::Decl, next, type, binary(BinOp::Max, var(mx, false), var(e, false)), loc));
+    moved.kind = LStmt::If; // lazy: if (next != m) { scale; every sum × scale }
+    moved.value = binary(BinOp::Ne, var(next, false), var(mx, false));
+    moved.loc = loc;
+    moved.onlySaves = true;
+    std::vector<LStmt> &scaling = lazy ? moved.body : guard.body;
+    scaling.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(mx, false), var(next, false)), loc));
+    guard.body.push_back(scalarStmt(LStmt::Decl, w, type, rescale(var(e, false), var(next, false)), loc));
+    wAt = guard.body.size() - 1;
+  }
+
+  LExprPtr scaled(LExprPtr old) const { return binary(BinOp::Mul, std::move(old), var(scale, false)); }
+
+  // old·scale + w·weight, or (lazy, the scaling done before) old + w·weight
+  LExprPtr term(const FusedMember &m, std::vector<LStmt> &into, LExprPtr old) {
+    LExprPtr h = isOne(m.weight) ? var(w, false) : binary(BinOp::Mul, var(w, false), lowerExpr(m.weight, into, type));
+    return binary(BinOp::Add, lazy ? std::move(old) : scaled(std::move(old)), h);
+  }
+
+  // A sum of scalars lives in an accumulator, stored after the terms; a sum with elements of its own
+  // lives in the partials, updated in place row by row (a row of V streamed once).
+  void addMember(const FusedMember &m, size_t part) {
     if (m.extra.empty()) {
       Symbol acc = symbols.fresh("acc");
       body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc));
       if (lazy)
         moved.body.push_back(scalarStmt(LStmt::Assign, acc, type, scaled(var(acc, false)), loc));
-      LExprPtr value = term(guard.body, var(acc, false));
+      LExprPtr value = term(m, guard.body, var(acc, false));
       guard.body.push_back(scalarStmt(LStmt::Assign, acc, type, value, loc));
       stores.push_back(store(part, split, var(acc, false), loc));
-      continue;
+      return;
     }
-    // the sum's elements live in the partials, updated in place row by row (a row of V streamed once)
     const SymExpr at = split * product(m.extraShape) + gamma(symbolExprs(m.extra), m.extraShape);
     for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, floatConst(0), loc)}, loc))
       body.push_back(std::move(s));
@@ -164,64 +193,94 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
       for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, scaled(loadAt(part, at, false)), loc)}, loc))
         moved.body.push_back(std::move(s));
     std::vector<LStmt> update;
-    LExprPtr value = term(update, loadAt(part, at, false));
+    LExprPtr value = term(m, update, loadAt(part, at, false));
     update.push_back(store(part, at, value, loc));
     for (LStmt &s : serialNest(m.extra, m.extraShape, std::move(update), loc))
       guard.body.push_back(std::move(s));
   }
-  if (lazy) // before the updates, after w (which the scaling does not read)
-    guard.body.insert(guard.body.begin() + std::ptrdiff_t(wAt + 1), std::move(moved));
-  guard.body.push_back(scalarStmt(LStmt::Assign, mx, type, var(next, false), loc));
-  if (cuda) { // a term's invariant calls (the score's √dk) once a split, before its terms: nvcc kept them in
+
+  std::set<Symbol> dimSymbols() const {
     std::set<Symbol> dims;
     for (const TDim &d : k.dims)
       dims.insert(d.sym);
-    hoistCalls(guard.body, dims, symbols, type, body);
+    return dims;
   }
-  LStmt terms = loop(g.var, SymExpr::symbol(c) * length, SymExpr::symbol(c) * length + length, 1, LoopKind::Serial, loc);
-  terms.body.push_back(std::move(guard));
-  body.push_back(std::move(terms));
-  body.push_back(store(out.buffers[0], split, var(mx, false), loc));
-  for (LStmt &s : stores)
-    body.push_back(std::move(s));
 
-  LStmt nest = loop(c, 0, P, 1, LoopKind::Parallel, loc);
+  SymbolTable &symbols;
+  const Kernel &k;
+  const FusedGroup &g;
+  const FusedPartials &out;
+  const Symbol c;
+  const bool cuda, lazy;
+  const LowerExprFn &lowerExpr;
+  const ElemType type;
+  const SourceLoc loc;
+  const SymExpr P;
+  const SymExpr split; // the partials' γ at (frame element, c)
+  Symbol mx, e, next, scale, w;
+  LStmt guard{};
+  LStmt moved{};
+  size_t wAt = 0;            // where w is declared in the guard
+  std::vector<LStmt> body;   // inside the split's loop
+  std::vector<LStmt> stores; // the accumulators' partials, after the terms
+};
+
+// The split pass's region: parallel loops over the frame and the split c around `body`, with its decision.
+Region splitRegion(Kernel &k, const FusedGroup &g, const FusedPartials &out, Symbol c, std::vector<LStmt> body) {
+  LStmt nest = loop(c, 0, SymExpr::symbol(out.splits), 1, LoopKind::Parallel, g.loc);
   nest.body = std::move(body);
   for (size_t d = g.frame.size(); d-- > 0;) {
-    LStmt l = loop(g.frame[d], 0, g.frameShape[d], 1, LoopKind::Parallel, loc);
+    LStmt l = loop(g.frame[d], 0, g.frameShape[d], 1, LoopKind::Parallel, g.loc);
     l.body.push_back(std::move(nest));
     nest = std::move(l);
   }
-  Region region{out.buffers[0], Region::Splits, loc, int(g.frame.size()) + 1, {}, std::nullopt};
+  Region region{out.buffers[0], Region::Splits, g.loc, int(g.frame.size()) + 1, {}, std::nullopt};
   region.body.push_back(std::move(nest));
   Decision d{Decision::FusedSplits};
   d.buffer = out.buffers[0];
   d.region = k.stages.size();
   k.decisions.push_back(d);
-  // CUDA: a frame index that the term's loads of inputs depend on only through floor divisions (a GQA
-  // group's heads, ⌊hkv·g / hq⌋) is packed, the innermost such: a warp takes `pack` of its values, so that
-  // heads of a group load each row of K and V in the same instructions; the splits then count packs.
-  if (target == Target::Cuda && schedule.pack > 1) {
-    for (size_t f = g.frame.size(); f-- > 0 && !region.packed.entry;) {
-      bool shares = false;
-      forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-        shares |= !isStore && k.buffers[b].role == Buffer::Input && onlyThroughDivisions(offset, g.frame[f]);
-      });
-      if (!shares)
-        continue;
-      region.packed = g.frame[f];
-      region.packing = schedule.pack;
-      SymVec packs = g.frameShape;
-      packs[f] = SymExpr::floorDiv(packs[f] + SymExpr(schedule.pack - 1), SymExpr(schedule.pack));
-      k.chunkCounts[splitsCount].items = product(packs);
-      k.chunkCounts[splitsCount].pack = schedule.pack;
-      Decision p{Decision::PackedFrame};
-      p.region = k.stages.size();
-      p.inner = g.frame[f];
-      p.lanes = schedule.pack;
-      k.decisions.push_back(p);
-    }
+  return region;
+}
+
+// CUDA: a frame index that the term's loads of inputs depend on only through floor divisions (a GQA
+// group's heads, ⌊hkv·g / hq⌋) is packed, the innermost such: a warp takes `pack` of its values, so that
+// heads of a group load each row of K and V in the same instructions; the splits (k.chunkCounts[splits])
+// then count packs.
+void packFrame(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region, size_t splits) {
+  for (size_t f = g.frame.size(); f-- > 0 && !region.packed.entry;) {
+    bool shares = false;
+    forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+      shares |= !isStore && k.buffers[b].role == Buffer::Input && onlyThroughDivisions(offset, g.frame[f]);
+    });
+    if (!shares)
+      continue;
+    region.packed = g.frame[f];
+    region.packing = schedule.pack;
+    SymVec packs = g.frameShape;
+    packs[f] = SymExpr::floorDiv(packs[f] + SymExpr(schedule.pack - 1), SymExpr(schedule.pack));
+    k.chunkCounts[splits].items = product(packs);
+    k.chunkCounts[splits].pack = schedule.pack;
+    Decision p{Decision::PackedFrame};
+    p.region = k.stages.size();
+    p.inner = g.frame[f];
+    p.lanes = schedule.pack;
+    k.decisions.push_back(p);
   }
+}
+
+} // namespace
+
+FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
+                              Target target, const LowerExprFn &lowerExpr) {
+  FusedPartials out = addPartials(symbols, k, g, schedule, target);
+  const size_t splits = k.chunkCounts.size() - 1;
+  NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
+  reserveNames(stageNames, g);
+  const Symbol c = symbols.fresh("c");
+  Region region = splitRegion(k, g, out, c, SplitPass(symbols, k, g, out, c, target, lowerExpr).build());
+  if (target == Target::Cuda && schedule.pack > 1)
+    packFrame(k, g, schedule, region, splits);
   k.stages.push_back(std::move(region));
   return out;
 }
