@@ -10,6 +10,8 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -38,6 +40,47 @@ std::optional<SymExpr> gammaDifference(SymbolTable &symbols, const SymExpr &offs
 
 namespace {
 
+// What the stages of one DNF array share while it is lowered.
+struct ArrayLowering {
+  const DnfArray &a;
+  size_t buffer;     // where its value is stored
+  ElemType type;     // a half-precision array computes in f32, rounded on its store
+  SymVec index;      // its own index, as expressions
+  WrittenRows rows;  // the rows it writes: all of them but for an update (writtenRows, Dnf.h)
+  std::string ident; // what its partials are named after: an update's DNF name (K') is not a C identifier
+
+  // Appends to `into` the perfect nest of parallel loops over the outer `depth` indices of the array's
+  // own index space around `inner` (an update's leading loop only over the rows it writes).
+  void nest(std::vector<LStmt> inner, std::vector<LStmt> &into, size_t depth) const {
+    for (size_t d = depth; d-- > 0;) {
+      LStmt l = d == 0 ? loop(a.index[d], rows.start, rows.end, 1, LoopKind::Parallel, a.loc)
+                       : loop(a.index[d], 0, a.shape[d], 1, LoopKind::Parallel, a.loc);
+      l.body = std::move(inner);
+      inner.clear();
+      inner.push_back(std::move(l));
+    }
+    for (LStmt &s : inner)
+      into.push_back(std::move(s));
+  }
+};
+
+// A split reduction's two levels: P chunks of its terms into partials, Q groups of the partials.
+struct SplitLowering {
+  const DExpr &r;
+  SymExpr items; // π of the array's shape
+  LExprPtr zero; // every accumulator's start, the identity of r's operator
+  Symbol chunks;
+  size_t partials = 0;
+  Symbol groups;
+  size_t groupResults = 0;
+};
+
+// A scalar's split-reduction stage has no own index for its lanes: they are the chunk or group index
+// `lane`, and `term` (the term or partial it reads) is lane + count·t in round t.
+struct ScalarLanes {
+  Symbol lane, term, count;
+};
+
 class Lowerer {
 public:
   Lowerer(SymbolTable &symbols, const DnfProgram &dnf, const Schedule &schedule, Target target)
@@ -47,6 +90,22 @@ public:
 private:
   void chooseLayouts();
   void lowerArray(size_t id);
+  void lowerGroupsRead(const DnfArray &a);
+  bool chooseWrittenRows(ArrayLowering &s);
+  void lowerMap(const ArrayLowering &s);
+  void lowerSplitReduction(const ArrayLowering &s);
+  std::pair<Symbol, size_t> splitLevel(const ArrayLowering &s, const SplitLowering &split, ChunkCount::Level level,
+                                       const SymExpr &terms);
+  Region partialsStage(const ArrayLowering &s, const SplitLowering &split, Symbol c);
+  std::vector<LStmt> termsIntoRows(const ArrayLowering &s, const SplitLowering &split, const SymExpr &at, LStmt terms);
+  std::vector<LStmt> termsIntoAccumulator(const ArrayLowering &s, const SplitLowering &split, const SymExpr &at,
+                                          LStmt terms);
+  std::vector<LStmt> combineInto(const ArrayLowering &s, const SplitLowering &split, size_t from, Symbol each,
+                                 Symbol count, std::optional<Symbol> first, const SymExpr &step,
+                                 std::optional<SymExpr> into);
+  Region combineStage(const ArrayLowering &s, const SplitLowering &split);
+  Region combineGroupsStage(const ArrayLowering &s, const SplitLowering &split);
+  void reportStage(const Region &stage, const DnfArray &a, std::optional<ScalarLanes> scalarLanes);
   LExprPtr lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemType type);
   LExprPtr load(size_t array, const SymVec &index);
   void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
@@ -263,14 +322,34 @@ void Lowerer::openStageNames(const DnfArray &a) {
   });
 }
 
+// 1. An index space empty at compile time (an axis of extent 0, e.g. from `0 take A`) has nothing to
+//    compute: no stage, rather than `for (i = 0; i < 0; …)` inside an OpenMP collapse, which GCC
+//    compiles to a trap.
+// 2. The fused groups it reads get their split pass first (lowerFusedGroup).
+// 3. An update stores only the rows it changes into its inout's buffer, and none if it changes none.
+// 4. A body with a reduction at its top becomes a split reduction, any other a parallel map.
 void Lowerer::lowerArray(size_t id) {
   const DnfArray &a = dnf.arrays[id];
-  // An index space empty at compile time (an axis of extent 0, e.g. from `0 take A`) has nothing to
-  // compute: no stage, rather than `for (i = 0; i < 0; …)` inside an OpenMP collapse, which GCC
-  // compiles to a trap.
   if (std::any_of(a.shape.begin(), a.shape.end(), [](const SymExpr &e) { return e.constant() == int64_t(0); }))
     return;
-  // a fused group's split pass runs before its first reader, whose nest combines the splits
+  lowerGroupsRead(a);
+  WrittenRows all{a.body, SymExpr(0), a.shape.empty() ? SymExpr(1) : a.shape[0]};
+  ArrayLowering s{a, bufferOf[id], computeType(a.elem), {}, all, a.name};
+  for (Symbol i : a.index)
+    s.index.push_back(SymExpr::symbol(i));
+  if (a.updates) {
+    s.ident = k.buffers[s.buffer].name;
+    if (!chooseWrittenRows(s))
+      return;
+  }
+  if (s.rows.body->kind == DKind::Reduce)
+    lowerSplitReduction(s);
+  else
+    lowerMap(s);
+}
+
+// A fused group's split pass runs before its first reader, whose nest combines the splits.
+void Lowerer::lowerGroupsRead(const DnfArray &a) {
   for (size_t g : groupsRead(a.body)) {
     if (!fused.count(g))
       fused[g] = lowerFusedGroup(symbols, k, dnf.groups[g], sched, target,
@@ -279,177 +358,194 @@ void Lowerer::lowerArray(size_t id) {
                                  });
     fused[g].maxima.clear();
   }
-  size_t target = bufferOf[id];
-  ElemType type = computeType(a.elem); // a half-precision array computes in f32, rounded on its store
-  SymVec index;
-  for (Symbol s : a.index)
-    index.push_back(SymExpr::symbol(s));
-  // An update stores only the rows it changes (writtenRows, Dnf.h) into its inout's buffer.
-  WrittenRows rows{a.body, SymExpr(0), a.shape.empty() ? SymExpr(1) : a.shape[0]};
-  if (a.updates) {
-    rows = writtenRows(a);
-    Decision d{rows.body ? Decision::UpdateRows : Decision::UpdateUnchanged};
-    d.buffer = target;
-    d.start = rows.start;
-    d.end = rows.end;
-    if (!rows.body) {
-      k.decisions.push_back(d);
-      return;
-    }
-    if (!a.shape.empty() && (!(rows.start == SymExpr(0)) || !(rows.end == a.shape[0])))
-      k.decisions.push_back(d);
-  }
-  const DExprPtr &body0 = rows.body;
-  // An update's DNF name (K') is not a C identifier: its partials are named after its buffer.
-  const std::string ident = a.updates ? k.buffers[target].name : a.name;
-  // the perfect nest of parallel loops over the outer `depth` indices of the array's own index space (an
-  // update's leading loop only over the rows it writes)
-  auto nest = [&](std::vector<LStmt> inner, std::vector<LStmt> &into, size_t depth) {
-    for (size_t d = depth; d-- > 0;) {
-      LStmt l = d == 0 ? loop(a.index[d], rows.start, rows.end, 1, LoopKind::Parallel, a.loc)
-                       : loop(a.index[d], 0, a.shape[d], 1, LoopKind::Parallel, a.loc);
-      l.body = std::move(inner);
-      inner.clear();
-      inner.push_back(std::move(l));
-    }
-    for (LStmt &s : inner)
-      into.push_back(std::move(s));
-  };
+}
 
-  if (body0->kind != DKind::Reduce) {
-    openStageNames(a);
-    Region st{target, Region::Whole, a.loc, int(a.index.size()), {}, std::nullopt};
-    std::vector<LStmt> body;
-    LExprPtr value = lowerExpr(body0, body, type);
-    body.push_back(store(target, k.buffers[target].offset(index), value, a.loc));
-    nest(std::move(body), st.body, a.index.size());
-    if (!a.index.empty())
-      reportAccesses(st, a.index.back(), {});
-    k.stages.push_back(std::move(st));
-    return;
+// An update's rows (writtenRows, Dnf.h), with the decision that records them when they are not all of
+// them; false when it writes none.
+bool Lowerer::chooseWrittenRows(ArrayLowering &s) {
+  const DnfArray &a = s.a;
+  s.rows = writtenRows(a);
+  Decision d{s.rows.body ? Decision::UpdateRows : Decision::UpdateUnchanged};
+  d.buffer = s.buffer;
+  d.start = s.rows.start;
+  d.end = s.rows.end;
+  if (!s.rows.body) {
+    k.decisions.push_back(d);
+    return false;
   }
+  if (!a.shape.empty() && (!(s.rows.start == SymExpr(0)) || !(s.rows.end == a.shape[0])))
+    k.decisions.push_back(d);
+  return true;
+}
 
-  // Split reduction: P chunks per index, chunk c takes terms c, c+P, c+2P, … (cyclic, so adjacent chunks
-  // read adjacent terms), partials[c][index], then the chunks combined in order.
-  const DExpr &r = *body0;
-  SymExpr items = product(a.shape);
+// Records a stage's accesses (reportAccesses) with the array's innermost own index as the lane; a
+// scalar's stage has no such index: its lanes are `scalarLanes` (the chunk or group index), whose
+// values stand for lane + count·t in `term`.
+void Lowerer::reportStage(const Region &stage, const DnfArray &a, std::optional<ScalarLanes> scalarLanes) {
+  if (!a.index.empty()) {
+    reportAccesses(stage, a.index.back(), {});
+  } else if (scalarLanes) {
+    Symbol t = symbols.fresh("t");
+    const ScalarLanes &l = *scalarLanes;
+    reportAccesses(stage, l.lane, {{l.term, SymExpr::symbol(l.lane) + SymExpr::symbol(l.count) * SymExpr::symbol(t)}});
+  }
+}
+
+// A parallel map: one stage that stores the body's value at every index.
+void Lowerer::lowerMap(const ArrayLowering &s) {
+  openStageNames(s.a);
+  Region st{s.buffer, Region::Whole, s.a.loc, int(s.a.index.size()), {}, std::nullopt};
+  std::vector<LStmt> body;
+  LExprPtr value = lowerExpr(s.rows.body, body, s.type);
+  body.push_back(store(s.buffer, k.buffers[s.buffer].offset(s.index), value, s.a.loc));
+  s.nest(std::move(body), st.body, s.a.index.size());
+  reportStage(st, s.a, std::nullopt);
+  k.stages.push_back(std::move(st));
+}
+
+// A count of a split reduction's pieces (made outside any stage: every stage of the array reads it) and
+// the workspace [count][items] that holds their results.
+std::pair<Symbol, size_t> Lowerer::splitLevel(const ArrayLowering &s, const SplitLowering &split,
+                                              ChunkCount::Level level, const SymExpr &terms) {
+  const bool chunks = level == ChunkCount::Chunks;
   stageNames.reset();
-  Symbol chunks = symbols.fresh("P_" + ident);
-  k.chunkCounts.push_back(ChunkCount{chunks, items, r.extent, target, ChunkCount::Chunks, sched.threads, sched.chunk});
-  Buffer partials{Buffer::Workspace, ident, type, {SymExpr::symbol(chunks), items}, {},
-                  Buffer::Partials, 0, target, chunks};
-  k.buffers.push_back(partials);
-  size_t part = k.buffers.size() - 1;
+  Symbol count = symbols.fresh((chunks ? "P_" : "Q_") + s.ident);
+  k.chunkCounts.push_back(ChunkCount{count, split.items, terms, s.buffer, level, sched.threads, sched.chunk});
+  const Buffer::Origin origin = chunks ? Buffer::Partials : Buffer::Groups;
+  k.buffers.push_back(Buffer{Buffer::Workspace, s.ident, s.type, {SymExpr::symbol(count), split.items}, {}, origin, 0,
+                             s.buffer, count});
+  return {count, k.buffers.size() - 1};
+}
 
-  openStageNames(a);
+// Split reduction: P chunks per index, chunk c takes terms c, c+P, c+2P, … (cyclic, so adjacent chunks
+// read adjacent terms), partials[c][index], then the chunks combined in order.
+//
+// The combine has two levels, so that no thread adds more than about 2·chunk values in a row (one GPU
+// thread adding decode's 16 384 partials of max/ at n = 4 M took 0.74 ms on an H200): Q groups, group g
+// adding partials g, g + Q, g + 2Q, … (parallel, like the chunks), then the Q group results in order.
+// Q = moart_chunks(items, P, threads, chunk), so Q = 1 whenever P ≤ chunk: the groups' pass is then the
+// whole combine, in chunk order, and writes the result itself.
+void Lowerer::lowerSplitReduction(const ArrayLowering &s) {
+  SplitLowering split{*s.rows.body, product(s.a.shape), nullptr, {}, 0, {}, 0};
+  std::tie(split.chunks, split.partials) = splitLevel(s, split, ChunkCount::Chunks, split.r.extent);
+  openStageNames(s.a);
   Symbol c = symbols.fresh("c");
-  const LExprPtr zero = floatConst(identity(r.op, type == ElemType::Int)); // every accumulator's start
+  split.zero = floatConst(identity(split.r.op, s.type == ElemType::Int));
+  k.stages.push_back(partialsStage(s, split, c));
+  std::tie(split.groups, split.groupResults) = splitLevel(s, split, ChunkCount::Groups, SymExpr::symbol(split.chunks));
+  k.stages.push_back(combineStage(s, split));
+  k.stages.push_back(combineGroupsStage(s, split));
+}
+
+// The chunks' pass: chunk c of every index folds its terms into partials[c][index]. On a CPU target
+// whose terms read along rows (termsAlongRows) the term loop runs outside the innermost index's loop.
+Region Lowerer::partialsStage(const ArrayLowering &s, const SplitLowering &split, Symbol c) {
+  const DnfArray &a = s.a;
+  const DExpr &r = split.r;
   const bool alongRows = termsAlongRows(a, r);
-  Region first{target, Region::Partials, a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
-  {
-    const SymExpr at = SymExpr::symbol(c) * items + gamma(index, a.shape);
-    std::vector<LStmt> body;
-    LStmt terms = loop(r.var, SymExpr::symbol(c), r.extent, SymExpr::symbol(chunks), LoopKind::Serial, r.loc);
-    if (alongRows) {
-      // partial[c][…, k] = identity for every k; then for each term l, for each k: partial op= term
-      const Symbol inner = a.index.back();
-      LStmt clear = loop(inner, 0, a.shape.back(), 1, LoopKind::Serial, a.loc);
-      clear.body.push_back(store(part, at, zero, a.loc));
-      LStmt row = loop(inner, 0, a.shape.back(), 1, LoopKind::Serial, r.loc);
-      LExprPtr value = lowerExpr(r.args[0], row.body, type);
-      LExpr sum{};
-      sum.kind = LExprKind::Binary;
-      sum.op = r.op;
-      sum.isInt = type == ElemType::Int;
-      sum.args = {loadAt(part, at, sum.isInt), value};
-      row.body.push_back(store(part, at, makeL(sum), r.loc));
-      terms.body.push_back(std::move(row));
-      body.push_back(std::move(clear));
-      body.push_back(std::move(terms));
-      Decision d{Decision::TermsAlongRows};
-      d.buffer = target;
-      d.region = k.stages.size(); // `first`, pushed below
-      d.inner = inner;
-      k.decisions.push_back(d);
-    } else {
-      Symbol acc = symbols.fresh("acc");
-      body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
-      LExprPtr value = lowerExpr(r.args[0], terms.body, type);
-      terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, value, r.loc, r.op));
-      body.push_back(std::move(terms));
-      body.push_back(store(part, at, var(acc, type == ElemType::Int), a.loc));
-    }
-    std::vector<LStmt> inner;
-    nest(std::move(body), inner, a.index.size() - (alongRows ? 1 : 0));
-    LStmt outer = loop(c, 0, SymExpr::symbol(chunks), 1, LoopKind::Parallel, a.loc);
-    outer.body = std::move(inner);
-    first.body.push_back(std::move(outer));
-  }
-  // lanes: the innermost own index, or the chunk index of a scalar (then term l = c + P·t)
-  if (!a.index.empty()) {
-    reportAccesses(first, a.index.back(), {});
-  } else {
-    Symbol t = symbols.fresh("t");
-    reportAccesses(first, c, {{r.var, SymExpr::symbol(c) + SymExpr::symbol(chunks) * SymExpr::symbol(t)}});
-  }
-  k.stages.push_back(std::move(first));
+  Region first{s.buffer, Region::Partials, a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
+  const SymExpr at = SymExpr::symbol(c) * split.items + gamma(s.index, a.shape);
+  LStmt terms = loop(r.var, SymExpr::symbol(c), r.extent, SymExpr::symbol(split.chunks), LoopKind::Serial, r.loc);
+  std::vector<LStmt> body =
+      alongRows ? termsIntoRows(s, split, at, std::move(terms)) : termsIntoAccumulator(s, split, at, std::move(terms));
+  std::vector<LStmt> inner;
+  s.nest(std::move(body), inner, a.index.size() - (alongRows ? 1 : 0));
+  LStmt outer = loop(c, 0, SymExpr::symbol(split.chunks), 1, LoopKind::Parallel, a.loc);
+  outer.body = std::move(inner);
+  first.body.push_back(std::move(outer));
+  reportStage(first, a, ScalarLanes{c, r.var, split.chunks});
+  return first;
+}
 
-  // Combine in two levels, so that no thread adds more than about 2·chunk values in a row (one GPU
-  // thread adding decode's 16 384 partials of max/ at n = 4 M took 0.74 ms on an H200): Q groups, group g
-  // adding partials g, g + Q, g + 2Q, … (parallel, like the chunks), then the Q group results in order.
-  // Q = moart_chunks(items, P, threads, chunk), so Q = 1 whenever P ≤ chunk: the groups' pass is then the
-  // whole combine, in chunk order, and writes the result itself.
-  stageNames.reset();
-  Symbol groups = symbols.fresh("Q_" + ident);
-  k.chunkCounts.push_back(
-      ChunkCount{groups, items, SymExpr::symbol(chunks), target, ChunkCount::Groups, sched.threads, sched.chunk});
-  k.buffers.push_back(Buffer{Buffer::Workspace, ident, type, {SymExpr::symbol(groups), items}, {},
-                             Buffer::Groups, 0, target, groups});
-  size_t group = k.buffers.size() - 1;
-  // acc = op over partials[each][index], each from `first` (0 if none) below `count` by `step`; stored in
-  // group[into][index], or with no `into` in the result
-  auto combineInto = [&](size_t from, Symbol each, Symbol count, std::optional<Symbol> first, SymExpr step,
-                         std::optional<SymExpr> into) {
-    std::vector<LStmt> body;
-    Symbol acc = symbols.fresh("acc");
-    body.push_back(scalarStmt(LStmt::Decl, acc, type, zero, r.loc));
-    LStmt combine = loop(each, first ? SymExpr::symbol(*first) : SymExpr(0), SymExpr::symbol(count), step,
-                         LoopKind::Serial, r.loc);
-    LExprPtr partial = loadAt(from, SymExpr::symbol(each) * items + gamma(index, a.shape), type == ElemType::Int);
-    combine.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, partial, r.loc, r.op));
-    body.push_back(std::move(combine));
-    body.push_back(store(into ? group : target,
-                         into ? *into * items + gamma(index, a.shape) : k.buffers[target].offset(index),
-                         var(acc, type == ElemType::Int), a.loc));
-    return body;
-  };
+// partial[c][…, k] = identity for every k; then for each term l, for each k: partial op= term
+std::vector<LStmt> Lowerer::termsIntoRows(const ArrayLowering &s, const SplitLowering &split, const SymExpr &at,
+                                          LStmt terms) {
+  const DnfArray &a = s.a;
+  const DExpr &r = split.r;
+  const Symbol inner = a.index.back();
+  LStmt clear = loop(inner, 0, a.shape.back(), 1, LoopKind::Serial, a.loc);
+  clear.body.push_back(store(split.partials, at, split.zero, a.loc));
+  LStmt row = loop(inner, 0, a.shape.back(), 1, LoopKind::Serial, r.loc);
+  LExprPtr value = lowerExpr(r.args[0], row.body, s.type);
+  LExpr sum{};
+  sum.kind = LExprKind::Binary;
+  sum.op = r.op;
+  sum.isInt = s.type == ElemType::Int;
+  sum.args = {loadAt(split.partials, at, sum.isInt), value};
+  row.body.push_back(store(split.partials, at, makeL(sum), r.loc));
+  terms.body.push_back(std::move(row));
+  Decision d{Decision::TermsAlongRows};
+  d.buffer = s.buffer;
+  d.region = k.stages.size(); // the partials' stage, pushed next
+  d.inner = inner;
+  k.decisions.push_back(d);
+  std::vector<LStmt> body;
+  body.push_back(std::move(clear));
+  body.push_back(std::move(terms));
+  return body;
+}
 
-  openStageNames(a);
+// acc = identity; acc op= each term of the chunk; partial[c][index] = acc
+std::vector<LStmt> Lowerer::termsIntoAccumulator(const ArrayLowering &s, const SplitLowering &split, const SymExpr &at,
+                                                 LStmt terms) {
+  const DExpr &r = split.r;
+  std::vector<LStmt> body;
+  Symbol acc = symbols.fresh("acc");
+  body.push_back(scalarStmt(LStmt::Decl, acc, s.type, split.zero, r.loc));
+  LExprPtr value = lowerExpr(r.args[0], terms.body, s.type);
+  terms.body.push_back(scalarStmt(LStmt::Accumulate, acc, s.type, value, r.loc, r.op));
+  body.push_back(std::move(terms));
+  body.push_back(store(split.partials, at, var(acc, s.type == ElemType::Int), s.a.loc));
+  return body;
+}
+
+// acc = op over from[each][index], each from `first` (0 if none) below `count` by `step`; stored in
+// groupResults[into][index], or with no `into` in the array's own buffer.
+std::vector<LStmt> Lowerer::combineInto(const ArrayLowering &s, const SplitLowering &split, size_t from, Symbol each,
+                                        Symbol count, std::optional<Symbol> first, const SymExpr &step,
+                                        std::optional<SymExpr> into) {
+  const DExpr &r = split.r;
+  const bool isInt = s.type == ElemType::Int;
+  const SymExpr at = gamma(s.index, s.a.shape);
+  std::vector<LStmt> body;
+  Symbol acc = symbols.fresh("acc");
+  body.push_back(scalarStmt(LStmt::Decl, acc, s.type, split.zero, r.loc));
+  LStmt combine =
+      loop(each, first ? SymExpr::symbol(*first) : SymExpr(0), SymExpr::symbol(count), step, LoopKind::Serial, r.loc);
+  LExprPtr partial = loadAt(from, SymExpr::symbol(each) * split.items + at, isInt);
+  combine.body.push_back(scalarStmt(LStmt::Accumulate, acc, s.type, partial, r.loc, r.op));
+  body.push_back(std::move(combine));
+  body.push_back(store(into ? split.groupResults : s.buffer,
+                       into ? *into * split.items + at : k.buffers[s.buffer].offset(s.index), var(acc, isInt),
+                       s.a.loc));
+  return body;
+}
+
+// The groups' pass: group g of every index combines partials g, g + Q, g + 2Q, … into its group result.
+Region Lowerer::combineStage(const ArrayLowering &s, const SplitLowering &split) {
+  openStageNames(s.a);
   Symbol g = symbols.fresh("g"), each = symbols.fresh("c");
-  Region second{target, Region::Combine, a.loc, int(a.index.size()) + 1, {}, chunks};
-  {
-    std::vector<LStmt> inner;
-    nest(combineInto(part, each, chunks, g, SymExpr::symbol(groups), SymExpr::symbol(g)), inner, a.index.size());
-    LStmt outer = loop(g, 0, SymExpr::symbol(groups), 1, LoopKind::Parallel, a.loc);
-    outer.body = std::move(inner);
-    second.body.push_back(std::move(outer));
-  }
-  // lanes: the innermost own index, or the group index of a scalar (then partial c = g + Q·t)
-  if (!a.index.empty()) {
-    reportAccesses(second, a.index.back(), {});
-  } else {
-    Symbol t = symbols.fresh("t");
-    reportAccesses(second, g, {{each, SymExpr::symbol(g) + SymExpr::symbol(groups) * SymExpr::symbol(t)}});
-  }
-  k.stages.push_back(std::move(second));
+  Region second{s.buffer, Region::Combine, s.a.loc, int(s.a.index.size()) + 1, {}, split.chunks};
+  std::vector<LStmt> inner;
+  s.nest(
+      combineInto(s, split, split.partials, each, split.chunks, g, SymExpr::symbol(split.groups), SymExpr::symbol(g)),
+      inner, s.a.index.size());
+  LStmt outer = loop(g, 0, SymExpr::symbol(split.groups), 1, LoopKind::Parallel, s.a.loc);
+  outer.body = std::move(inner);
+  second.body.push_back(std::move(outer));
+  reportStage(second, s.a, ScalarLanes{g, each, split.groups});
+  return second;
+}
 
-  openStageNames(a);
-  Region third{target, Region::CombineGroups, a.loc, int(a.index.size()), {}, groups};
-  nest(combineInto(group, symbols.fresh("c"), groups, std::nullopt, SymExpr(1), std::nullopt), third.body,
-       a.index.size());
-  if (!a.index.empty())
-    reportAccesses(third, a.index.back(), {});
-  k.stages.push_back(std::move(third));
+// The last pass: the Q group results of every index combined in order into the result.
+Region Lowerer::combineGroupsStage(const ArrayLowering &s, const SplitLowering &split) {
+  openStageNames(s.a);
+  Region third{s.buffer, Region::CombineGroups, s.a.loc, int(s.a.index.size()), {}, split.groups};
+  Symbol each = symbols.fresh("c");
+  s.nest(combineInto(s, split, split.groupResults, each, split.groups, std::nullopt, SymExpr(1), std::nullopt),
+         third.body, s.a.index.size());
+  reportStage(third, s.a, std::nullopt);
+  return third;
 }
 
 // The accumulators an inline reduction gets (Schedule::lanes), or 1: a float sum or product whose term

@@ -103,6 +103,12 @@ private:
 
   DExprPtr reduce(const TExpr &e, const SymVec &idx);
   DExprPtr reduceNode(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceBinary(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceReduction(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceInner(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceOuter(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceWhere(const TExpr &e, const SymVec &idx);
+  DExprPtr reduceComprehension(const TExpr &e, const SymVec &idx);
   DExprPtr reduceStructural(const TExpr &e, const SymVec &idx);
   DExprPtr reduceCat(const TExpr &e, const SymVec &idx);
   DExprPtr typedLiteral(DExprPtr chosen, const TExpr &cat, const TExpr &other);
@@ -299,6 +305,8 @@ DExprPtr PsiReducer::reduce(const TExpr &e, const SymVec &idx) {
   }
 }
 
+// One rule per operator: the leaves and a reference directly, the others through a function each
+// (reduceStructural: the operators that only move indices).
 DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
   const SourceLoc loc = e.loc;
   switch (e.kind) {
@@ -310,97 +318,118 @@ DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
     bindingScope[e.let.get()] = scope;
     return reduce(*e.args[0], idx);
   case TKind::Unary: return dUnary(e.unop, reduce(*e.args[0], idx), loc);
-  case TKind::Binary: {
-    const TExpr &a = *e.args[0], &b = *e.args[1];
-    SymVec ia = a.type.rank() ? idx : SymVec{}, ib = b.type.rank() ? idx : SymVec{};
-    if (!idx.empty()) {
-      bool extension = a.type.rank() != b.type.rank();
-      step(extension ? "scalar extension" : "elementwise", psiText(idx, e),
-           psiText(ia, a) + " " + std::string(spellUnicode(e.op)) + " " + psiText(ib, b));
-    }
-    // Right operand first, in statements of their own: within one argument list the order is
-    // unspecified (GCC goes right to left, Clang left to right), and it decides the fresh names and the
-    // order of the derivation's steps. Right first keeps the golden files GCC wrote.
-    DExprPtr right = reduce(b, ib);
-    DExprPtr left = reduce(a, ia);
-    return dBinary(e.op, left, right, loc);
-  }
-  case TKind::Reduce: {
-    const TExpr &a = *e.args[0];
-    Symbol var = symbols.fresh("l");
-    ranges[var] = a.type.shape[0];
-    SymVec inner = psiOfPsi({SymExpr::symbol(var)}, idx);
-    std::string word = reduceWord(e.op);
-    step("reduce", psiText(idx, e),
-         fmt::format("{}_{{{}<{}}} {}", e.op == BinOp::Add ? "Σ" : word, var.name(), a.type.shape[0].str(),
-                     psiText(inner, a)));
-    ++depth;
-    DExprPtr body = reduce(a, inner);
-    --depth;
-    return dReduce(e.op, var, a.type.shape[0], body, loc,
-                   a.kind == TKind::Ref ? word + ("_" + a.ref->name) : word);
-  }
-  case TKind::Inner: {
-    const TExpr &a = *e.args[0], &b = *e.args[1];
-    size_t p = a.type.rank() - 1;
-    Symbol k = symbols.fresh("l");
-    ranges[k] = a.type.shape.back();
-    SymVec ia(idx.begin(), idx.begin() + long(p)), ib(idx.begin() + long(p), idx.end());
-    ia.push_back(SymExpr::symbol(k));
-    ib.insert(ib.begin(), SymExpr::symbol(k));
-    step("inner product", psiText(idx, e),
-         fmt::format("{}_{{{}<{}}} ({} {} {})", e.op == BinOp::Add ? "Σ" : reduceWord(e.op), k.name(),
-                     a.type.shape.back().str(), psiText(ia, a), spellUnicode(e.op2), psiText(ib, b)),
-         "a new bound index contracts the last axis of the left with the first of the right");
-    ++depth;
-    DExprPtr right = reduce(b, ib);
-    DExprPtr left = reduce(a, ia);
-    DExprPtr body = dBinary(e.op2, left, right, loc);
-    --depth;
-    return dReduce(e.op, k, a.type.shape.back(), body, loc, e.op == BinOp::Add ? "dot" : reduceWord(e.op));
-  }
-  case TKind::Outer: {
-    const TExpr &a = *e.args[0], &b = *e.args[1];
-    SymVec ia(idx.begin(), idx.begin() + long(a.type.rank())), ib(idx.begin() + long(a.type.rank()), idx.end());
-    step("outer product", psiText(idx, e),
-         psiText(ia, a) + " " + std::string(spellUnicode(e.op2)) + " " + psiText(ib, b));
-    DExprPtr right = reduce(b, ib);
-    DExprPtr left = reduce(a, ia);
-    return dBinary(e.op2, left, right, loc);
-  }
-  case TKind::Where: {
-    // ⟨i⟩ψ where(c, a, b) = where(⟨i⟩ψ c, ⟨i⟩ψ a, ⟨i⟩ψ b); a scalar operand is read at ⟨⟩
-    auto at = [&](const TExpr &x) { return x.type.rank() ? idx : SymVec{}; };
-    const TExpr &c = *e.args[0], &a = *e.args[1], &b = *e.args[2];
-    step("where", psiText(idx, e),
-         fmt::format("where({}, {}, {})", psiText(at(c), c), psiText(at(a), a), psiText(at(b), b)),
-         "selection is elementwise: only the branch chosen is evaluated");
-    DExprPtr otherwise = reduce(b, at(b));
-    DExprPtr then = reduce(a, at(a));
-    DExprPtr cond = reduce(c, at(c));
-    DExprPtr chosen = dWhere(cond, then, otherwise, loc);
-    return chosen->kind == DKind::Where ? chosen : widened(chosen, e.type.elem);
-  }
-  case TKind::Comprehension: {
-    size_t n = e.indices.size();
-    std::string binds;
-    for (size_t k = 0; k < n; ++k) {
-      subst[e.indices[k].sym] = idx[k];
-      ranges[e.indices[k].sym] = e.indices[k].extent;
-      scope.push_back(e.indices[k]);
-      binds += fmt::format("{}{} = {}", k ? ", " : "", e.indices[k].sym.name(), idx[k].str());
-    }
-    SymVec rest(idx.begin() + long(n), idx.end());
-    step("comprehension", psiText(idx, e), psiText(rest, *e.args[0]) + " with " + binds);
-    DExprPtr body = reduce(*e.args[0], rest);
-    for (size_t k = 0; k < n; ++k) {
-      subst.erase(e.indices[k].sym);
-      scope.pop_back();
-    }
-    return body;
-  }
+  case TKind::Binary: return reduceBinary(e, idx);
+  case TKind::Reduce: return reduceReduction(e, idx);
+  case TKind::Inner: return reduceInner(e, idx);
+  case TKind::Outer: return reduceOuter(e, idx);
+  case TKind::Where: return reduceWhere(e, idx);
+  case TKind::Comprehension: return reduceComprehension(e, idx);
   default: return reduceStructural(e, idx);
   }
+}
+
+// ⟨i⟩ψ (a op b) = ⟨i⟩ψ a op ⟨i⟩ψ b; a scalar operand is read at ⟨⟩ (scalar extension).
+DExprPtr PsiReducer::reduceBinary(const TExpr &e, const SymVec &idx) {
+  const SourceLoc loc = e.loc;
+  const TExpr &a = *e.args[0], &b = *e.args[1];
+  SymVec ia = a.type.rank() ? idx : SymVec{}, ib = b.type.rank() ? idx : SymVec{};
+  if (!idx.empty()) {
+    bool extension = a.type.rank() != b.type.rank();
+    step(extension ? "scalar extension" : "elementwise", psiText(idx, e),
+         psiText(ia, a) + " " + std::string(spellUnicode(e.op)) + " " + psiText(ib, b));
+  }
+  // Right operand first, in statements of their own: within one argument list the order is
+  // unspecified (GCC goes right to left, Clang left to right), and it decides the fresh names and the
+  // order of the derivation's steps. Right first keeps the golden files GCC wrote.
+  DExprPtr right = reduce(b, ib);
+  DExprPtr left = reduce(a, ia);
+  return dBinary(e.op, left, right, loc);
+}
+
+// ⟨i⟩ψ op/ a = op over l < (ρa)[0] of ⟨l i⟩ψ a, l a new bound index.
+DExprPtr PsiReducer::reduceReduction(const TExpr &e, const SymVec &idx) {
+  const SourceLoc loc = e.loc;
+  const TExpr &a = *e.args[0];
+  Symbol var = symbols.fresh("l");
+  ranges[var] = a.type.shape[0];
+  SymVec inner = psiOfPsi({SymExpr::symbol(var)}, idx);
+  std::string word = reduceWord(e.op);
+  step("reduce", psiText(idx, e),
+       fmt::format("{}_{{{}<{}}} {}", e.op == BinOp::Add ? "Σ" : word, var.name(), a.type.shape[0].str(),
+                   psiText(inner, a)));
+  ++depth;
+  DExprPtr body = reduce(a, inner);
+  --depth;
+  return dReduce(e.op, var, a.type.shape[0], body, loc, a.kind == TKind::Ref ? word + ("_" + a.ref->name) : word);
+}
+
+// ⟨i j⟩ψ (a op.op2 b) = op over l of ⟨i l⟩ψ a op2 ⟨l j⟩ψ b.
+DExprPtr PsiReducer::reduceInner(const TExpr &e, const SymVec &idx) {
+  const SourceLoc loc = e.loc;
+  const TExpr &a = *e.args[0], &b = *e.args[1];
+  size_t p = a.type.rank() - 1;
+  Symbol k = symbols.fresh("l");
+  ranges[k] = a.type.shape.back();
+  SymVec ia(idx.begin(), idx.begin() + long(p)), ib(idx.begin() + long(p), idx.end());
+  ia.push_back(SymExpr::symbol(k));
+  ib.insert(ib.begin(), SymExpr::symbol(k));
+  step("inner product", psiText(idx, e),
+       fmt::format("{}_{{{}<{}}} ({} {} {})", e.op == BinOp::Add ? "Σ" : reduceWord(e.op), k.name(),
+                   a.type.shape.back().str(), psiText(ia, a), spellUnicode(e.op2), psiText(ib, b)),
+       "a new bound index contracts the last axis of the left with the first of the right");
+  ++depth;
+  DExprPtr right = reduce(b, ib);
+  DExprPtr left = reduce(a, ia);
+  DExprPtr body = dBinary(e.op2, left, right, loc);
+  --depth;
+  return dReduce(e.op, k, a.type.shape.back(), body, loc, e.op == BinOp::Add ? "dot" : reduceWord(e.op));
+}
+
+// ⟨i j⟩ψ (a op2.outer b) = ⟨i⟩ψ a op2 ⟨j⟩ψ b, i as long as a's rank.
+DExprPtr PsiReducer::reduceOuter(const TExpr &e, const SymVec &idx) {
+  const SourceLoc loc = e.loc;
+  const TExpr &a = *e.args[0], &b = *e.args[1];
+  SymVec ia(idx.begin(), idx.begin() + long(a.type.rank())), ib(idx.begin() + long(a.type.rank()), idx.end());
+  step("outer product", psiText(idx, e),
+       psiText(ia, a) + " " + std::string(spellUnicode(e.op2)) + " " + psiText(ib, b));
+  DExprPtr right = reduce(b, ib);
+  DExprPtr left = reduce(a, ia);
+  return dBinary(e.op2, left, right, loc);
+}
+
+// ⟨i⟩ψ where(c, a, b) = where(⟨i⟩ψ c, ⟨i⟩ψ a, ⟨i⟩ψ b); a scalar operand is read at ⟨⟩.
+DExprPtr PsiReducer::reduceWhere(const TExpr &e, const SymVec &idx) {
+  const SourceLoc loc = e.loc;
+  auto at = [&](const TExpr &x) { return x.type.rank() ? idx : SymVec{}; };
+  const TExpr &c = *e.args[0], &a = *e.args[1], &b = *e.args[2];
+  step("where", psiText(idx, e),
+       fmt::format("where({}, {}, {})", psiText(at(c), c), psiText(at(a), a), psiText(at(b), b)),
+       "selection is elementwise: only the branch chosen is evaluated");
+  DExprPtr otherwise = reduce(b, at(b));
+  DExprPtr then = reduce(a, at(a));
+  DExprPtr cond = reduce(c, at(c));
+  DExprPtr chosen = dWhere(cond, then, otherwise, loc);
+  return chosen->kind == DKind::Where ? chosen : widened(chosen, e.type.elem);
+}
+
+// ⟨i r⟩ψ of a comprehension over indices j = ⟨r⟩ψ of its body with j bound to i.
+DExprPtr PsiReducer::reduceComprehension(const TExpr &e, const SymVec &idx) {
+  size_t n = e.indices.size();
+  std::string binds;
+  for (size_t k = 0; k < n; ++k) {
+    subst[e.indices[k].sym] = idx[k];
+    ranges[e.indices[k].sym] = e.indices[k].extent;
+    scope.push_back(e.indices[k]);
+    binds += fmt::format("{}{} = {}", k ? ", " : "", e.indices[k].sym.name(), idx[k].str());
+  }
+  SymVec rest(idx.begin() + long(n), idx.end());
+  step("comprehension", psiText(idx, e), psiText(rest, *e.args[0]) + " with " + binds);
+  DExprPtr body = reduce(*e.args[0], rest);
+  for (size_t k = 0; k < n; ++k) {
+    subst.erase(e.indices[k].sym);
+    scope.pop_back();
+  }
+  return body;
 }
 
 // The operators that only move indices: ψ, ⍉, ↑, ↓, #, reshape, rav, ι, ρ and vector literals.
