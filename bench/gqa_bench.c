@@ -70,6 +70,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: gqa_bench REPS B HQ N HKV...\n");
     return 2;
   }
+#ifdef BENCH_DEVICE_CEILING
+  if (bench_device_init()) { /* before libgomp starts, so that it shares this CUDA context */
+    fprintf(stderr, "no CUDA device for the ceiling\n");
+    return 1;
+  }
+#endif
   int reps = atoi(argv[1]);
   if (getenv("MOAC_BENCH_D"))
     bench_d = strtoll(getenv("MOAC_BENCH_D"), NULL, 10);

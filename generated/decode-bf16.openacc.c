@@ -155,6 +155,74 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
                               &overflow),
       1); /* i */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(
+                  moa_bound3,
+                  moart_magnitude_div(
+                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                      P_online, &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound3,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                    &overflow),
+                                  P_online, &overflow),
+                              8, &overflow),
+                          &overflow),
+                      &overflow),
+                  8, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_add_checked(
+                  moart_mul_checked(moa_bound3,
+                                    moart_magnitude_div(
+                                        moart_add_checked(moart_add_checked(n, P_online, &overflow),
+                                                          1, &overflow),
+                                        P_online, &overflow),
+                                    &overflow),
+                  moart_mul_checked(
+                      8,
+                      moart_magnitude_div(
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          8, &overflow),
+                      &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound3,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_magnitude_div(
+                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                            &overflow),
+                          P_online, &overflow),
+                      &overflow),
+                  1, &overflow)),
+          &overflow),
+      1); /* l */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
@@ -192,10 +260,26 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_magnitude_div(
+                    moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                    P_online, &overflow),
+                8, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound7, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
@@ -314,9 +398,62 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
     }
 #pragma acc loop vector
     for (int64_t i2 = 0; i2 < dv; ++i2) {
-      float acc3 = 0.0f; /* decode-bf16.moa:9 */
+      float acc3 = 0.0f;       /* decode-bf16.moa:9 */
+      float acc_lane8 = 0.0f;  /* decode-bf16.moa:9 */
+      float acc_lane9 = 0.0f;  /* decode-bf16.moa:9 */
+      float acc_lane10 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane11 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane12 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane13 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane14 = 0.0f; /* decode-bf16.moa:9 */
 #pragma acc loop seq
       for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+           l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+                 8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
+           l2 += 8) {
+        if (l2 < n) {
+          acc3 = acc3 + (online_weights[l2] *
+                         moart_bf16_to_f32(V[(dv * l2 + i2)])); /* decode-bf16.moa:9 */
+        }
+        if ((l2 + 1) < n) {
+          acc_lane8 =
+              acc_lane8 + (online_weights[(l2 + 1)] *
+                           moart_bf16_to_f32(V[(dv * l2 + dv + i2)])); /* decode-bf16.moa:9 */
+        }
+        if ((l2 + 2) < n) {
+          acc_lane9 =
+              acc_lane9 + (online_weights[(l2 + 2)] *
+                           moart_bf16_to_f32(V[(dv * l2 + 2 * dv + i2)])); /* decode-bf16.moa:9 */
+        }
+        if ((l2 + 3) < n) {
+          acc_lane10 =
+              acc_lane10 + (online_weights[(l2 + 3)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 3 * dv + i2)])); /* decode-bf16.moa:9 */
+        }
+        if ((l2 + 4) < n) {
+          acc_lane11 =
+              acc_lane11 + (online_weights[(l2 + 4)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 4 * dv + i2)])); /* decode-bf16.moa:9 */
+        }
+        if ((l2 + 5) < n) {
+          acc_lane12 =
+              acc_lane12 + (online_weights[(l2 + 5)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 5 * dv + i2)])); /* decode-bf16.moa:9 */
+        }
+        if ((l2 + 6) < n) {
+          acc_lane13 =
+              acc_lane13 + (online_weights[(l2 + 6)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 6 * dv + i2)])); /* decode-bf16.moa:9 */
+        }
+        if ((l2 + 7) < n) {
+          acc_lane14 =
+              acc_lane14 + (online_weights[(l2 + 7)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 7 * dv + i2)])); /* decode-bf16.moa:9 */
+        }
+      }
+#pragma acc loop seq
+      for (int64_t l2 = (c * moart_floordiv((n + P_online - 1), P_online) +
+                         8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
            l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
                  moart_floordiv((n + P_online - 1), P_online));
            ++l2) {
@@ -325,7 +462,9 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
                          moart_bf16_to_f32(V[(dv * l2 + i2)])); /* decode-bf16.moa:9 */
         }
       }
-      online_o_acc_part[(dv * c + i2)] = acc3; /* decode-bf16.moa:9 */
+      acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+              ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* decode-bf16.moa:9 */
+      online_o_acc_part[(dv * c + i2)] = acc3;                          /* decode-bf16.moa:9 */
     }
     online_m_part[c] = m;        /* decode-bf16.moa:9 */
     online_sum_e_part[c] = acc2; /* decode-bf16.moa:9 */

@@ -148,6 +148,74 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
                               &overflow),
       1); /* i */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(
+                  moa_bound3,
+                  moart_magnitude_div(
+                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                      P_online, &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound3,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                    &overflow),
+                                  P_online, &overflow),
+                              8, &overflow),
+                          &overflow),
+                      &overflow),
+                  8, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_add_checked(
+                  moart_mul_checked(moa_bound3,
+                                    moart_magnitude_div(
+                                        moart_add_checked(moart_add_checked(n, P_online, &overflow),
+                                                          1, &overflow),
+                                        P_online, &overflow),
+                                    &overflow),
+                  moart_mul_checked(
+                      8,
+                      moart_magnitude_div(
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          8, &overflow),
+                      &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound3,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_magnitude_div(
+                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                            &overflow),
+                          P_online, &overflow),
+                      &overflow),
+                  1, &overflow)),
+          &overflow),
+      1); /* l */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
@@ -185,10 +253,26 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_magnitude_div(
+                    moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                    P_online, &overflow),
+                8, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound7, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
@@ -291,9 +375,54 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     }
 #pragma acc loop vector
     for (int64_t i2 = 0; i2 < dv; ++i2) {
-      float acc3 = 0.0f; /* decode.moa:8 */
+      float acc3 = 0.0f;       /* decode.moa:8 */
+      float acc_lane8 = 0.0f;  /* decode.moa:8 */
+      float acc_lane9 = 0.0f;  /* decode.moa:8 */
+      float acc_lane10 = 0.0f; /* decode.moa:8 */
+      float acc_lane11 = 0.0f; /* decode.moa:8 */
+      float acc_lane12 = 0.0f; /* decode.moa:8 */
+      float acc_lane13 = 0.0f; /* decode.moa:8 */
+      float acc_lane14 = 0.0f; /* decode.moa:8 */
 #pragma acc loop seq
       for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+           l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+                 8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
+           l2 += 8) {
+        if (l2 < n) {
+          acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i2)]); /* decode.moa:8 */
+        }
+        if ((l2 + 1) < n) {
+          acc_lane8 =
+              acc_lane8 + (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i2)]); /* decode.moa:8 */
+        }
+        if ((l2 + 2) < n) {
+          acc_lane9 = acc_lane9 +
+                      (online_weights[(l2 + 2)] * V[(dv * l2 + 2 * dv + i2)]); /* decode.moa:8 */
+        }
+        if ((l2 + 3) < n) {
+          acc_lane10 = acc_lane10 +
+                       (online_weights[(l2 + 3)] * V[(dv * l2 + 3 * dv + i2)]); /* decode.moa:8 */
+        }
+        if ((l2 + 4) < n) {
+          acc_lane11 = acc_lane11 +
+                       (online_weights[(l2 + 4)] * V[(dv * l2 + 4 * dv + i2)]); /* decode.moa:8 */
+        }
+        if ((l2 + 5) < n) {
+          acc_lane12 = acc_lane12 +
+                       (online_weights[(l2 + 5)] * V[(dv * l2 + 5 * dv + i2)]); /* decode.moa:8 */
+        }
+        if ((l2 + 6) < n) {
+          acc_lane13 = acc_lane13 +
+                       (online_weights[(l2 + 6)] * V[(dv * l2 + 6 * dv + i2)]); /* decode.moa:8 */
+        }
+        if ((l2 + 7) < n) {
+          acc_lane14 = acc_lane14 +
+                       (online_weights[(l2 + 7)] * V[(dv * l2 + 7 * dv + i2)]); /* decode.moa:8 */
+        }
+      }
+#pragma acc loop seq
+      for (int64_t l2 = (c * moart_floordiv((n + P_online - 1), P_online) +
+                         8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
            l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
                  moart_floordiv((n + P_online - 1), P_online));
            ++l2) {
@@ -301,7 +430,9 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i2)]); /* decode.moa:8 */
         }
       }
-      online_o_part[(dv * c + i2)] = acc3; /* decode.moa:8 */
+      acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+              ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* decode.moa:8 */
+      online_o_part[(dv * c + i2)] = acc3;                              /* decode.moa:8 */
     }
     online_m_part[c] = m;        /* decode.moa:8 */
     online_sum_e_part[c] = acc2; /* decode.moa:8 */

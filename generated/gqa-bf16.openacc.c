@@ -216,6 +216,74 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
                               &overflow),
       1); /* k */
+  const int64_t moa_bound8 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(
+                  moa_bound5,
+                  moart_magnitude_div(
+                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                      P_online, &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound5,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                    &overflow),
+                                  P_online, &overflow),
+                              8, &overflow),
+                          &overflow),
+                      &overflow),
+                  8, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound9 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_add_checked(
+                  moart_mul_checked(moa_bound5,
+                                    moart_magnitude_div(
+                                        moart_add_checked(moart_add_checked(n, P_online, &overflow),
+                                                          1, &overflow),
+                                        P_online, &overflow),
+                                    &overflow),
+                  moart_mul_checked(
+                      8,
+                      moart_magnitude_div(
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          8, &overflow),
+                      &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound5,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_magnitude_div(
+                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                            &overflow),
+                          P_online, &overflow),
+                      &overflow),
+                  1, &overflow)),
+          &overflow),
+      1); /* l */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
@@ -288,7 +356,20 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_magnitude_div(
+                    moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                    P_online, &overflow),
+                8, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dv, &overflow),
@@ -302,8 +383,11 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
             &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound8, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound9, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude,
                           moart_mul_checked(moart_mul_checked(moart_mul_checked(hq, dv, &overflow),
@@ -484,9 +568,79 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
         }
 #pragma acc loop vector
         for (int64_t k = 0; k < dv; ++k) {
-          float acc3 = 0.0f; /* gqa-bf16.moa:9 */
+          float acc3 = 0.0f;       /* gqa-bf16.moa:9 */
+          float acc_lane8 = 0.0f;  /* gqa-bf16.moa:9 */
+          float acc_lane9 = 0.0f;  /* gqa-bf16.moa:9 */
+          float acc_lane10 = 0.0f; /* gqa-bf16.moa:9 */
+          float acc_lane11 = 0.0f; /* gqa-bf16.moa:9 */
+          float acc_lane12 = 0.0f; /* gqa-bf16.moa:9 */
+          float acc_lane13 = 0.0f; /* gqa-bf16.moa:9 */
+          float acc_lane14 = 0.0f; /* gqa-bf16.moa:9 */
 #pragma acc loop seq
           for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
+               l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
+                     8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
+               l2 += 8) {
+            if (l2 < n) {
+              acc3 =
+                  acc3 +
+                  (online_weights[(hq * n * i2 + n * j + l2)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + k)])); /* gqa-bf16.moa:9 */
+            }
+            if ((l2 + 1) < n) {
+              acc_lane8 =
+                  acc_lane8 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 1)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + dv + k)])); /* gqa-bf16.moa:9 */
+            }
+            if ((l2 + 2) < n) {
+              acc_lane9 =
+                  acc_lane9 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 2)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + 2 * dv + k)])); /* gqa-bf16.moa:9 */
+            }
+            if ((l2 + 3) < n) {
+              acc_lane10 =
+                  acc_lane10 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 3)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + 3 * dv + k)])); /* gqa-bf16.moa:9 */
+            }
+            if ((l2 + 4) < n) {
+              acc_lane11 =
+                  acc_lane11 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 4)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + 4 * dv + k)])); /* gqa-bf16.moa:9 */
+            }
+            if ((l2 + 5) < n) {
+              acc_lane12 =
+                  acc_lane12 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 5)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + 5 * dv + k)])); /* gqa-bf16.moa:9 */
+            }
+            if ((l2 + 6) < n) {
+              acc_lane13 =
+                  acc_lane13 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 6)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + 6 * dv + k)])); /* gqa-bf16.moa:9 */
+            }
+            if ((l2 + 7) < n) {
+              acc_lane14 =
+                  acc_lane14 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 7)] *
+                   moart_bf16_to_f32(V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
+                                        dv * l2 + 7 * dv + k)])); /* gqa-bf16.moa:9 */
+            }
+          }
+#pragma acc loop seq
+          for (int64_t l2 = (c * moart_floordiv((n + P_online - 1), P_online) +
+                             8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
                l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
                      moart_floordiv((n + P_online - 1), P_online));
                ++l2) {
@@ -498,6 +652,8 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
                                         dv * l2 + k)])); /* gqa-bf16.moa:9 */
             }
           }
+          acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                  ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* gqa-bf16.moa:9 */
           online_O_acc_part[(hq * dv * i2 * P_online + dv * j * P_online + dv * c + k)] =
               acc3; /* gqa-bf16.moa:9 */
         }

@@ -185,6 +185,67 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                   1, &overflow)),
           &overflow),
       1); /* l */
+  const int64_t moa_bound8 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(moa_bound6,
+                                moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
+                                                                      P_online, &overflow),
+                                                    P_online, &overflow),
+                                &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound6,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                                  P_online, &overflow),
+                              8, &overflow),
+                          &overflow),
+                      &overflow),
+                  8, &overflow)),
+          &overflow),
+      1); /* l */
+  const int64_t moa_bound9 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_add_checked(
+                  moart_mul_checked(moa_bound6,
+                                    moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
+                                                                          P_online, &overflow),
+                                                        P_online, &overflow),
+                                    &overflow),
+                  moart_mul_checked(
+                      8,
+                      moart_magnitude_div(
+                          moart_magnitude_div(
+                              moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                              P_online, &overflow),
+                          8, &overflow),
+                      &overflow),
+                  &overflow),
+              moart_add_checked(
+                  moart_add_checked(
+                      moart_mul_checked(
+                          moa_bound6,
+                          moart_magnitude_div(
+                              moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                              P_online, &overflow),
+                          &overflow),
+                      moart_magnitude_div(
+                          moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                          P_online, &overflow),
+                      &overflow),
+                  1, &overflow)),
+          &overflow),
+      1); /* l */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
@@ -193,7 +254,8 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
@@ -220,8 +282,22 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                             P_online, &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
+                                                                      P_online, &overflow),
+                                                    P_online, &overflow),
+                                8, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound7, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound8, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound9, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
@@ -340,9 +416,54 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     }
 #pragma acc loop vector
     for (int64_t i4 = 0; i4 < dv; ++i4) {
-      float acc3 = 0.0f; /* kvcache.moa:13 */
+      float acc3 = 0.0f;       /* kvcache.moa:13 */
+      float acc_lane8 = 0.0f;  /* kvcache.moa:13 */
+      float acc_lane9 = 0.0f;  /* kvcache.moa:13 */
+      float acc_lane10 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane11 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane12 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane13 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane14 = 0.0f; /* kvcache.moa:13 */
 #pragma acc loop seq
       for (int64_t l2 = c * moart_floordiv((t + P_online), P_online);
+           l2 < (c * moart_floordiv((t + P_online), P_online) +
+                 8 * moart_floordiv(moart_floordiv((t + P_online), P_online), 8));
+           l2 += 8) {
+        if (l2 < (t + 1)) {
+          acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
+        }
+        if ((l2 + 1) < (t + 1)) {
+          acc_lane8 =
+              acc_lane8 + (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i4)]); /* kvcache.moa:13 */
+        }
+        if ((l2 + 2) < (t + 1)) {
+          acc_lane9 = acc_lane9 +
+                      (online_weights[(l2 + 2)] * V[(dv * l2 + 2 * dv + i4)]); /* kvcache.moa:13 */
+        }
+        if ((l2 + 3) < (t + 1)) {
+          acc_lane10 = acc_lane10 +
+                       (online_weights[(l2 + 3)] * V[(dv * l2 + 3 * dv + i4)]); /* kvcache.moa:13 */
+        }
+        if ((l2 + 4) < (t + 1)) {
+          acc_lane11 = acc_lane11 +
+                       (online_weights[(l2 + 4)] * V[(dv * l2 + 4 * dv + i4)]); /* kvcache.moa:13 */
+        }
+        if ((l2 + 5) < (t + 1)) {
+          acc_lane12 = acc_lane12 +
+                       (online_weights[(l2 + 5)] * V[(dv * l2 + 5 * dv + i4)]); /* kvcache.moa:13 */
+        }
+        if ((l2 + 6) < (t + 1)) {
+          acc_lane13 = acc_lane13 +
+                       (online_weights[(l2 + 6)] * V[(dv * l2 + 6 * dv + i4)]); /* kvcache.moa:13 */
+        }
+        if ((l2 + 7) < (t + 1)) {
+          acc_lane14 = acc_lane14 +
+                       (online_weights[(l2 + 7)] * V[(dv * l2 + 7 * dv + i4)]); /* kvcache.moa:13 */
+        }
+      }
+#pragma acc loop seq
+      for (int64_t l2 = (c * moart_floordiv((t + P_online), P_online) +
+                         8 * moart_floordiv(moart_floordiv((t + P_online), P_online), 8));
            l2 < (c * moart_floordiv((t + P_online), P_online) +
                  moart_floordiv((t + P_online), P_online));
            ++l2) {
@@ -350,7 +471,9 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
         }
       }
-      online_o_part[(dv * c + i4)] = acc3; /* kvcache.moa:13 */
+      acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+              ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* kvcache.moa:13 */
+      online_o_part[(dv * c + i4)] = acc3;                              /* kvcache.moa:13 */
     }
     online_m_part[c] = m;        /* kvcache.moa:13 */
     online_sum_e_part[c] = acc2; /* kvcache.moa:13 */

@@ -262,8 +262,12 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
         weights = " (into " + b.label() + ")";
     return fmt::format("{}: each split reads its scores in {} twice, first for their maximum m, then for the weights "
                        "exp(e − m), each computed once{} and added up against m alone: no running maximum, nothing "
-                       "rescaled; the loops over a split's terms and over a row's elements are vector loops",
-                       regionName(k, k.stages[d.region]), name, weights);
+                       "rescaled; the loops over a split's terms and over a row's elements are vector loops{}",
+                       regionName(k, k.stages[d.region]), name, weights,
+                       d.lanes > 1 ? fmt::format(", and a row element's sum over the terms runs as {} chains "
+                                                 "(schedule lanes={})",
+                                                 d.lanes, d.lanes)
+                                   : "");
   }
   case Decision::PackedFrame: {
     const Region &r = k.stages[d.region];

@@ -178,7 +178,7 @@ struct Decision {
   size_t region = 0;
   Symbol inner{};
   SymExpr start{}, end{};
-  int64_t lanes = 0;       // InterleavedSum; PackedFrame: the values a warp takes
+  int64_t lanes = 0;       // InterleavedSum; PackedFrame: the values a warp takes; StoredScores: the chains
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
 };

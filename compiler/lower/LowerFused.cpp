@@ -103,15 +103,16 @@ struct SplitPass {
   SymExpr split;  // the frame element's split, γ(frame)·P + c: where its partials go
   ElemType type;
   SourceLoc loc;
+  int64_t lanes; // accumulators of a member's sum over a split's terms (Schedule::lanes; CUDA: 1)
 
   LStmt terms(LoopKind kind) const {
     return loop(g.var, SymExpr::symbol(c) * length, SymExpr::symbol(c) * length + length, 1, kind, loc);
   }
-  // if (l < n) { … }: the last split may run past the terms
-  LStmt inRange() const {
+  // if (l + ahead < n) { … }: the last split may run past the terms
+  LStmt inRange(int64_t ahead = 0) const {
     LStmt guard{};
     guard.kind = LStmt::If;
-    guard.lhs = SymExpr::symbol(g.var);
+    guard.lhs = SymExpr::symbol(g.var) + SymExpr(ahead);
     guard.rhs = g.extent;
     guard.loc = loc;
     return guard;
@@ -121,7 +122,51 @@ struct SplitPass {
   }
   std::vector<LStmt> online(bool lazy, const std::set<Symbol> &dims) const;
   std::vector<LStmt> stored(std::optional<size_t> weights) const;
+  std::vector<LStmt> rowSum(Symbol acc, const LExprPtr &term) const;
 };
+
+// acc = Σ over the split's terms of `term` (over g.var), in `lanes` chains: term l into accumulator
+// (l − c·L) mod lanes over the whole rounds, the rest into acc, the chains combined pairwise — the order
+// of Lower.cpp's interleaved sums, so that a lane keeps `lanes` loads in flight instead of one.
+std::vector<LStmt> SplitPass::rowSum(Symbol acc, const LExprPtr &term) const {
+  std::vector<LStmt> out{scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc)};
+  const SymExpr first = SymExpr::symbol(c) * length;
+  const SymExpr whole = first + SymExpr::floorDiv(length, SymExpr(lanes)) * SymExpr(lanes);
+  std::vector<Symbol> accs{acc};
+  for (int64_t j = 1; j < lanes; ++j) {
+    accs.push_back(symbols.fresh(acc.hint() + "_lane"));
+    out.push_back(scalarStmt(LStmt::Decl, accs.back(), type, floatConst(0), loc));
+  }
+  if (lanes > 1) {
+    LStmt rounds = loop(g.var, first, whole, lanes, LoopKind::Serial, loc);
+    for (int64_t j = 0; j < lanes; ++j) {
+      LStmt guard = inRange(j);
+      guard.body.push_back(scalarStmt(LStmt::Accumulate, accs[size_t(j)], type,
+                                      shiftIndex(term, g.var, SymExpr::symbol(g.var) + SymExpr(j)), loc));
+      rounds.body.push_back(std::move(guard));
+    }
+    out.push_back(std::move(rounds));
+  }
+  LStmt rest = loop(g.var, lanes > 1 ? whole : first, first + length, 1, LoopKind::Serial, loc);
+  LStmt guard = inRange();
+  guard.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, term, loc));
+  rest.body.push_back(std::move(guard));
+  out.push_back(std::move(rest));
+  std::vector<LExprPtr> level;
+  for (Symbol a : accs)
+    level.push_back(var(a, false));
+  while (level.size() > 1) {
+    std::vector<LExprPtr> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(binary(BinOp::Add, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  if (lanes > 1)
+    out.push_back(scalarStmt(LStmt::Assign, acc, type, level[0], loc));
+  return out;
+}
 
 // Split c of the online form: one term at a time, e once, the new maximum, the two rescaling factors,
 // every sum updated, the maximum moved. `lazy` (CUDA) rescales only where the maximum moved: where
@@ -232,13 +277,9 @@ std::vector<LStmt> SplitPass::stored(std::optional<size_t> weights) const {
       stores.push_back(store(out.buffers[j], split, var(acc, false), loc));
       continue;
     }
-    LStmt inner = inRange();
-    inner.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, weighted(loadAt(*weights, weightAt, false), inner.body),
-                                    loc, BinOp::Add));
-    LStmt each = terms(LoopKind::Serial);
-    each.body.push_back(std::move(inner));
-    std::vector<LStmt> element{scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc), std::move(each),
-                               store(out.buffers[j], memberAt(m), var(acc, false), loc)};
+    std::vector<LStmt> none; // a weight is loads and arithmetic: no statements of its own
+    std::vector<LStmt> element = rowSum(acc, weighted(loadAt(*weights, weightAt, false), none));
+    element.push_back(store(out.buffers[j], memberAt(m), var(acc, false), loc));
     std::vector<LStmt> nest = serialNest(m.extra, m.extraShape, std::move(element), loc);
     LStmt *last = &nest.back();
     while (!(last->var == m.extra.back()))
@@ -350,7 +391,8 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
                  SymExpr::floorDiv(g.extent + P - SymExpr(1), P),
                  gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c),
                  g.elem,
-                 g.loc};
+                 g.loc,
+                 target == Target::Cuda ? 1 : schedule.lanes};
   std::set<Symbol> dims;
   if (target == Target::Cuda)
     for (const TDim &d : k.dims)
@@ -372,6 +414,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   k.decisions.push_back(d);
   if (storedScores) {
     Decision s{Decision::StoredScores};
+    s.lanes = weights ? pass.lanes : 1;
     std::vector<LStmt> none; // a read lowers to one load, of the scores' buffer
     s.buffer = lowerExpr(g.score, none, g.elem)->buffer;
     s.region = k.stages.size();
