@@ -1,6 +1,7 @@
 #include "DnfEval.h"
 
 #include "ArrayOps.h"
+#include "EvalCore.h"
 #include "Fuse.h"
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace {
 
 class DnfEvaluator {
 public:
-  DnfEvaluator(const DnfProgram &p, const DimValues &dims) : p(p), dims(dims) {}
+  DnfEvaluator(const DnfProgram &p, const DimValues &given) : p(p), dims(bindDims(p.dims, given)) {}
   std::vector<NDArray> run(const std::vector<NDArray> &inputs);
 
 private:
@@ -34,7 +35,7 @@ private:
   double evalFused(const DExpr &e);
 
   const DnfProgram &p;
-  DimValues dims;
+  const DimValues dims;
   std::unordered_map<uint32_t, int64_t> env;
   std::vector<NDArray> arrays;
 };
@@ -116,16 +117,7 @@ double DnfEvaluator::evalFused(const DExpr &e) {
 }
 
 std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
-  for (const TDim &d : p.dims) {
-    if (d.value)
-      dims[d.sym] = *d.value;
-    else if (!dims.count(d.sym))
-      throw EvalError(fmt::format("dim '{}' has no value", d.name), d.loc);
-  }
-  auto dimValue = [this](Symbol s) { return value(s); };
-  for (const Guard &g : p.guards)
-    if (!g.holds(dimValue))
-      throw EvalError(fmt::format("shape guard {} does not hold ({})", g.str(), g.reason), g.loc);
+  checkGuards(p.guards, dims);
   arrays.resize(p.arrays.size());
   size_t nextInput = 0;
   for (size_t k = 0; k < p.arrays.size(); ++k) {
@@ -153,11 +145,7 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
       out.data[flat] = eval(*a.body);
       if (isHalf(a.elem)) // a bf16 or f16 array's store rounds (docs/language.md §1)
         out.data[flat] = roundTo(a.elem, out.data[flat]);
-      for (size_t k = idx.size(); k-- > 0;) {
-        if (++idx[k] < out.shape[k])
-          break;
-        idx[k] = 0;
-      }
+      nextIndex(idx, out.shape);
     }
     for (Symbol s : a.index)
       env.erase(s.id());
@@ -165,11 +153,8 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
   std::vector<NDArray> outputs;
   for (size_t id : p.outputs)
     outputs.push_back(arrays[id]);
-  for (size_t id : p.updates) {
-    NDArray storage = arrays[*p.arrays[id].updates];
-    std::copy(arrays[id].data.begin(), arrays[id].data.end(), storage.data.begin());
-    outputs.push_back(std::move(storage));
-  }
+  for (size_t id : p.updates)
+    outputs.push_back(writeBack(arrays[*p.arrays[id].updates], arrays[id]));
   return outputs;
 }
 

@@ -29,6 +29,7 @@
 #include <iterator>
 #include <map>
 #include <new>
+#include <optional>
 #include <sstream>
 
 namespace {
@@ -222,19 +223,8 @@ int runExplain(const Options &opts, const DiagnosticOptions &diagOpts) {
   return 0;
 }
 
-int run(int argc, char **argv) {
-  CLI::App app{"moac: a Mathematics-of-Arrays compiler from .moa programs to C/OpenMP/OpenACC kernels"};
-  std::string version = fmt::format("moac {}{}\nlibTooling: {}", moacVersion,
-                                    *moacGitRevision ? fmt::format(" (git {})", moacGitRevision) : "", clangVersion());
-  app.set_version_flag("--version", version, "print the version, the git revision and the Clang it uses");
-  app.require_subcommand(0, 1); // one, unless --list-stages (checked below)
-  Options opts;
-  std::string colorName = "auto";
-  bool wantStages = false;
-  app.add_flag("--list-stages", wantStages,
-               "print the pipeline's stages in order, one per line: the --emit= name, then \"golden\" when "
-               "tests/golden holds its dumps");
-
+// `moac compile`'s arguments and options.
+CLI::App *addCompileCommand(CLI::App &app, Options &opts) {
   CLI::App *compile = app.add_subcommand("compile", "compile FILE.moa (or - for standard input)");
   compile->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   compile->add_option("-o,--output", opts.output, "write the result here (default: standard output)");
@@ -245,7 +235,7 @@ int run(int argc, char **argv) {
   compile
       ->add_option_function<std::string>(
           "--emit",
-          [&](const std::string &name) {
+          [&opts](const std::string &name) {
             for (const StageInfo &stage : stageTable)
               if (name == stage.name)
                 opts.emit = stage.stage;
@@ -269,7 +259,11 @@ int run(int argc, char **argv) {
   compile->add_flag("--verify-output", opts.verifyOutput,
                     "parse the generated C with Clang (-fsyntax-only -Wall -Wextra); any diagnostic is an "
                     "internal error (exit 70)");
+  return compile;
+}
 
+// `moac explain`'s arguments and options.
+CLI::App *addExplainCommand(CLI::App &app, Options &opts) {
   CLI::App *explainApp = app.add_subcommand("explain", "show the derivation of FILE.moa: ψ-rules, DNF, storage");
   explainApp->add_option("file", opts.input, "the .moa program, or - for standard input")->required();
   explainApp->add_option("-o,--output", opts.output, "write the explanation here (default: standard output)");
@@ -282,21 +276,99 @@ int run(int argc, char **argv) {
   explainApp->add_option("--schedule", opts.schedule,
                          "the schedule to explain, as for compile; fuse=off explains the unfused DNF "
                          "(docs/schedule.md)");
+  return explainApp;
+}
 
+// `moac compile` once its options parsed: the combinations the parser cannot refuse, then the compilation.
+int compileCommand(Options &opts, const DiagnosticOptions &diagnostics) {
+  if (opts.verifyOutput && opts.emit != Stage::Code)
+    return usageError("--verify-output checks generated C: it needs --emit=code", diagnostics);
+  if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-"))
+    return usageError("--depfile needs -o FILE, and --header FILE if given: a make target is a file", diagnostics);
+  // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
+  // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).
+  std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
+  if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName)
+    return usageError(fmt::format("--header: the name '{}' cannot be written in #include \"…\" (a quote, "
+                                  "backslash, control character or trigraph)",
+                                  commentText(headerName)),
+                      diagnostics);
+  if (std::string problem = opts.name.empty() ? "" : kernelNameProblem(opts.name); !problem.empty())
+    return usageError(fmt::format("--name: '{}' cannot name a kernel: {}", commentText(opts.name), problem),
+                      diagnostics);
+  if (!opts.torch.empty() && (opts.emit != Stage::Code || opts.header.empty() || opts.header == "-" ||
+                              opts.output == "-" || opts.torch == "-" || opts.target == Target::OpenACC))
+    return usageError("--torch writes an operator that includes the kernel's header and runs it on the CPU or "
+                      "a CUDA device: it needs --emit=code, -o FILE, --header FILE and --target=c, openmp or cuda",
+                      diagnostics);
+  opts.command = fmt::format("moac compile {} --target={}{}{}", recordedPath(opts.input), targetName(opts.target),
+                             opts.schedule.empty() ? "" : " --schedule=" + opts.schedule,
+                             opts.name.empty() ? "" : " --name=" + opts.name);
+  return runCompile(opts, diagnostics);
+}
+
+// `moac explain` once its options parsed.
+int explainCommand(const Options &opts, const DiagnosticOptions &diagnostics) {
+  if (opts.html && opts.output == "-")
+    return usageError("--html writes a page: it needs -o FILE", diagnostics);
+  if (opts.html && opts.ascii)
+    return usageError("--ascii is for the text form: the page shows the paper's Unicode", diagnostics);
+  return runExplain(opts, diagnostics);
+}
+
+// The flags of moac itself that print something about the installation and exit.
+struct InfoFlags {
+  bool stages = false;
+  bool manPage = false; // for the build, which installs it as moac.1; not in --help
+  bool includeDir = false, library = false;
+};
+
+// The flags other than --list-stages, which run() adds first: the order --help lists them in.
+void addInfoFlags(CLI::App &app, InfoFlags &flags) {
+  app.add_flag("--man-page", flags.manPage, "print the manual page moac(1) in troff")->group("");
+  app.add_flag("--print-include-dir", flags.includeDir,
+               "print the folder of libmoart's headers (moart/moart.h), for cc -I: PREFIX/include when installed");
+  app.add_flag("--print-library", flags.library, "print the path of libmoart.a, which kernels link");
+}
+
+// What the flags asked to print, or nothing when none was given.
+std::optional<int> printInfo(const CLI::App &app, const InfoFlags &flags) {
+  if (flags.stages)
+    return listStages();
+  if (flags.includeDir || flags.library) {
+    std::printf("%s\n", flags.includeDir ? runtimePaths().includeDir.c_str() : runtimePaths().library.c_str());
+    return std::fflush(stdout) == 0 ? 0 : exitUserError;
+  }
+  if (flags.manPage) {
+    std::fputs(manPage(app, fmt::format("moac {}", moacVersion)).c_str(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : exitUserError;
+  }
+  return std::nullopt;
+}
+
+int run(int argc, char **argv) {
+  CLI::App app{"moac: a Mathematics-of-Arrays compiler from .moa programs to C/OpenMP/OpenACC kernels"};
+  std::string version = fmt::format("moac {}{}\nlibTooling: {}", moacVersion,
+                                    *moacGitRevision ? fmt::format(" (git {})", moacGitRevision) : "", clangVersion());
+  app.set_version_flag("--version", version, "print the version, the git revision and the Clang it uses");
+  app.require_subcommand(0, 1); // one, unless --list-stages (checked below)
+  InfoFlags info;
+  app.add_flag("--list-stages", info.stages,
+               "print the pipeline's stages in order, one per line: the --emit= name, then \"golden\" when "
+               "tests/golden holds its dumps");
+  Options opts;
+  CLI::App *compile = addCompileCommand(app, opts);
+  CLI::App *explainApp = addExplainCommand(app, opts);
   CheckOptions checkOpts;
   CLI::App *checkApp = addCheckCommand(app, checkOpts);
   RunOptions runOpts;
   CLI::App *runApp = addRunCommand(app, runOpts);
+  std::string colorName = "auto";
   addColorOption(app, colorName);
   std::string diagnosticsFormat = "text";
   addDiagnosticsFormatOption(app, diagnosticsFormat);
   JsonDiagnostics json; // written when run returns, after the command's last diagnostic
-  bool wantManPage = false; // for the build, which installs it as moac.1; not in --help
-  app.add_flag("--man-page", wantManPage, "print the manual page moac(1) in troff")->group("");
-  bool wantIncludeDir = false, wantLibrary = false;
-  app.add_flag("--print-include-dir", wantIncludeDir,
-               "print the folder of libmoart's headers (moart/moart.h), for cc -I: PREFIX/include when installed");
-  app.add_flag("--print-library", wantLibrary, "print the path of libmoart.a, which kernels link");
+  addInfoFlags(app, info);
 
   // CLI11 answers a misspelt subcommand with "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-')
@@ -310,51 +382,18 @@ int run(int argc, char **argv) {
     return reportParseError(app, e);
   }
   DiagnosticOptions diagnostics{colorMode(colorName), diagnosticsFormat == "json" ? json.enable() : nullptr};
-  if (wantStages)
-    return listStages();
-  if (wantIncludeDir || wantLibrary) {
-    std::printf("%s\n", wantIncludeDir ? runtimePaths().includeDir.c_str() : runtimePaths().library.c_str());
-    return std::fflush(stdout) == 0 ? 0 : exitUserError;
-  }
-  if (wantManPage) {
-    std::fputs(manPage(app, fmt::format("moac {}", moacVersion)).c_str(), stdout);
-    return std::fflush(stdout) == 0 ? 0 : exitUserError;
-  }
+  if (std::optional<int> status = printInfo(app, info))
+    return *status;
   if (app.get_subcommands().empty())
     return usageError("a subcommand is required: compile, explain, check or run (moac --help lists them)", diagnostics);
   if (checkApp->parsed())
     return runCheckCommand(checkOpts, diagnostics);
   if (runApp->parsed())
     return runRunCommand(runOpts, diagnostics);
-  if (compile->parsed()) {
-    if (opts.verifyOutput && opts.emit != Stage::Code)
-      return usageError("--verify-output checks generated C: it needs --emit=code", diagnostics);
-    if (!opts.depfile.empty() && (opts.output == "-" || opts.header == "-" || opts.depfile == "-"))
-      return usageError("--depfile needs -o FILE, and --header FILE if given: a make target is a file", diagnostics);
-    // The kernel includes its header by this name: it must read the same in `#include "…"` (no quote, no
-    // backslash, no control or bidirectional character, no trigraph; CommentText.h names them).
-    std::string headerName = opts.header.substr(opts.header.find_last_of('/') + 1);
-    if (headerName.find_first_of("\"'") != std::string::npos || commentText(headerName) != headerName)
-      return usageError(fmt::format("--header: the name '{}' cannot be written in #include \"…\" (a quote, "
-                                    "backslash, control character or trigraph)", commentText(headerName)), diagnostics);
-    if (std::string problem = opts.name.empty() ? "" : kernelNameProblem(opts.name); !problem.empty())
-      return usageError(fmt::format("--name: '{}' cannot name a kernel: {}", commentText(opts.name), problem), diagnostics);
-    if (!opts.torch.empty() && (opts.emit != Stage::Code || opts.header.empty() || opts.header == "-" ||
-                                opts.output == "-" || opts.torch == "-" || opts.target == Target::OpenACC))
-      return usageError("--torch writes an operator that includes the kernel's header and runs it on the CPU or "
-                        "a CUDA device: it needs --emit=code, -o FILE, --header FILE and --target=c, openmp or cuda", diagnostics);
-    opts.command = fmt::format("moac compile {} --target={}{}{}", recordedPath(opts.input), targetName(opts.target),
-                               opts.schedule.empty() ? "" : " --schedule=" + opts.schedule,
-                               opts.name.empty() ? "" : " --name=" + opts.name);
-    return runCompile(opts, diagnostics);
-  }
-  if (explainApp->parsed()) {
-    if (opts.html && opts.output == "-")
-      return usageError("--html writes a page: it needs -o FILE", diagnostics);
-    if (opts.html && opts.ascii)
-      return usageError("--ascii is for the text form: the page shows the paper's Unicode", diagnostics);
-    return runExplain(opts, diagnostics);
-  }
+  if (compile->parsed())
+    return compileCommand(opts, diagnostics);
+  if (explainApp->parsed())
+    return explainCommand(opts, diagnostics);
   return exitUsage;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -41,6 +42,10 @@ protected:
   std::string chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const;
   std::string workspaceLayout(const std::string &voidDims);
   std::string pointerChecks(size_t totalSlot);
+  std::set<size_t> usedBuffers() const;
+  std::string workspacePointers(const std::set<size_t> &used);
+  std::string headerText(const std::string &command) const;
+  std::string sourcePreamble(const EmitInputs &in, const std::string &command) const;
   std::string parameterComment() const;
   std::string dimParams() const;
   std::string dimArgs() const;

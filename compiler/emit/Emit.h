@@ -7,6 +7,7 @@
 #include "LoopIR.h"
 #include "Schedule.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,13 @@ struct EmittedKernel {
 
 // The C type of an element: float, double, int64_t.
 const char *cType(ElemType t);
+
+// A symbolic integer as C, the one printer of them (the kernel's, the harness's and the PyTorch operator's):
+// `(n * dk + 1)` (parenthesised when a sum), each symbol spelled by nameOf (CNames), a floor division or
+// modulus as moart_floordiv / moart_floormod, or as the local that `local` names for it (CUDA's hoisted
+// divisions; none where it gives null or is empty), -2^63 as INT64_MIN.
+std::string cInteger(const SymExpr &e, const std::function<std::string(Symbol)> &nameOf,
+                     const std::function<const std::string *(const SymExpr::Atom &)> &local = {});
 
 EmittedKernel emitKernel(const Kernel &kernel, Target target, const EmitInputs &inputs);
 // The CUDA target (EmitCuda.cpp): a .cu file of kernels and their host launcher, and a C header.

@@ -8,7 +8,6 @@
 #include "CNames.h"
 #include "CommentText.h"
 #include "Emit.h"
-#include "Harness.h"
 
 #include <fmt/format.h>
 
@@ -64,7 +63,7 @@ private:
   std::string shapeList(const SymVec &shape) const {
     std::vector<std::string> extents;
     for (const SymExpr &e : shape)
-      extents.push_back(e.asSymbol() ? cn.dim(*e.asSymbol()) : cInteger(e, cn));
+      extents.push_back(cInteger(e, [&](Symbol s) { return cn.dim(s); }));
     return fmt::format("{{{}}}", fmt::join(extents, ", "));
   }
 

@@ -10,12 +10,6 @@
 
 namespace moac {
 
-class CNames;
-
-// An integer expression over the dims as C, in the kernel's parameter names (the harness's and the PyTorch
-// operator's dim locals have those names).
-std::string cInteger(const SymExpr &e, const CNames &cn);
-
 // Usage of the built program: `harness DIR dim1 dim2 …` (run-time dims in declaration order); inputs are
 // DIR/<input>.moarr, outputs go to DIR/out_<output>.moarr, and every inout's storage after the run to
 // DIR/inout_<input>.moarr. Exit 0, or non-zero with a message. With arrayExtension ".npy" the files are

@@ -13,39 +13,6 @@ namespace moac {
 
 namespace {
 
-// Calls f for every integer expression statement `s` evaluates itself (bounds, condition, offsets, its
-// value's integer values), not its body's, and, with the divisor flag, for every expression an LExpr
-// divides by.
-void forEachOwnInteger(const LStmt &s, const std::function<void(const SymExpr &, bool divisor)> &f) {
-  std::function<void(const LExpr &)> visit = [&](const LExpr &e) {
-    for (const SymExpr *x : {&e.intValue, &e.offset, &e.lhs, &e.rhs})
-      f(*x, false);
-    if (e.kind == LExprKind::Binary && (e.op == BinOp::IntDiv || e.op == BinOp::Mod) && e.args.size() == 2) {
-      // a divisor that is a dim read as a value, or an integer expression over dims
-      const LExpr &d = *e.args[1];
-      if (d.kind == LExprKind::Var)
-        f(SymExpr::symbol(d.var), true);
-      else
-        f(d.intValue, true);
-    }
-    for (const auto &a : e.args)
-      visit(*a);
-  };
-  for (const SymExpr *x : {&s.start, &s.end, &s.step, &s.offset, &s.lhs, &s.rhs})
-    f(*x, false);
-  if (s.value)
-    visit(*s.value);
-}
-
-// The same for every statement, nested ones included.
-void forEachInteger(const std::vector<LStmt> &body, const std::function<void(const SymExpr &, bool divisor)> &f) {
-  for (const LStmt &s : body) {
-    forEachOwnInteger(s, f);
-    forEachInteger(s.body, f);
-    forEachInteger(s.orElse, f);
-  }
-}
-
 // Calls f for e and every divisor inside it (the right side of each floor division and modulus).
 void forEachDivisor(const SymExpr &e, const std::function<void(const SymExpr &)> &f) {
   for (const auto &t : e.terms())

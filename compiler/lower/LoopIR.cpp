@@ -172,6 +172,35 @@ void forEachAccess(const std::vector<LStmt> &body,
   }
 }
 
+void forEachOwnInteger(const LStmt &s, const std::function<void(const SymExpr &, bool divisor)> &f) {
+  std::function<void(const LExpr &)> visit = [&](const LExpr &e) {
+    for (const SymExpr *x : {&e.intValue, &e.offset, &e.lhs, &e.rhs})
+      f(*x, false);
+    if (e.kind == LExprKind::Binary && (e.op == BinOp::IntDiv || e.op == BinOp::Mod) && e.args.size() == 2) {
+      // a divisor that is a dim read as a value, or an integer expression over dims
+      const LExpr &d = *e.args[1];
+      if (d.kind == LExprKind::Var)
+        f(SymExpr::symbol(d.var), true);
+      else
+        f(d.intValue, true);
+    }
+    for (const auto &a : e.args)
+      visit(*a);
+  };
+  for (const SymExpr *x : {&s.start, &s.end, &s.step, &s.offset, &s.lhs, &s.rhs})
+    f(*x, false);
+  if (s.value)
+    visit(*s.value);
+}
+
+void forEachInteger(const std::vector<LStmt> &body, const std::function<void(const SymExpr &, bool divisor)> &f) {
+  for (const LStmt &s : body) {
+    forEachOwnInteger(s, f);
+    forEachInteger(s.body, f);
+    forEachInteger(s.orElse, f);
+  }
+}
+
 // What a region, a chunk count or a workspace buffer belongs to: the array, or "update K" for the update
 // of an inout K (whose result lives in the input's own buffer).
 static std::string computes(const Kernel &k, size_t buffer) {

@@ -222,4 +222,11 @@ bool hasVectorLoop(const std::vector<LStmt> &body);
 void forEachAccess(const std::vector<LStmt> &body,
                    const std::function<void(size_t buffer, const SymExpr &offset, bool isStore)> &f);
 
+// The integer walkers: calls f for every integer expression statement `s` evaluates itself (bounds,
+// condition, offsets, its value's integer values), not its body's, and, with the divisor flag, for every
+// expression an LExpr divides by; then the same for every statement, nested ones included, each
+// statement's own before its body's.
+void forEachOwnInteger(const LStmt &s, const std::function<void(const SymExpr &, bool divisor)> &f);
+void forEachInteger(const std::vector<LStmt> &body, const std::function<void(const SymExpr &, bool divisor)> &f);
+
 } // namespace moac

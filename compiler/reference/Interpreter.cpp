@@ -1,7 +1,8 @@
 // The reference interpreter (Interpreter.h): a tree walk over the typed program that applies each
 // operator's definition to whole arrays (ArrayOps.h).
-//   1. Bind every dim: fixed ones from the program, the others from the caller, each positive.
-//   2. Check every guard, then every input's shape.
+//   1. Bind every dim: fixed ones from the program, the others from the caller, each positive; then
+//      check every guard (both by EvalCore.h, as the DNF evaluator does).
+//   2. Check every input's shape.
 //   3. Evaluate the top-level bindings in order, each once, caching the value by binding.
 //   4. Evaluate a node from its operands' full values, in the node's element type (Arith.h); a Let's
 //      binding once per evaluation of the Let, a comprehension's body once per index (bound in
@@ -18,6 +19,7 @@
 
 #include "Arith.h"
 #include "ArrayOps.h"
+#include "EvalCore.h"
 #include "ShapeRules.h"
 
 #include <fmt/ranges.h>
@@ -58,8 +60,11 @@ public:
   Evaluator(const TypedProgram &program, const std::vector<NDArray> &inputs, const InterpretOptions &options)
       : program(program), given(inputs), counts(options.counts), exact(options.exactFloats) {}
 
-  void bindDims(const DimValues &given);
-  void checkGuards() const;
+  // Binds the dims and checks the guards (EvalCore.h).
+  void bind(const DimValues &dims) {
+    values = bindDims(program.dims, dims);
+    checkGuards(program.guards, values);
+  }
   void checkInputs();
   void analyse();
   std::vector<NDArray> run();
@@ -151,44 +156,6 @@ std::optional<int64_t> Evaluator::trySym(const SymExpr &x) const {
     return std::nullopt;
   } catch (const Unbound &) {
     return std::nullopt;
-  }
-}
-
-void Evaluator::bindDims(const DimValues &given) {
-  for (const TDim &d : program.dims) {
-    auto it = given.find(d.sym);
-    uint32_t length = uint32_t(d.name.size());
-    if (d.value) {
-      if (it != given.end() && it->second != *d.value)
-        throw EvalError(fmt::format("dim '{}' is fixed to {} by the program, not {}", d.name, *d.value, it->second),
-                        d.loc, length);
-      values[d.sym] = *d.value;
-      continue;
-    }
-    if (it == given.end())
-      throw EvalError(fmt::format("no value for dim '{}'", d.name), d.loc, length);
-    if (it->second < 1)
-      throw EvalError(fmt::format("dim '{}' must be a positive integer, not {}", d.name, it->second), d.loc, length);
-    values[d.sym] = it->second;
-  }
-}
-
-void Evaluator::checkGuards() const {
-  for (const Guard &g : program.guards) {
-    At where{g.loc, 1};
-    int64_t lhs = evalSym(g.lhs, where), rhs = evalSym(g.rhs, where);
-    bool holds;
-    try {
-      holds = g.holds([this](Symbol s) { return valueOf(s); });
-    } catch (const SymArithmeticError &error) {
-      throw EvalError(fmt::format("shape check '{}' cannot be evaluated: {}", g.str(), error.what()), g.loc);
-    }
-    if (!holds) {
-      const char *op = g.cmp == Guard::Eq ? "==" : g.cmp == Guard::Le ? "<=" : "<";
-      throw EvalError(fmt::format("shape check '{}' does not hold: {} {} {} is false ({})", g.str(), lhs, op, rhs,
-                                  g.reason),
-                      g.loc);
-    }
   }
 }
 
@@ -333,10 +300,8 @@ std::vector<NDArray> Evaluator::run() {
   // An update writes its value into the leading rows of the inout's storage; the rest stays as it was.
   for (const auto &b : program.bindings)
     if (b->updates) {
-      NDArray storage = *inputs.at(*b->updates);
-      NDArray value = convert(*bound.at(b.get()), storage.elem, At{b->loc, 1});
-      std::copy(value.data.begin(), value.data.end(), storage.data.begin());
-      outputs.push_back(std::move(storage));
+      const NDArray &storage = *inputs.at(*b->updates);
+      outputs.push_back(writeBack(storage, convert(*bound.at(b.get()), storage.elem, At{b->loc, 1})));
     }
   return outputs;
 }
@@ -567,8 +532,7 @@ void Evaluator::checkAgainstType(const TExpr &e, const NDArray &v) const {
 std::vector<NDArray> interpret(const TypedProgram &program, const DimValues &dims,
                                const std::vector<NDArray> &inputs, const InterpretOptions &options) {
   Evaluator evaluator(program, inputs, options);
-  evaluator.bindDims(dims);
-  evaluator.checkGuards();
+  evaluator.bind(dims);
   evaluator.checkInputs();
   evaluator.analyse();
   return evaluator.run();

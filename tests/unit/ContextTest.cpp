@@ -23,7 +23,8 @@ std::string readText(const std::filesystem::path &path) {
 }
 
 // Everything moac prints for one program, each output from a compilation of its own in this process:
-// the dumps of --emit, the explanation, and the kernel and header for every target, under `schedule`.
+// the dumps of --emit, the explanation, and the kernel and header for every target (CUDA's .cu too),
+// under `schedule`.
 std::vector<std::string> everyOutput(const std::string &name, const std::string &text, const Schedule &schedule = {}) {
   std::vector<std::string> out;
   auto compile = [&](auto &&stage) {
@@ -44,7 +45,7 @@ std::vector<std::string> everyOutput(const std::string &name, const std::string 
       Compilation c = runPipeline(ctx, file, diags, options);
       out.push_back(c.ok() ? dumpStage(c, false) : "(failed)");
     });
-  for (Target target : {Target::C, Target::OpenMP, Target::OpenACC})
+  for (Target target : {Target::C, Target::OpenMP, Target::OpenACC, Target::Cuda})
     compile([&](CompilationContext &ctx, uint32_t file, DiagnosticEngine &diags) {
       CompileOptions options;
       options.target = target;

@@ -835,3 +835,51 @@ TEST_CASE("hoist: a reduction invariant in an enclosing index is computed once",
   CHECK(rulesOf(r.dnf).count("hoist"));
   evaluateBoth(text, {{"n", 3}, {"m", 4}});
 }
+
+// The interpreter and the DNF evaluator bind dims, check guards and write an update back by one core
+// (reference/EvalCore.h): the same error, with the same message and location, and the same storage.
+TEST_CASE("evaluators: dims, guards and the update's write-back are shared (EvalCore)", "[psi][eval]") {
+  const std::string text = "dim t, cap\n"
+                           "dim w = 2\n"
+                           "in k : f32[w]\n"
+                           "inout K : f32[cap]\n"
+                           "K = (t take K) cat k\n"
+                           "out y = +/ K\n";
+  Reduced r = reduceText(text);
+  auto sameError = [&](const Values &values, const std::string &message) {
+    DimValues dims = dimValues(r, values);
+    std::vector<NDArray> inputs{NDArray{{2}, {1, 2}}, NDArray{{6}, {10, 20, 30, 40, 50, 60}}};
+    std::optional<EvalError> interpreted, evaluated;
+    try {
+      interpret(*r.typed, dims, inputs, InterpretOptions{true});
+    } catch (const EvalError &e) {
+      interpreted = e;
+    }
+    try {
+      evaluateDnf(r.dnf, dims, inputs);
+    } catch (const EvalError &e) {
+      evaluated = e;
+    }
+    REQUIRE(interpreted);
+    REQUIRE(evaluated);
+    CHECK(std::string(interpreted->what()) == message);
+    CHECK(std::string(evaluated->what()) == message);
+    CHECK(interpreted->loc.line == evaluated->loc.line);
+    CHECK(interpreted->loc.col == evaluated->loc.col);
+  };
+  sameError({{"t", 1}}, "no value for dim 'cap'");
+  sameError({{"t", 1}, {"cap", 6}, {"w", 3}}, "dim 'w' is fixed to 2 by the program, not 3");
+  sameError({{"t", 1}, {"cap", -6}}, "dim 'cap' must be a positive integer, not -6");
+  sameError({{"t", 5}, {"cap", 6}},
+            "shape check 't + 2 <= cap' does not hold: 7 <= 6 is false (update within the inout's storage)");
+  // the update writes rows 0 … t + 1 of K's storage, the rest stays
+  DimValues dims = dimValues(r, {{"t", 2}, {"cap", 6}});
+  std::vector<NDArray> inputs{NDArray{{2}, {1, 2}}, NDArray{{6}, {10, 20, 30, 40, 50, 60}}};
+  std::vector<NDArray> expected = interpret(*r.typed, dims, inputs, InterpretOptions{true});
+  std::vector<NDArray> got = evaluateDnf(r.dnf, dims, inputs);
+  REQUIRE(got.size() == 2);
+  REQUIRE(expected.size() == 2);
+  CHECK(expected[1].data == std::vector<double>{10, 20, 1, 2, 50, 60});
+  CHECK(got[1].data == expected[1].data);
+  CHECK(got[0].data == expected[0].data);
+}

@@ -1,0 +1,344 @@
+// The registers a warp holds across a serial loop (CudaPrinter.h): the elements its lane loops update in
+// place, held for the whole loop (holdAcross); the loads of read-only inputs issued ahead of the statements
+// that use them (warpBlock); and, where every access of the loop's lane loops is one of those, the loop
+// software-pipelined (pipeline).
+#include "CudaPrinter.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace moac {
+
+// The buffers that the lane loops inside a serial loop of a warp update at an element that does not move
+// with it (o's partial row, updated once per row of V): each lane's groups of four held in float4 registers
+// across the loop, loaded before it and stored after it, where at run time the loop's extent is at most
+// 128 and a multiple of four and the accesses are aligned (else the lane loops access memory as before).
+// A lane has 128 / (4 · lanes) groups: one on 32 lanes, four in a split pass packed four to a warp.
+// Every access to the buffer inside the loop must be such a lane loop's, at the same element.
+void CudaPrinter::holdAcross(const LStmt &loop, ElemType t) {
+  struct Candidate {
+    const LStmt *lanes;
+    VectorLoop::Access access;
+  };
+  std::vector<Candidate> found;
+  std::function<void(const std::vector<LStmt> &)> collect = [&](const std::vector<LStmt> &body) {
+    for (const LStmt &s : body) {
+      if (s.kind == LStmt::If) {
+        collect(s.body);
+        collect(s.orElse);
+      } else if (s.kind == LStmt::Loop && LaneLoop(s).independent()) {
+        if (std::optional<VectorLoop> v = vectorLoop(s, k))
+          for (const VectorLoop::Access &a : v->stores)
+            found.push_back({&s, a});
+      }
+    }
+  };
+  if (!combine) // a combine's lanes are a run-time count: its groups are not known here
+    collect(loop.body);
+  std::vector<Candidate> kept;
+  for (const Candidate &c : found) {
+    const LStmt &x = *c.lanes;
+    bool ok = !c.access.base.dependsOn(loop.var) && !x.start.dependsOn(loop.var) && !x.end.dependsOn(loop.var) &&
+              !held.count({c.access.buffer, c.access.base});
+    for (const Candidate &o : kept)
+      ok &= o.access.buffer != c.access.buffer; // one element of a buffer held, once
+    // every access to the buffer in the loop is a candidate's lane loop's, at the same element
+    forEachLaneAccess(loop.body, [&](size_t b, const SymExpr &offset, const LStmt *inner) {
+      if (b != c.access.buffer)
+        return;
+      ok &= inner && inner->start == x.start && inner->end == x.end && vectorLoop(*inner, k).has_value() &&
+            offset == c.access.base + SymExpr::symbol(inner->var);
+    });
+    if (ok)
+      kept.push_back(c);
+  }
+  for (const Candidate &c : kept) {
+    const LStmt &x = *c.lanes;
+    int n = heldCount++;
+    Held h{{}, fmt::format("moa_hold{}", n), {}};
+    SymExpr extent = x.end - x.start, first = c.access.base + x.start;
+    line(fmt::format("const bool {} = ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0 && {} <= 128 && (({}) & 3) == 0;",
+                     h.possible, cn.buffer(c.access.buffer), integer(first), integer(extent), integer(extent)));
+    for (int group = 0; group < groups(); ++group) {
+      std::string suffix = group ? fmt::format("_{}", group) : "";
+      h.regs.push_back(fmt::format("moa_h{}{}", n, suffix));
+      h.owns.push_back(fmt::format("moa_own{}{}", n, suffix));
+      line(fmt::format("const bool {} = {}{} && {} + {} < {};", h.owns.back(), h.possible, packed ? " && moa_live" : "",
+                       integer(x.start), groupStart(group), integer(x.end)));
+      line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", h.regs.back()));
+      line(fmt::format("if ({})", h.owns.back()));
+      line(fmt::format("{} = *(const float4 *)&{}[{} + {}];", h.regs.back(), cn.buffer(c.access.buffer),
+                       integer(first), groupStart(group)));
+    }
+    held.emplace(std::pair{c.access.buffer, c.access.base}, h);
+  }
+  const bool piped = !kept.empty() && pipeline(loop, t);
+  line(loopHeader(loop));
+  warpBlock(loop.body, t);
+  line("}");
+  if (piped)
+    line("}");
+  for (const Candidate &c : kept) {
+    const Held &h = held.at({c.access.buffer, c.access.base});
+    for (int group = 0; group < groups(); ++group) {
+      line(fmt::format("if ({})", h.owns[size_t(group)]));
+      line(fmt::format("*(float4 *)&{}[{} + {}] = {};", cn.buffer(c.access.buffer),
+                       integer(c.access.base + c.lanes->start), groupStart(group), h.regs[size_t(group)]));
+    }
+    held.erase({c.access.buffer, c.access.base});
+  }
+}
+
+// The lane loops of a serial loop of a warp that may run pipelined (pipeline), each with the guards on the
+// index around it; none when a statement of the loop forbids it.
+std::optional<std::vector<CudaPrinter::PipeLanes>> CudaPrinter::pipelinedLanes(const LStmt &loop) const {
+  std::vector<PipeLanes> found;
+  std::vector<const LStmt *> path;
+  bool ok = loop.step == SymExpr(1);
+  bool onValue = false; // inside an If on a value (the online softmax's `next != m`), known only in the row
+  std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
+    for (const LStmt &s : body) {
+      if (s.kind == LStmt::If && s.value) {
+        // its lane loops may only read and write held registers: no load to issue ahead under it
+        ok &= s.orElse.empty();
+        const bool was = onValue;
+        onValue = true;
+        walk(s.body);
+        onValue = was;
+      } else if (s.kind == LStmt::If) {
+        // a guard on the index (l < n): it decides the next iteration's loads too
+        ok &= !onValue && s.orElse.empty() && (s.lhs.dependsOn(loop.var) || s.rhs.dependsOn(loop.var));
+        path.push_back(&s);
+        walk(s.body);
+        path.pop_back();
+      } else if (s.kind == LStmt::Loop) {
+        std::optional<VectorLoop> v = LaneLoop(s).independent() ? vectorLoop(s, k) : std::nullopt;
+        ok &= v && !s.start.dependsOn(loop.var) && !s.end.dependsOn(loop.var);
+        if (v && onValue)
+          for (const VectorLoop::Access &a : v->loads)
+            ok &= held.count({a.buffer, a.base}) > 0;
+        if (v)
+          found.push_back({&s, *v, path});
+      }
+    }
+  };
+  walk(loop.body);
+  if (!ok || found.empty())
+    return std::nullopt;
+  return found;
+}
+
+// The loads of the lane loops that the pipelined loop keeps in registers, and the run-time tests that it
+// may (the held registers possible, every pointer aligned, every first offset, step and extent a multiple
+// of four, one pass a lane); false when a lane loop stores other than into held registers or loads other
+// than held registers and read-only inputs.
+bool CudaPrinter::pipeStreams(const LStmt &loop, const std::vector<PipeLanes> &found, std::vector<PipeStream> &streams,
+                              std::vector<std::string> &tests) {
+  auto multipleOf4 = [&](const SymExpr &e) {
+    std::optional<int64_t> known = e.constant();
+    std::string test = known ? (*known % 4 == 0 ? "" : "false") : fmt::format("(({}) & 3) == 0", integer(e));
+    if (!test.empty() && std::find(tests.begin(), tests.end(), test) == tests.end())
+      tests.push_back(test);
+  };
+  std::set<std::string> possible;
+  for (const PipeLanes &x : found) {
+    for (const VectorLoop::Access &a : x.v.stores)
+      if (!held.count({a.buffer, a.base}))
+        return false;
+    for (const VectorLoop::Access &a : x.v.loads) {
+      if (auto h = held.find({a.buffer, a.base}); h != held.end()) {
+        possible.insert(h->second.possible);
+        continue;
+      }
+      const Buffer &b = k.buffers[a.buffer];
+      std::optional<SymExpr> step = a.base.linearCoefficient(loop.var);
+      if (b.role != Buffer::Input || b.inout || !step)
+        return false;
+      auto same = std::find_if(streams.begin(), streams.end(),
+                               [&](const PipeStream &o) { return o.buffer == a.buffer && o.base == a.base; });
+      if (same != streams.end()) {
+        if (!(same->lanes->loop->start == x.loop->start && same->lanes->loop->end == x.loop->end))
+          return false;
+        continue;
+      }
+      streams.push_back({a.buffer, a.base, &x, a.base.dependsOn(loop.var), *step, {}});
+      std::string aligned = fmt::format("((uintptr_t){} & 15u) == 0", cn.buffer(a.buffer));
+      if (std::find(tests.begin(), tests.end(), aligned) == tests.end())
+        tests.push_back(aligned);
+      multipleOf4(a.base.substitute({{loop.var, loop.start}}) + x.loop->start);
+      if (streams.back().moves)
+        multipleOf4(*step);
+    }
+    SymExpr extent = x.loop->end - x.loop->start;
+    std::string fits = fmt::format("{} <= {}", integer(extent), 4 * lanes * groups());
+    if (std::find(tests.begin(), tests.end(), fits) == tests.end())
+      tests.push_back(fits);
+    multipleOf4(extent);
+  }
+  for (const std::string &p : possible)
+    tests.insert(tests.begin(), p);
+  return true;
+}
+
+// A stream's 16-byte load for the lane's group at iteration `at` (a moving stream at its offset local).
+std::string CudaPrinter::pipeLoad(const LStmt &loop, const PipeStream &st, int group, const SymExpr &at) {
+  return fmt::format("*(const float4 *)&{}[{} + {}]", cn.buffer(st.buffer),
+                     st.moves ? st.offset : integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start),
+                     groupStart(group));
+}
+
+// The loads of iteration `at` into the next iteration's registers, where its guards hold.
+void CudaPrinter::loadAhead(const LStmt &loop, const std::vector<PipeLanes> &found,
+                            const std::vector<PipeStream> &streams, const SymExpr &at, const std::string &inRange) {
+  for (const PipeLanes &x : found) {
+    std::vector<std::string> conditions{inRange};
+    for (const LStmt *g : x.guards)
+      conditions.push_back(fmt::format("{} < {}", integer(g->lhs.substitute({{loop.var, at}})),
+                                       integer(g->rhs.substitute({{loop.var, at}}))));
+    bool any = false;
+    for (const PipeStream &st : streams)
+      any |= st.moves && st.lanes == &x;
+    if (!any)
+      continue;
+    line(fmt::format("if ({}) {{", fmt::join(conditions, " && ")));
+    for (const PipeStream &st : streams)
+      if (st.moves && st.lanes == &x)
+        for (int group = 0; group < groups(); ++group)
+          line(fmt::format("if ({}) {} = {};", piped.at(x.loop)[size_t(group)], st.regs[size_t(group)],
+                           pipeLoad(loop, st, group, at)));
+    line("}");
+  }
+}
+
+// A serial loop of a warp whose lane loops' accesses are all held registers (holdAcross) or loads of
+// read-only inputs, and which run one pass a lane (at most 128 iterations, a multiple of four, aligned):
+// where that holds at run time (one test before the loop), the loop runs software-pipelined. The loads that
+// move with the loop's index (a row of K, of V) are made one iteration ahead, into registers that the next
+// iteration reads, and the invariant ones (q's row) once before it; the lane loops inside read only
+// registers, with no test a row. Prints `if (test) { registers; pipelined loop }  else {` and returns true,
+// the caller printing the loop as before and the closing brace; or prints nothing and returns false.
+bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
+  std::optional<std::vector<PipeLanes>> found = pipelinedLanes(loop);
+  std::vector<PipeStream> streams;
+  std::vector<std::string> tests;
+  if (!found || !pipeStreams(loop, *found, streams, tests))
+    return false;
+  const int n = pipeCount++;
+  line(fmt::format("const bool moa_pipe{} = {};", n, fmt::join(tests, " && ")));
+  line(fmt::format("if (moa_pipe{}) {{", n));
+  // each lane loop's groups that this lane owns
+  for (size_t x = 0; x < found->size(); ++x) {
+    const LStmt &lanesLoop = *(*found)[x].loop;
+    std::vector<std::string> owns;
+    for (int group = 0; group < groups(); ++group) {
+      owns.push_back(fmt::format("moa_on{}_{}_{}", n, x, group));
+      line(fmt::format("const bool {} = {}{} + {} < {};", owns.back(), packed ? "moa_live && " : "",
+                       integer(lanesLoop.start), groupStart(group), integer(lanesLoop.end)));
+    }
+    piped[&lanesLoop] = owns;
+  }
+  for (size_t i = 0; i < streams.size(); ++i) {
+    PipeStream &st = streams[i];
+    for (int group = 0; group < groups(); ++group) {
+      st.regs.push_back(fmt::format("moa_{}{}_{}_{}", st.moves ? "nx" : "iv", n, i, group));
+      line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", st.regs.back()));
+      if (!st.moves)
+        line(fmt::format("if ({}) {} = {};", piped.at(st.lanes->loop)[size_t(group)], st.regs.back(),
+                         pipeLoad(loop, st, group, SymExpr::symbol(loop.var))));
+    }
+  }
+  // a moving load's offset a local, stepped once an iteration (no 64-bit products a row), and the end once
+  for (size_t i = 0; i < streams.size(); ++i)
+    if (PipeStream &st = streams[i]; st.moves) {
+      st.offset = fmt::format("moa_so{}_{}", n, i);
+      line(fmt::format("int64_t {} = {};", st.offset,
+                       integer(st.base.substitute({{loop.var, loop.start}}) + st.lanes->loop->start)));
+    }
+  pipelinedLoop(loop, t, n, *found, streams);
+  for (const PipeLanes &x : *found)
+    piped.erase(x.loop);
+  line("} else {");
+  return true;
+}
+
+// The pipelined loop itself: the first iteration's loads, then each iteration takes the registers loaded
+// ahead, issues the next iteration's loads and runs the statements on the registers.
+void CudaPrinter::pipelinedLoop(const LStmt &loop, ElemType t, int n, const std::vector<PipeLanes> &found,
+                                std::vector<PipeStream> &streams) {
+  const std::string end = fmt::format("moa_end{}", n);
+  line(fmt::format("const int64_t {} = {};", end, integer(loop.end)));
+  loadAhead(loop, found, streams, loop.start, fmt::format("{} < {}", integer(loop.start), end));
+  // the printer's own loop (`moa_`), like the rest of this copy unlocated: explain --html maps the loop IR's
+  // loop to the copy after it
+  line(fmt::format("for (int64_t moa_row{0} = {1}; moa_row{0} < {2}; ++moa_row{0}) {{", n, integer(loop.start), end));
+  line(fmt::format("const int64_t {} = moa_row{};", name(loop.var), n));
+  const SymExpr next = SymExpr::symbol(loop.var) + SymExpr(1);
+  std::map<std::pair<size_t, SymExpr>, std::vector<std::string>> current;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const PipeStream &st = streams[i];
+    std::vector<std::string> now = st.regs;
+    if (st.moves)
+      for (int group = 0; group < groups(); ++group) {
+        now[size_t(group)] = fmt::format("moa_cx{}_{}_{}", n, i, group);
+        line(fmt::format("const float4 {} = {};", now[size_t(group)], st.regs[size_t(group)]));
+      }
+    current[{st.buffer, st.base}] = now;
+  }
+  for (const PipeStream &st : streams)
+    if (st.moves)
+      line(fmt::format("{} += {};", st.offset, integer(st.step)));
+  loadAhead(loop, found, streams, next, fmt::format("{} < {}", integer(next), end));
+  auto outside = std::move(prefetched);
+  prefetched = current;
+  // the statements' `/* FILE:LINE */` comments go with the copy after it, printed as before (explain --html
+  // maps each loop-IR statement to one line of the kernel)
+  const bool wasLocated = locate;
+  locate = false;
+  for (const LStmt &x : loop.body)
+    warpStmt(x, t);
+  locate = wasLocated;
+  prefetched = std::move(outside);
+  line("}");
+}
+
+// Statements of a warp, where a lane loop among them updates held registers (holdAcross): its lane then
+// runs one group of four, known here, so its 16-byte loads of inputs that the kernel never writes are
+// issued first, before the statements before it (a score's dot product and its shuffles): the loads of
+// K's row and V's row are then in flight together, not one after the other.
+void CudaPrinter::warpBlock(const std::vector<LStmt> &body, ElemType t) {
+  std::vector<std::pair<size_t, SymExpr>> issued;
+  for (const LStmt &s : body) {
+    if (held.empty() || s.kind != LStmt::Loop || !LaneLoop(s).independent())
+      continue;
+    std::optional<VectorLoop> v = vectorLoop(s, k);
+    if (!v)
+      continue;
+    const Held *keep = heldBy(*v);
+    if (!keep)
+      continue;
+    for (const VectorLoop::Access &a : v->loads) {
+      const Buffer &b = k.buffers[a.buffer];
+      if (b.role != Buffer::Input || b.inout || held.count({a.buffer, a.base}) || prefetched.count({a.buffer, a.base}))
+        continue;
+      const int n = prefetchCount++;
+      SymExpr first = a.base + s.start;
+      std::vector<std::string> regs;
+      for (int group = 0; group < groups(); ++group) {
+        regs.push_back(fmt::format("moa_pf{}{}", n, group ? fmt::format("_{}", group) : ""));
+        line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", regs.back()));
+        line(fmt::format("if ({} && ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0)", keep->owns[size_t(group)],
+                         cn.buffer(a.buffer), integer(first)));
+        line(fmt::format("{} = *(const float4 *)&{}[{} + {}];", regs.back(), cn.buffer(a.buffer), integer(first),
+                         groupStart(group)));
+      }
+      prefetched.emplace(std::pair{a.buffer, a.base}, regs);
+      issued.push_back({a.buffer, a.base});
+    }
+  }
+  for (const LStmt &x : body)
+    warpStmt(x, t);
+  for (const auto &key : issued)
+    prefetched.erase(key);
+}
+
+} // namespace moac
