@@ -57,7 +57,7 @@
 
 #include "moart/kernel.h"
 #include "decode.openacc.h"
-static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[10]) {
+static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[12]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -94,6 +94,11 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       &overflow);
   offsets[8] = (size_t)total;
   total = moart_add_checked(total, moart_bytes_checked(n, sizeof(float), &overflow), &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(1, sizeof(float), &overflow), &overflow);
+  offsets[10] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
@@ -278,13 +283,13 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[9] = moart_size_checked(total, &overflow);
+  offsets[11] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[10];
-  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[9] : SIZE_MAX;
+  size_t offsets[12];
+  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[11] : SIZE_MAX;
 }
 
 int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
@@ -292,10 +297,10 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[10];
+  size_t offsets[12];
   if (!moa_decode_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[9] > 0 && !workspace) || !q || (!K && 32 * dk * moart_floordiv((n + 31), 32) > 0) ||
+  if ((offsets[11] > 0 && !workspace) || !q || (!K && 32 * dk * moart_floordiv((n + 31), 32) > 0) ||
       !V || !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
@@ -304,11 +309,16 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
   float *online_o_part = (float *)((char *)workspace + offsets[7]);
   float *online_weights = (float *)((char *)workspace + offsets[8]);
+  float *online_max = (float *)((char *)workspace + offsets[9]);
+  float *online_factors = (float *)((char *)workspace + offsets[10]);
 
 /* s */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(q [0:dk], K [0:32 * dk * moart_floordiv((n + 31), 32)], s [0:n])
   for (int64_t i = 0; i < n; ++i) {
+    const int64_t moa_div0 = moart_floordiv(dk, 8);
+    const int64_t moa_div1 = moart_floordiv(i, 32);
+    const int64_t moa_mod2 = moart_floormod(i, 32);
     float acc = 0.0f;       /* decode.moa:13 */
     float acc_lane = 0.0f;  /* decode.moa:13 */
     float acc_lane2 = 0.0f; /* decode.moa:13 */
@@ -318,28 +328,32 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     float acc_lane6 = 0.0f; /* decode.moa:13 */
     float acc_lane7 = 0.0f; /* decode.moa:13 */
 #pragma acc loop seq
-    for (int64_t l = 0; l < 8 * moart_floordiv(dk, 8); l += 8) {
-      acc = acc + (q[l] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                             moart_floormod(i, 32))]); /* decode.moa:13 */
-      acc_lane = acc_lane + (q[(l + 1)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                                             moart_floormod(i, 32) + 32)]); /* decode.moa:13 */
-      acc_lane2 = acc_lane2 + (q[(l + 2)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                                               moart_floormod(i, 32) + 64)]); /* decode.moa:13 */
-      acc_lane3 = acc_lane3 + (q[(l + 3)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                                               moart_floormod(i, 32) + 96)]); /* decode.moa:13 */
-      acc_lane4 = acc_lane4 + (q[(l + 4)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                                               moart_floormod(i, 32) + 128)]); /* decode.moa:13 */
-      acc_lane5 = acc_lane5 + (q[(l + 5)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                                               moart_floormod(i, 32) + 160)]); /* decode.moa:13 */
-      acc_lane6 = acc_lane6 + (q[(l + 6)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                                               moart_floormod(i, 32) + 192)]); /* decode.moa:13 */
-      acc_lane7 = acc_lane7 + (q[(l + 7)] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                                               moart_floormod(i, 32) + 224)]); /* decode.moa:13 */
+    for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
+      acc = acc + (q[l] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2)]); /* decode.moa:13 */
+      acc_lane = acc_lane + (q[(l + 1)] *
+                             K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 32)]); /* decode.moa:13 */
+      acc_lane2 =
+          acc_lane2 +
+          (q[(l + 2)] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 64)]); /* decode.moa:13 */
+      acc_lane3 =
+          acc_lane3 +
+          (q[(l + 3)] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 96)]); /* decode.moa:13 */
+      acc_lane4 =
+          acc_lane4 +
+          (q[(l + 4)] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 128)]); /* decode.moa:13 */
+      acc_lane5 =
+          acc_lane5 +
+          (q[(l + 5)] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 160)]); /* decode.moa:13 */
+      acc_lane6 =
+          acc_lane6 +
+          (q[(l + 6)] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 192)]); /* decode.moa:13 */
+      acc_lane7 =
+          acc_lane7 +
+          (q[(l + 7)] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 224)]); /* decode.moa:13 */
     }
 #pragma acc loop seq
-    for (int64_t l = 8 * moart_floordiv(dk, 8); l < dk; ++l) {
-      acc = acc + (q[l] * K[(32 * dk * moart_floordiv(i, 32) + 32 * l +
-                             moart_floormod(i, 32))]); /* decode.moa:13 */
+    for (int64_t l = 8 * moa_div0; l < dk; ++l) {
+      acc = acc + (q[l] * K[(32 * dk * moa_div1 + 32 * l + moa_mod2)]); /* decode.moa:13 */
     }
     acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
            ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode.moa:13 */
@@ -351,22 +365,18 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     present(V [0:n * dv], s [0:n], online_m_part [0:P_online], online_sum_e_part [0:P_online],     \
             online_o_part [0:dv * P_online], online_weights [0:n])
   for (int64_t c = 0; c < P_online; ++c) {
+    const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
+    const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
     float m = -INFINITY; /* decode.moa:8 */
 #pragma acc loop vector reduction(max : m)
-    for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-         l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-               moart_floordiv((n + P_online - 1), P_online));
-         ++l2) {
+    for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
       if (l2 < n) {
         m = moart_maxf(m, s[l2]); /* decode.moa:8 */
       }
     }
     float acc2 = 0.0f; /* decode.moa:8 */
 #pragma acc loop vector reduction(+ : acc2)
-    for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-         l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-               moart_floordiv((n + P_online - 1), P_online));
-         ++l2) {
+    for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
       if (l2 < n) {
         float w = moart_rescalef(s[l2], m); /* decode.moa:8 */
         online_weights[l2] = w;             /* decode.moa:8 */
@@ -384,10 +394,7 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
       float acc_lane13 = 0.0f; /* decode.moa:8 */
       float acc_lane14 = 0.0f; /* decode.moa:8 */
 #pragma acc loop seq
-      for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-           l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                 8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
-           l2 += 8) {
+      for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
         if (l2 < n) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i2)]); /* decode.moa:8 */
         }
@@ -421,11 +428,7 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
         }
       }
 #pragma acc loop seq
-      for (int64_t l2 = (c * moart_floordiv((n + P_online - 1), P_online) +
-                         8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
-           l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                 moart_floordiv((n + P_online - 1), P_online));
-           ++l2) {
+      for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
         if (l2 < n) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i2)]); /* decode.moa:8 */
         }
@@ -438,26 +441,36 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     online_sum_e_part[c] = acc2; /* decode.moa:8 */
   }
 
+/* online (factors) */
+#pragma acc parallel loop gang vector_length(128)                                                  \
+    present(online_m_part [0:P_online], online_max [0:1], online_factors [0:P_online])
+  for (int64_t f = 0; f < 1; ++f) {
+    float M = -INFINITY; /* decode.moa:8 */
+#pragma acc loop vector reduction(max : M)
+    for (int64_t c2 = 0; c2 < P_online; ++c2) {
+      M = moart_maxf(M, online_m_part[c2]); /* decode.moa:8 */
+    }
+#pragma acc loop vector
+    for (int64_t c2 = 0; c2 < P_online; ++c2) {
+      online_factors[c2] = moart_rescalef(online_m_part[c2], M); /* decode.moa:8 */
+    }
+    online_max[0] = M; /* decode.moa:8 */
+  }
+
 /* o */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(o [0:dv], online_m_part [0:P_online], online_sum_e_part [0:P_online],                  \
-            online_o_part [0:dv * P_online])
+    present(o [0:dv], online_sum_e_part [0:P_online], online_o_part [0:dv * P_online],             \
+            online_factors [0:P_online])
   for (int64_t i3 = 0; i3 < dv; ++i3) {
-    float M = -INFINITY; /* decode.moa:14 */
-#pragma acc loop seq
-    for (int64_t c2 = 0; c2 < P_online; ++c2) {
-      M = moart_maxf(M, online_m_part[c2]); /* decode.moa:14 */
-    }
     float S = 0.0f; /* decode.moa:14 */
 #pragma acc loop seq
     for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_part[(dv * c3 + i3)] *
-               moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
+      S = S + (online_o_part[(dv * c3 + i3)] * online_factors[c3]); /* decode.moa:14 */
     }
     float S2 = 0.0f; /* decode.moa:10 */
 #pragma acc loop seq
     for (int64_t c4 = 0; c4 < P_online; ++c4) {
-      S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
+      S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* decode.moa:10 */
     }
     o[i3] = (S / S2); /* decode.moa:14 */
   }

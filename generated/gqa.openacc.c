@@ -68,7 +68,7 @@
 #include "moart/kernel.h"
 #include "gqa.openacc.h"
 static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                    int64_t dv, size_t offsets[10]) {
+                                    int64_t dv, size_t offsets[12]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -145,6 +145,17 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
       moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), n, &overflow),
                           sizeof(float), &overflow),
       &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_mul_checked(B, hq, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[10] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
@@ -398,6 +409,9 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(hq, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -405,14 +419,14 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[9] = moart_size_checked(total, &overflow);
+  offsets[11] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                int64_t dv) {
-  size_t offsets[10];
-  return moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[9] : SIZE_MAX;
+  size_t offsets[12];
+  return moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[11] : SIZE_MAX;
 }
 
 int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
@@ -424,10 +438,10 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[10];
+  size_t offsets[12];
   if (!moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[9] > 0 && !workspace) || !Q ||
+  if ((offsets[11] > 0 && !workspace) || !Q ||
       (!K && 32 * B * hkv * dk * moart_floordiv((n + 31), 32) > 0) || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
@@ -437,6 +451,8 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
   float *online_O_part = (float *)((char *)workspace + offsets[7]);
   float *online_weights = (float *)((char *)workspace + offsets[8]);
+  float *online_max = (float *)((char *)workspace + offsets[9]);
+  float *online_factors = (float *)((char *)workspace + offsets[10]);
 
 /* x */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128) present(                      \
@@ -444,6 +460,11 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t g = 0; g < hq; ++g) {
       for (int64_t i = 0; i < n; ++i) {
+        const int64_t moa_div0 = moart_floordiv(dk, 8);
+        const int64_t moa_div1 = moart_floordiv((n + 31), 32);
+        const int64_t moa_div2 = moart_floordiv(hkv * g, hq);
+        const int64_t moa_div3 = moart_floordiv(i, 32);
+        const int64_t moa_mod4 = moart_floormod(i, 32);
         float acc = 0.0f;       /* gqa.moa:14 */
         float acc_lane = 0.0f;  /* gqa.moa:14 */
         float acc_lane2 = 0.0f; /* gqa.moa:14 */
@@ -453,62 +474,43 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
         float acc_lane6 = 0.0f; /* gqa.moa:14 */
         float acc_lane7 = 0.0f; /* gqa.moa:14 */
 #pragma acc loop seq
-        for (int64_t l = 0; l < 8 * moart_floordiv(dk, 8); l += 8) {
+        for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
           acc = acc + (Q[(hq * dk * b + dk * g + l)] *
-                       K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                          32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                          32 * dk * moart_floordiv(i, 32) + 32 * l +
-                          moart_floormod(i, 32))]); /* gqa.moa:14 */
-          acc_lane =
-              acc_lane + (Q[(hq * dk * b + dk * g + l + 1)] *
-                          K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                             32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                             32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
-                             32)]); /* gqa.moa:14 */
+                       K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                          32 * dk * moa_div3 + 32 * l + moa_mod4)]); /* gqa.moa:14 */
+          acc_lane = acc_lane + (Q[(hq * dk * b + dk * g + l + 1)] *
+                                 K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                                    32 * dk * moa_div3 + 32 * l + moa_mod4 + 32)]); /* gqa.moa:14 */
           acc_lane2 =
               acc_lane2 + (Q[(hq * dk * b + dk * g + l + 2)] *
-                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
-                              64)]); /* gqa.moa:14 */
+                           K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                              32 * dk * moa_div3 + 32 * l + moa_mod4 + 64)]); /* gqa.moa:14 */
           acc_lane3 =
               acc_lane3 + (Q[(hq * dk * b + dk * g + l + 3)] *
-                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
-                              96)]); /* gqa.moa:14 */
+                           K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                              32 * dk * moa_div3 + 32 * l + moa_mod4 + 96)]); /* gqa.moa:14 */
           acc_lane4 =
               acc_lane4 + (Q[(hq * dk * b + dk * g + l + 4)] *
-                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
-                              128)]); /* gqa.moa:14 */
+                           K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                              32 * dk * moa_div3 + 32 * l + moa_mod4 + 128)]); /* gqa.moa:14 */
           acc_lane5 =
               acc_lane5 + (Q[(hq * dk * b + dk * g + l + 5)] *
-                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
-                              160)]); /* gqa.moa:14 */
+                           K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                              32 * dk * moa_div3 + 32 * l + moa_mod4 + 160)]); /* gqa.moa:14 */
           acc_lane6 =
               acc_lane6 + (Q[(hq * dk * b + dk * g + l + 6)] *
-                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
-                              192)]); /* gqa.moa:14 */
+                           K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                              32 * dk * moa_div3 + 32 * l + moa_mod4 + 192)]); /* gqa.moa:14 */
           acc_lane7 =
               acc_lane7 + (Q[(hq * dk * b + dk * g + l + 7)] *
-                           K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                              32 * dk * moart_floordiv(i, 32) + 32 * l + moart_floormod(i, 32) +
-                              224)]); /* gqa.moa:14 */
+                           K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                              32 * dk * moa_div3 + 32 * l + moa_mod4 + 224)]); /* gqa.moa:14 */
         }
 #pragma acc loop seq
-        for (int64_t l = 8 * moart_floordiv(dk, 8); l < dk; ++l) {
+        for (int64_t l = 8 * moa_div0; l < dk; ++l) {
           acc = acc + (Q[(hq * dk * b + dk * g + l)] *
-                       K[(32 * hkv * dk * b * moart_floordiv((n + 31), 32) +
-                          32 * dk * moart_floordiv(hkv * g, hq) * moart_floordiv((n + 31), 32) +
-                          32 * dk * moart_floordiv(i, 32) + 32 * l +
-                          moart_floormod(i, 32))]); /* gqa.moa:14 */
+                       K[(32 * hkv * dk * b * moa_div1 + 32 * dk * moa_div2 * moa_div1 +
+                          32 * dk * moa_div3 + 32 * l + moa_mod4)]); /* gqa.moa:14 */
         }
         acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* gqa.moa:14 */
@@ -525,22 +527,19 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   for (int64_t i2 = 0; i2 < B; ++i2) {
     for (int64_t j = 0; j < hq; ++j) {
       for (int64_t c = 0; c < P_online; ++c) {
+        const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
+        const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
+        const int64_t moa_div2 = moart_floordiv(hkv * j, hq);
         float m = -INFINITY; /* gqa.moa:9 */
 #pragma acc loop vector reduction(max : m)
-        for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-             l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                   moart_floordiv((n + P_online - 1), P_online));
-             ++l2) {
+        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
           if (l2 < n) {
             m = moart_maxf(m, x[(hq * n * i2 + n * j + l2)]); /* gqa.moa:9 */
           }
         }
         float acc2 = 0.0f; /* gqa.moa:9 */
 #pragma acc loop vector reduction(+ : acc2)
-        for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-             l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                   moart_floordiv((n + P_online - 1), P_online));
-             ++l2) {
+        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
           if (l2 < n) {
             float w = moart_rescalef(x[(hq * n * i2 + n * j + l2)], m); /* gqa.moa:9 */
             online_weights[(hq * n * i2 + n * j + l2)] = w;             /* gqa.moa:9 */
@@ -558,66 +557,55 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
           float acc_lane13 = 0.0f; /* gqa.moa:9 */
           float acc_lane14 = 0.0f; /* gqa.moa:9 */
 #pragma acc loop seq
-          for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-               l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                     8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
-               l2 += 8) {
+          for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
             if (l2 < n) {
-              acc3 = acc3 + (online_weights[(hq * n * i2 + n * j + l2)] *
-                             V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) + dv * l2 +
-                                k)]); /* gqa.moa:9 */
+              acc3 =
+                  acc3 + (online_weights[(hq * n * i2 + n * j + l2)] *
+                          V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 + k)]); /* gqa.moa:9 */
             }
             if ((l2 + 1) < n) {
-              acc_lane8 = acc_lane8 + (online_weights[(hq * n * i2 + n * j + l2 + 1)] *
-                                       V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
-                                          dv * l2 + dv + k)]); /* gqa.moa:9 */
+              acc_lane8 =
+                  acc_lane8 +
+                  (online_weights[(hq * n * i2 + n * j + l2 + 1)] *
+                   V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 + dv + k)]); /* gqa.moa:9 */
             }
             if ((l2 + 2) < n) {
               acc_lane9 = acc_lane9 + (online_weights[(hq * n * i2 + n * j + l2 + 2)] *
-                                       V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
-                                          dv * l2 + 2 * dv + k)]); /* gqa.moa:9 */
+                                       V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 + 2 * dv +
+                                          k)]); /* gqa.moa:9 */
             }
             if ((l2 + 3) < n) {
-              acc_lane10 =
-                  acc_lane10 + (online_weights[(hq * n * i2 + n * j + l2 + 3)] *
-                                V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
-                                   dv * l2 + 3 * dv + k)]); /* gqa.moa:9 */
+              acc_lane10 = acc_lane10 + (online_weights[(hq * n * i2 + n * j + l2 + 3)] *
+                                         V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 +
+                                            3 * dv + k)]); /* gqa.moa:9 */
             }
             if ((l2 + 4) < n) {
-              acc_lane11 =
-                  acc_lane11 + (online_weights[(hq * n * i2 + n * j + l2 + 4)] *
-                                V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
-                                   dv * l2 + 4 * dv + k)]); /* gqa.moa:9 */
+              acc_lane11 = acc_lane11 + (online_weights[(hq * n * i2 + n * j + l2 + 4)] *
+                                         V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 +
+                                            4 * dv + k)]); /* gqa.moa:9 */
             }
             if ((l2 + 5) < n) {
-              acc_lane12 =
-                  acc_lane12 + (online_weights[(hq * n * i2 + n * j + l2 + 5)] *
-                                V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
-                                   dv * l2 + 5 * dv + k)]); /* gqa.moa:9 */
+              acc_lane12 = acc_lane12 + (online_weights[(hq * n * i2 + n * j + l2 + 5)] *
+                                         V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 +
+                                            5 * dv + k)]); /* gqa.moa:9 */
             }
             if ((l2 + 6) < n) {
-              acc_lane13 =
-                  acc_lane13 + (online_weights[(hq * n * i2 + n * j + l2 + 6)] *
-                                V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
-                                   dv * l2 + 6 * dv + k)]); /* gqa.moa:9 */
+              acc_lane13 = acc_lane13 + (online_weights[(hq * n * i2 + n * j + l2 + 6)] *
+                                         V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 +
+                                            6 * dv + k)]); /* gqa.moa:9 */
             }
             if ((l2 + 7) < n) {
-              acc_lane14 =
-                  acc_lane14 + (online_weights[(hq * n * i2 + n * j + l2 + 7)] *
-                                V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) +
-                                   dv * l2 + 7 * dv + k)]); /* gqa.moa:9 */
+              acc_lane14 = acc_lane14 + (online_weights[(hq * n * i2 + n * j + l2 + 7)] *
+                                         V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 +
+                                            7 * dv + k)]); /* gqa.moa:9 */
             }
           }
 #pragma acc loop seq
-          for (int64_t l2 = (c * moart_floordiv((n + P_online - 1), P_online) +
-                             8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
-               l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                     moart_floordiv((n + P_online - 1), P_online));
-               ++l2) {
+          for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
             if (l2 < n) {
-              acc3 = acc3 + (online_weights[(hq * n * i2 + n * j + l2)] *
-                             V[(hkv * n * dv * i2 + n * dv * moart_floordiv(hkv * j, hq) + dv * l2 +
-                                k)]); /* gqa.moa:9 */
+              acc3 =
+                  acc3 + (online_weights[(hq * n * i2 + n * j + l2)] *
+                          V[(hkv * n * dv * i2 + n * dv * moa_div2 + dv * l2 + k)]); /* gqa.moa:9 */
             }
           }
           acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
@@ -631,32 +619,44 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
     }
   }
 
+/* online (factors) */
+#pragma acc parallel loop gang collapse(2) vector_length(128)                                      \
+    present(online_m_part [0:B * hq * P_online], online_max [0:B * hq],                            \
+            online_factors [0:B * hq * P_online])
+  for (int64_t i2 = 0; i2 < B; ++i2) {
+    for (int64_t j = 0; j < hq; ++j) {
+      float M = -INFINITY; /* gqa.moa:9 */
+#pragma acc loop vector reduction(max : M)
+      for (int64_t c2 = 0; c2 < P_online; ++c2) {
+        M = moart_maxf(M, online_m_part[(hq * i2 * P_online + j * P_online + c2)]); /* gqa.moa:9 */
+      }
+#pragma acc loop vector
+      for (int64_t c2 = 0; c2 < P_online; ++c2) {
+        online_factors[(hq * i2 * P_online + j * P_online + c2)] = moart_rescalef(
+            online_m_part[(hq * i2 * P_online + j * P_online + c2)], M); /* gqa.moa:9 */
+      }
+      online_max[(hq * i2 + j)] = M; /* gqa.moa:9 */
+    }
+  }
+
 /* O */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(O [0:B * hq * dv], online_m_part [0:B * hq * P_online],                                \
-            online_sum_e_part [0:B * hq * P_online], online_O_part [0:B * hq * dv * P_online])
+    present(O [0:B * hq * dv], online_sum_e_part [0:B * hq * P_online],                            \
+            online_O_part [0:B * hq * dv * P_online], online_factors [0:B * hq * P_online])
   for (int64_t i3 = 0; i3 < B; ++i3) {
     for (int64_t j2 = 0; j2 < hq; ++j2) {
       for (int64_t k2 = 0; k2 < dv; ++k2) {
-        float M = -INFINITY; /* gqa.moa:14 */
-#pragma acc loop seq
-        for (int64_t c2 = 0; c2 < P_online; ++c2) {
-          M = moart_maxf(M,
-                         online_m_part[(hq * i3 * P_online + j2 * P_online + c2)]); /* gqa.moa:14 */
-        }
         float S = 0.0f; /* gqa.moa:14 */
 #pragma acc loop seq
         for (int64_t c3 = 0; c3 < P_online; ++c3) {
           S = S + (online_O_part[(hq * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-                   moart_rescalef(online_m_part[(hq * i3 * P_online + j2 * P_online + c3)],
-                                  M)); /* gqa.moa:14 */
+                   online_factors[(hq * i3 * P_online + j2 * P_online + c3)]); /* gqa.moa:14 */
         }
         float S2 = 0.0f; /* gqa.moa:11 */
 #pragma acc loop seq
         for (int64_t c4 = 0; c4 < P_online; ++c4) {
           S2 = S2 + (online_sum_e_part[(hq * i3 * P_online + j2 * P_online + c4)] *
-                     moart_rescalef(online_m_part[(hq * i3 * P_online + j2 * P_online + c4)],
-                                    M)); /* gqa.moa:11 */
+                     online_factors[(hq * i3 * P_online + j2 * P_online + c4)]); /* gqa.moa:11 */
         }
         O[(hq * dv * i3 + dv * j2 + k2)] = (S / S2); /* gqa.moa:16 */
       }

@@ -77,7 +77,7 @@
 #include "moart/kernel.h"
 #include "kvcache.openacc.h"
 static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
-                                        size_t offsets[12]) {
+                                        size_t offsets[14]) {
   int overflow = 0;
   int64_t total = 0;
   (void)t;
@@ -118,6 +118,11 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   total = moart_add_checked(
       total, moart_bytes_checked(moart_add_checked(t, 1, &overflow), sizeof(float), &overflow),
       &overflow);
+  offsets[11] = (size_t)total;
+  total = moart_add_checked(total, moart_bytes_checked(1, sizeof(float), &overflow), &overflow);
+  offsets[12] = (size_t)total;
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   (void)moart_add_checked(t, 1, &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
@@ -308,13 +313,13 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   if (!(moart_add_checked(t, 1, &overflow) <= cap) ||
       overflow) /* update within the inout's storage: t + 1 <= cap */
     return 0;
-  offsets[11] = moart_size_checked(total, &overflow);
+  offsets[13] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv) {
-  size_t offsets[12];
-  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[11] : SIZE_MAX;
+  size_t offsets[14];
+  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[13] : SIZE_MAX;
 }
 
 int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
@@ -324,10 +329,10 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   (void)cap;
   (void)dk;
   (void)dv;
-  size_t offsets[12];
+  size_t offsets[14];
   if (!moa_kvcache_workspace_layout(t, cap, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[11] > 0 && !workspace) || !q || !k || !v || !K || !V ||
+  if ((offsets[13] > 0 && !workspace) || !q || !k || !v || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
@@ -336,6 +341,8 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   float *online_sum_e_part = (float *)((char *)workspace + offsets[8]);
   float *online_o_part = (float *)((char *)workspace + offsets[9]);
   float *online_weights = (float *)((char *)workspace + offsets[10]);
+  float *online_max = (float *)((char *)workspace + offsets[11]);
+  float *online_factors = (float *)((char *)workspace + offsets[12]);
 
 /* update K */
 #pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
@@ -359,6 +366,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(q [0:dk], K [0:cap * dk], s [0:(t + 1)])
   for (int64_t i3 = 0; i3 < (t + 1); ++i3) {
+    const int64_t moa_div0 = moart_floordiv(dk, 8);
     float acc = 0.0f;       /* kvcache.moa:18 */
     float acc_lane = 0.0f;  /* kvcache.moa:18 */
     float acc_lane2 = 0.0f; /* kvcache.moa:18 */
@@ -368,7 +376,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     float acc_lane6 = 0.0f; /* kvcache.moa:18 */
     float acc_lane7 = 0.0f; /* kvcache.moa:18 */
 #pragma acc loop seq
-    for (int64_t l = 0; l < 8 * moart_floordiv(dk, 8); l += 8) {
+    for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
       acc = acc + (q[l] * K[(dk * i3 + l)]);                       /* kvcache.moa:18 */
       acc_lane = acc_lane + (q[(l + 1)] * K[(dk * i3 + l + 1)]);   /* kvcache.moa:18 */
       acc_lane2 = acc_lane2 + (q[(l + 2)] * K[(dk * i3 + l + 2)]); /* kvcache.moa:18 */
@@ -379,7 +387,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
       acc_lane7 = acc_lane7 + (q[(l + 7)] * K[(dk * i3 + l + 7)]); /* kvcache.moa:18 */
     }
 #pragma acc loop seq
-    for (int64_t l = 8 * moart_floordiv(dk, 8); l < dk; ++l) {
+    for (int64_t l = 8 * moa_div0; l < dk; ++l) {
       acc = acc + (q[l] * K[(dk * i3 + l)]); /* kvcache.moa:18 */
     }
     acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
@@ -392,22 +400,18 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     V [0:cap * dv], s [0:(t + 1)], online_m_part [0:P_online], online_sum_e_part [0:P_online],     \
     online_o_part [0:dv * P_online], online_weights [0:(t + 1)])
   for (int64_t c = 0; c < P_online; ++c) {
+    const int64_t moa_div0 = moart_floordiv((t + P_online), P_online);
+    const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
     float m = -INFINITY; /* kvcache.moa:13 */
 #pragma acc loop vector reduction(max : m)
-    for (int64_t l2 = c * moart_floordiv((t + P_online), P_online);
-         l2 <
-         (c * moart_floordiv((t + P_online), P_online) + moart_floordiv((t + P_online), P_online));
-         ++l2) {
+    for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
       if (l2 < (t + 1)) {
         m = moart_maxf(m, s[l2]); /* kvcache.moa:13 */
       }
     }
     float acc2 = 0.0f; /* kvcache.moa:13 */
 #pragma acc loop vector reduction(+ : acc2)
-    for (int64_t l2 = c * moart_floordiv((t + P_online), P_online);
-         l2 <
-         (c * moart_floordiv((t + P_online), P_online) + moart_floordiv((t + P_online), P_online));
-         ++l2) {
+    for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
       if (l2 < (t + 1)) {
         float w = moart_rescalef(s[l2], m); /* kvcache.moa:13 */
         online_weights[l2] = w;             /* kvcache.moa:13 */
@@ -425,10 +429,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
       float acc_lane13 = 0.0f; /* kvcache.moa:13 */
       float acc_lane14 = 0.0f; /* kvcache.moa:13 */
 #pragma acc loop seq
-      for (int64_t l2 = c * moart_floordiv((t + P_online), P_online);
-           l2 < (c * moart_floordiv((t + P_online), P_online) +
-                 8 * moart_floordiv(moart_floordiv((t + P_online), P_online), 8));
-           l2 += 8) {
+      for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
         if (l2 < (t + 1)) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
         }
@@ -462,11 +463,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
         }
       }
 #pragma acc loop seq
-      for (int64_t l2 = (c * moart_floordiv((t + P_online), P_online) +
-                         8 * moart_floordiv(moart_floordiv((t + P_online), P_online), 8));
-           l2 < (c * moart_floordiv((t + P_online), P_online) +
-                 moart_floordiv((t + P_online), P_online));
-           ++l2) {
+      for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
         if (l2 < (t + 1)) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
         }
@@ -479,26 +476,36 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     online_sum_e_part[c] = acc2; /* kvcache.moa:13 */
   }
 
+/* online (factors) */
+#pragma acc parallel loop gang vector_length(128)                                                  \
+    present(online_m_part [0:P_online], online_max [0:1], online_factors [0:P_online])
+  for (int64_t f = 0; f < 1; ++f) {
+    float M = -INFINITY; /* kvcache.moa:13 */
+#pragma acc loop vector reduction(max : M)
+    for (int64_t c2 = 0; c2 < P_online; ++c2) {
+      M = moart_maxf(M, online_m_part[c2]); /* kvcache.moa:13 */
+    }
+#pragma acc loop vector
+    for (int64_t c2 = 0; c2 < P_online; ++c2) {
+      online_factors[c2] = moart_rescalef(online_m_part[c2], M); /* kvcache.moa:13 */
+    }
+    online_max[0] = M; /* kvcache.moa:13 */
+  }
+
 /* o */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(o [0:dv], online_m_part [0:P_online], online_sum_e_part [0:P_online],                  \
-            online_o_part [0:dv * P_online])
+    present(o [0:dv], online_sum_e_part [0:P_online], online_o_part [0:dv * P_online],             \
+            online_factors [0:P_online])
   for (int64_t i5 = 0; i5 < dv; ++i5) {
-    float M = -INFINITY; /* kvcache.moa:19 */
-#pragma acc loop seq
-    for (int64_t c2 = 0; c2 < P_online; ++c2) {
-      M = moart_maxf(M, online_m_part[c2]); /* kvcache.moa:19 */
-    }
     float S = 0.0f; /* kvcache.moa:19 */
 #pragma acc loop seq
     for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_part[(dv * c3 + i5)] *
-               moart_rescalef(online_m_part[c3], M)); /* kvcache.moa:19 */
+      S = S + (online_o_part[(dv * c3 + i5)] * online_factors[c3]); /* kvcache.moa:19 */
     }
     float S2 = 0.0f; /* kvcache.moa:15 */
 #pragma acc loop seq
     for (int64_t c4 = 0; c4 < P_online; ++c4) {
-      S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* kvcache.moa:15 */
+      S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* kvcache.moa:15 */
     }
     o[i5] = (S / S2); /* kvcache.moa:19 */
   }

@@ -236,6 +236,8 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
             online_sum_e_part [0:n * P_online], online_O_part [0:n * dv * P_online])
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t c = 0; c < P_online; ++c) {
+      const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
+      const int64_t moa_div1 = moart_floordiv(dk, 8);
       float m = -INFINITY; /* masked-softmax.moa:9 */
       float acc = 0.0f;    /* masked-softmax.moa:9 */
 #pragma acc loop seq
@@ -243,10 +245,7 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
         online_O_part[(dv * i * P_online + dv * c + j)] = 0.0f; /* masked-softmax.moa:9 */
       }
 #pragma acc loop seq
-      for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
-           l < (c * moart_floordiv((n + P_online - 1), P_online) +
-                moart_floordiv((n + P_online - 1), P_online));
-           ++l) {
+      for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
         if (l < n) {
           float sel = 0.0f; /* masked-softmax.moa:15 */
           if (l <= i) {
@@ -259,7 +258,7 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
             float acc_lane6 = 0.0f; /* masked-softmax.moa:14 */
             float acc_lane7 = 0.0f; /* masked-softmax.moa:14 */
 #pragma acc loop seq
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+            for (int64_t l2 = 0; l2 < 8 * moa_div1; l2 += 8) {
               acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
               acc_lane = acc_lane +
                          (Q[(dk * i + l2 + 1)] * K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
@@ -277,7 +276,7 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
                           (Q[(dk * i + l2 + 7)] * K[(dk * l + l2 + 7)]); /* masked-softmax.moa:14 */
             }
 #pragma acc loop seq
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            for (int64_t l2 = 8 * moa_div1; l2 < dk; ++l2) {
               acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
             }
             acc2 =

@@ -64,7 +64,7 @@
 #include "moart/kernel.h"
 #include "mha.openacc.h"
 static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
-                                    size_t offsets[10]) {
+                                    size_t offsets[12]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -140,6 +140,17 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
       moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow), n, &overflow),
                           sizeof(float), &overflow),
       &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total, moart_bytes_checked(moart_mul_checked(B, h, &overflow), sizeof(float), &overflow),
+      &overflow);
+  offsets[10] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
@@ -384,6 +395,9 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(h, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(h, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -391,13 +405,13 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[9] = moart_size_checked(total, &overflow);
+  offsets[11] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[10];
-  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets) ? offsets[9] : SIZE_MAX;
+  size_t offsets[12];
+  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets) ? offsets[11] : SIZE_MAX;
 }
 
 int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
@@ -407,10 +421,10 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[10];
+  size_t offsets[12];
   if (!moa_mha_workspace_layout(B, h, n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[9] > 0 && !workspace) || !Q ||
+  if ((offsets[11] > 0 && !workspace) || !Q ||
       (!K && 32 * B * h * dk * moart_floordiv((n + 31), 32) > 0) || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
@@ -420,6 +434,8 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
   float *online_O_part = (float *)((char *)workspace + offsets[7]);
   float *online_weights = (float *)((char *)workspace + offsets[8]);
+  float *online_max = (float *)((char *)workspace + offsets[9]);
+  float *online_factors = (float *)((char *)workspace + offsets[10]);
 
 /* x */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128) present(                      \
@@ -427,6 +443,10 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t g = 0; g < h; ++g) {
       for (int64_t i = 0; i < n; ++i) {
+        const int64_t moa_div0 = moart_floordiv(dk, 8);
+        const int64_t moa_div1 = moart_floordiv((n + 31), 32);
+        const int64_t moa_div2 = moart_floordiv(i, 32);
+        const int64_t moa_mod3 = moart_floormod(i, 32);
         float acc = 0.0f;       /* mha.moa:14 */
         float acc_lane = 0.0f;  /* mha.moa:14 */
         float acc_lane2 = 0.0f; /* mha.moa:14 */
@@ -436,62 +456,43 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
         float acc_lane6 = 0.0f; /* mha.moa:14 */
         float acc_lane7 = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
-        for (int64_t l = 0; l < 8 * moart_floordiv(dk, 8); l += 8) {
-          acc = acc +
-                (Q[(h * dk * b + dk * g + l)] *
-                 K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                    32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                    32 * l + moart_floormod(i, 32))]); /* mha.moa:14 */
-          acc_lane =
-              acc_lane +
-              (Q[(h * dk * b + dk * g + l + 1)] *
-               K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                  32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                  32 * l + moart_floormod(i, 32) + 32)]); /* mha.moa:14 */
+        for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
+          acc = acc + (Q[(h * dk * b + dk * g + l)] *
+                       K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 + 32 * dk * moa_div2 +
+                          32 * l + moa_mod3)]); /* mha.moa:14 */
+          acc_lane = acc_lane + (Q[(h * dk * b + dk * g + l + 1)] *
+                                 K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                                    32 * dk * moa_div2 + 32 * l + moa_mod3 + 32)]); /* mha.moa:14 */
           acc_lane2 =
-              acc_lane2 +
-              (Q[(h * dk * b + dk * g + l + 2)] *
-               K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                  32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                  32 * l + moart_floormod(i, 32) + 64)]); /* mha.moa:14 */
+              acc_lane2 + (Q[(h * dk * b + dk * g + l + 2)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 64)]); /* mha.moa:14 */
           acc_lane3 =
-              acc_lane3 +
-              (Q[(h * dk * b + dk * g + l + 3)] *
-               K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                  32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                  32 * l + moart_floormod(i, 32) + 96)]); /* mha.moa:14 */
+              acc_lane3 + (Q[(h * dk * b + dk * g + l + 3)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 96)]); /* mha.moa:14 */
           acc_lane4 =
-              acc_lane4 +
-              (Q[(h * dk * b + dk * g + l + 4)] *
-               K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                  32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                  32 * l + moart_floormod(i, 32) + 128)]); /* mha.moa:14 */
+              acc_lane4 + (Q[(h * dk * b + dk * g + l + 4)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 128)]); /* mha.moa:14 */
           acc_lane5 =
-              acc_lane5 +
-              (Q[(h * dk * b + dk * g + l + 5)] *
-               K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                  32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                  32 * l + moart_floormod(i, 32) + 160)]); /* mha.moa:14 */
+              acc_lane5 + (Q[(h * dk * b + dk * g + l + 5)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 160)]); /* mha.moa:14 */
           acc_lane6 =
-              acc_lane6 +
-              (Q[(h * dk * b + dk * g + l + 6)] *
-               K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                  32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                  32 * l + moart_floormod(i, 32) + 192)]); /* mha.moa:14 */
+              acc_lane6 + (Q[(h * dk * b + dk * g + l + 6)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 192)]); /* mha.moa:14 */
           acc_lane7 =
-              acc_lane7 +
-              (Q[(h * dk * b + dk * g + l + 7)] *
-               K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                  32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                  32 * l + moart_floormod(i, 32) + 224)]); /* mha.moa:14 */
+              acc_lane7 + (Q[(h * dk * b + dk * g + l + 7)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 224)]); /* mha.moa:14 */
         }
 #pragma acc loop seq
-        for (int64_t l = 8 * moart_floordiv(dk, 8); l < dk; ++l) {
-          acc = acc +
-                (Q[(h * dk * b + dk * g + l)] *
-                 K[(32 * h * dk * b * moart_floordiv((n + 31), 32) +
-                    32 * dk * g * moart_floordiv((n + 31), 32) + 32 * dk * moart_floordiv(i, 32) +
-                    32 * l + moart_floormod(i, 32))]); /* mha.moa:14 */
+        for (int64_t l = 8 * moa_div0; l < dk; ++l) {
+          acc = acc + (Q[(h * dk * b + dk * g + l)] *
+                       K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 + 32 * dk * moa_div2 +
+                          32 * l + moa_mod3)]); /* mha.moa:14 */
         }
         acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* mha.moa:14 */
@@ -508,22 +509,18 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   for (int64_t i2 = 0; i2 < B; ++i2) {
     for (int64_t j = 0; j < h; ++j) {
       for (int64_t c = 0; c < P_online; ++c) {
+        const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
+        const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
         float m = -INFINITY; /* mha.moa:9 */
 #pragma acc loop vector reduction(max : m)
-        for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-             l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                   moart_floordiv((n + P_online - 1), P_online));
-             ++l2) {
+        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
           if (l2 < n) {
             m = moart_maxf(m, x[(h * n * i2 + n * j + l2)]); /* mha.moa:9 */
           }
         }
         float acc2 = 0.0f; /* mha.moa:9 */
 #pragma acc loop vector reduction(+ : acc2)
-        for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-             l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                   moart_floordiv((n + P_online - 1), P_online));
-             ++l2) {
+        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
           if (l2 < n) {
             float w = moart_rescalef(x[(h * n * i2 + n * j + l2)], m); /* mha.moa:9 */
             online_weights[(h * n * i2 + n * j + l2)] = w;             /* mha.moa:9 */
@@ -541,10 +538,7 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
           float acc_lane13 = 0.0f; /* mha.moa:9 */
           float acc_lane14 = 0.0f; /* mha.moa:9 */
 #pragma acc loop seq
-          for (int64_t l2 = c * moart_floordiv((n + P_online - 1), P_online);
-               l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                     8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
-               l2 += 8) {
+          for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
             if (l2 < n) {
               acc3 = acc3 + (online_weights[(h * n * i2 + n * j + l2)] *
                              V[(h * n * dv * i2 + n * dv * j + dv * l2 + k)]); /* mha.moa:9 */
@@ -592,11 +586,7 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
             }
           }
 #pragma acc loop seq
-          for (int64_t l2 = (c * moart_floordiv((n + P_online - 1), P_online) +
-                             8 * moart_floordiv(moart_floordiv((n + P_online - 1), P_online), 8));
-               l2 < (c * moart_floordiv((n + P_online - 1), P_online) +
-                     moart_floordiv((n + P_online - 1), P_online));
-               ++l2) {
+          for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
             if (l2 < n) {
               acc3 = acc3 + (online_weights[(h * n * i2 + n * j + l2)] *
                              V[(h * n * dv * i2 + n * dv * j + dv * l2 + k)]); /* mha.moa:9 */
@@ -613,32 +603,43 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
     }
   }
 
+/* online (factors) */
+#pragma acc parallel loop gang collapse(2) vector_length(128) present(                             \
+    online_m_part [0:B * h * P_online], online_max [0:B * h], online_factors [0:B * h * P_online])
+  for (int64_t i2 = 0; i2 < B; ++i2) {
+    for (int64_t j = 0; j < h; ++j) {
+      float M = -INFINITY; /* mha.moa:9 */
+#pragma acc loop vector reduction(max : M)
+      for (int64_t c2 = 0; c2 < P_online; ++c2) {
+        M = moart_maxf(M, online_m_part[(h * i2 * P_online + j * P_online + c2)]); /* mha.moa:9 */
+      }
+#pragma acc loop vector
+      for (int64_t c2 = 0; c2 < P_online; ++c2) {
+        online_factors[(h * i2 * P_online + j * P_online + c2)] = moart_rescalef(
+            online_m_part[(h * i2 * P_online + j * P_online + c2)], M); /* mha.moa:9 */
+      }
+      online_max[(h * i2 + j)] = M; /* mha.moa:9 */
+    }
+  }
+
 /* O */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(O [0:B * h * dv], online_m_part [0:B * h * P_online],                                  \
-            online_sum_e_part [0:B * h * P_online], online_O_part [0:B * h * dv * P_online])
+    present(O [0:B * h * dv], online_sum_e_part [0:B * h * P_online],                              \
+            online_O_part [0:B * h * dv * P_online], online_factors [0:B * h * P_online])
   for (int64_t i3 = 0; i3 < B; ++i3) {
     for (int64_t j2 = 0; j2 < h; ++j2) {
       for (int64_t k2 = 0; k2 < dv; ++k2) {
-        float M = -INFINITY; /* mha.moa:14 */
-#pragma acc loop seq
-        for (int64_t c2 = 0; c2 < P_online; ++c2) {
-          M = moart_maxf(M,
-                         online_m_part[(h * i3 * P_online + j2 * P_online + c2)]); /* mha.moa:14 */
-        }
         float S = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
         for (int64_t c3 = 0; c3 < P_online; ++c3) {
           S = S + (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-                   moart_rescalef(online_m_part[(h * i3 * P_online + j2 * P_online + c3)],
-                                  M)); /* mha.moa:14 */
+                   online_factors[(h * i3 * P_online + j2 * P_online + c3)]); /* mha.moa:14 */
         }
         float S2 = 0.0f; /* mha.moa:11 */
 #pragma acc loop seq
         for (int64_t c4 = 0; c4 < P_online; ++c4) {
           S2 = S2 + (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4)] *
-                     moart_rescalef(online_m_part[(h * i3 * P_online + j2 * P_online + c4)],
-                                    M)); /* mha.moa:11 */
+                     online_factors[(h * i3 * P_online + j2 * P_online + c4)]); /* mha.moa:11 */
         }
         O[(h * dv * i3 + dv * j2 + k2)] = (S / S2); /* mha.moa:16 */
       }

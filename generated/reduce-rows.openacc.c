@@ -647,6 +647,7 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(A [0:n * m], total_part [0:P_total])
   for (int64_t c16 = 0; c16 < P_total; ++c16) {
+    const int64_t moa_div0 = moart_floordiv(n, 8);
     float acc16 = 0.0f; /* reduce-rows.moa:11 */
 #pragma acc loop seq
     for (int64_t l6 = c16; l6 < m; l6 += P_total) {
@@ -659,7 +660,7 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
       float acc_lane6 = 0.0f; /* reduce-rows.moa:11 */
       float acc_lane7 = 0.0f; /* reduce-rows.moa:11 */
 #pragma acc loop seq
-      for (int64_t l7 = 0; l7 < 8 * moart_floordiv(n, 8); l7 += 8) {
+      for (int64_t l7 = 0; l7 < 8 * moa_div0; l7 += 8) {
         acc17 = acc17 + A[(m * l7 + l6)];                 /* reduce-rows.moa:11 */
         acc_lane = acc_lane + A[(m * l7 + m + l6)];       /* reduce-rows.moa:11 */
         acc_lane2 = acc_lane2 + A[(m * l7 + 2 * m + l6)]; /* reduce-rows.moa:11 */
@@ -670,7 +671,7 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
         acc_lane7 = acc_lane7 + A[(m * l7 + 7 * m + l6)]; /* reduce-rows.moa:11 */
       }
 #pragma acc loop seq
-      for (int64_t l7 = 8 * moart_floordiv(n, 8); l7 < n; ++l7) {
+      for (int64_t l7 = 8 * moa_div0; l7 < n; ++l7) {
         acc17 = acc17 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
       }
       acc17 = (((acc17 + acc_lane) + (acc_lane2 + acc_lane3)) +

@@ -163,8 +163,9 @@ int moa_reshape(const float *restrict A, const float *restrict x, const float *r
   for (int64_t i = 0; i < 2; ++i) {
     for (int64_t j = 0; j < 3; ++j) {
       for (int64_t k = 0; k < 4; ++k) {
-        B[(12 * i + 4 * j + k)] = A[(6 * moart_floordiv((12 * i + 4 * j + k), 6) +
-                                     moart_floormod((12 * i + 4 * j + k), 6))]; /* reshape.moa:9 */
+        const int64_t moa_div0 = moart_floordiv((12 * i + 4 * j + k), 6);
+        const int64_t moa_mod1 = moart_floormod((12 * i + 4 * j + k), 6);
+        B[(12 * i + 4 * j + k)] = A[(6 * moa_div0 + moa_mod1)]; /* reshape.moa:9 */
       }
     }
   }
@@ -173,8 +174,9 @@ int moa_reshape(const float *restrict A, const float *restrict x, const float *r
 #pragma acc parallel loop gang vector collapse(2) vector_length(128) present(A [0:24], C [0:24])
   for (int64_t i2 = 0; i2 < 6; ++i2) {
     for (int64_t j2 = 0; j2 < 4; ++j2) {
-      C[(4 * i2 + j2)] = A[(6 * moart_floordiv((4 * i2 + j2), 6) +
-                            moart_floormod((4 * i2 + j2), 6))]; /* reshape.moa:10 */
+      const int64_t moa_div0 = moart_floordiv((4 * i2 + j2), 6);
+      const int64_t moa_mod1 = moart_floormod((4 * i2 + j2), 6);
+      C[(4 * i2 + j2)] = A[(6 * moa_div0 + moa_mod1)]; /* reshape.moa:10 */
     }
   }
 
@@ -182,8 +184,9 @@ int moa_reshape(const float *restrict A, const float *restrict x, const float *r
 #pragma acc parallel loop gang vector collapse(2) vector_length(128) present(A [0:24], D [0:24])
   for (int64_t i3 = 0; i3 < 4; ++i3) {
     for (int64_t j3 = 0; j3 < 6; ++j3) {
-      D[(6 * i3 + j3)] = A[(6 * moart_floordiv((6 * i3 + j3), 6) +
-                            moart_floormod((6 * i3 + j3), 6))]; /* reshape.moa:11 */
+      const int64_t moa_div0 = moart_floordiv((6 * i3 + j3), 6);
+      const int64_t moa_mod1 = moart_floormod((6 * i3 + j3), 6);
+      D[(6 * i3 + j3)] = A[(6 * moa_div0 + moa_mod1)]; /* reshape.moa:11 */
     }
   }
 

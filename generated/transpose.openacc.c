@@ -152,8 +152,9 @@ int moa_transpose(int64_t a, int64_t b, int64_t c, const float *restrict A, cons
     present(M [0:32 * b * moart_floordiv((a + 31), 32)], T [0:a * b])
   for (int64_t i = 0; i < b; ++i) {
     for (int64_t j = 0; j < a; ++j) {
-      T[(a * i + j)] = M[(32 * b * moart_floordiv(j, 32) + 32 * i +
-                          moart_floormod(j, 32))]; /* transpose.moa:9 */
+      const int64_t moa_div0 = moart_floordiv(j, 32);
+      const int64_t moa_mod1 = moart_floormod(j, 32);
+      T[(a * i + j)] = M[(32 * b * moa_div0 + 32 * i + moa_mod1)]; /* transpose.moa:9 */
     }
   }
 
@@ -162,8 +163,9 @@ int moa_transpose(int64_t a, int64_t b, int64_t c, const float *restrict A, cons
     present(M [0:32 * b * moart_floordiv((a + 31), 32)], T2 [0:a * b])
   for (int64_t i2 = 0; i2 < b; ++i2) {
     for (int64_t j2 = 0; j2 < a; ++j2) {
-      T2[(a * i2 + j2)] = M[(32 * b * moart_floordiv(j2, 32) + 32 * i2 +
-                             moart_floormod(j2, 32))]; /* transpose.moa:10 */
+      const int64_t moa_div0 = moart_floordiv(j2, 32);
+      const int64_t moa_mod1 = moart_floormod(j2, 32);
+      T2[(a * i2 + j2)] = M[(32 * b * moa_div0 + 32 * i2 + moa_mod1)]; /* transpose.moa:10 */
     }
   }
 

@@ -8,12 +8,18 @@
 
 extern "C" int bench_device_init(void) { return cudaFree(0) == cudaSuccess ? 0 : 1; }
 
-// Reads `bytes` (a multiple of 16) of device memory at `data` once and waits for it.
-extern "C" int bench_device_read(const void *data, int64_t bytes) {
+// Reads `bytes` (a multiple of 16) of device memory at `data` once; returns the seconds it took (CUDA
+// events around the kernel), or -1.
+extern "C" double bench_device_read(const void *data, int64_t bytes) {
   static float *sink;
-  if (!sink && cudaMalloc(&sink, sizeof(float)) != cudaSuccess)
-    return 1;
-  if (bench_read(data, bytes, sink, 0))
-    return 1;
-  return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+  static cudaEvent_t start, stop;
+  if (!sink && (cudaMalloc(&sink, sizeof(float)) != cudaSuccess || cudaEventCreate(&start) != cudaSuccess ||
+                cudaEventCreate(&stop) != cudaSuccess))
+    return -1;
+  float ms = 0;
+  if (cudaEventRecord(start, 0) != cudaSuccess || bench_read(data, bytes, sink, 0) ||
+      cudaEventRecord(stop, 0) != cudaSuccess || cudaEventSynchronize(stop) != cudaSuccess ||
+      cudaEventElapsedTime(&ms, start, stop) != cudaSuccess)
+    return -1;
+  return ms * 1e-3;
 }

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace moac {
 
@@ -32,6 +33,9 @@ protected:
   std::string asType(const LExprPtr &e, ElemType t);
   ElemType comparedIn(const LExprPtr &comparison) const;
   void stmt(const LStmt &s, ElemType t);
+  // Declares a local for each floor division and modulus of the statements whose operands are all
+  // `known` (before the statements, into `hoisted`); returns the ones it added.
+  std::vector<std::tuple<bool, SymExpr, SymExpr>> hoist(const std::vector<LStmt> &body, const std::set<Symbol> &known);
   std::string loopHeader(const LStmt &loop); // `for (int64_t i = start; i < end; ++i) {`
   std::string ifHeader(const LStmt &branch);  // `if (i < n) {`, `if (c) {`
   // Prints one region into `body`: its loop nest (C, OpenMP, OpenACC) or its launch (CUDA, which also
@@ -66,9 +70,13 @@ protected:
   ElemType floatType = ElemType::F32;
   std::string body;
   std::string kernels; // CUDA: the __global__ functions, printed before the host code
-  // Floor divisions and moduli computed once before the statements that use them (CUDA: a 64-bit
-  // division is a long software routine there): {div?, lhs, rhs} → the local that holds it.
+  // Floor divisions and moduli computed once before the statements that use them (CUDA, and OpenACC's
+  // parallel iterations: a 64-bit division is a long software routine on a GPU, which GCC recomputed in
+  // every guarded term of a split's sum): {div?, lhs, rhs} → the local that holds it.
   std::map<std::tuple<bool, SymExpr, SymExpr>, std::string> hoisted;
+  // While a parallel nest prints: the dims, chunk counts and the nest's indices so far (policy's
+  // hoistsDivisions: the innermost parallel loop's body starts with the divisions over them).
+  std::set<Symbol> parallelKnown;
   // CUDA: the accesses the statement being printed makes to a register instead of memory (one component of
   // a 16-byte vector loaded or stored once for four iterations): {buffer, offset} → the register's text.
   std::map<std::pair<size_t, SymExpr>, std::string> registers;

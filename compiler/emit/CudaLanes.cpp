@@ -148,21 +148,4 @@ void forEachLaneAccess(const std::vector<LStmt> &body,
   }
 }
 
-void invariantAtoms(const SymExpr &e, const std::set<Symbol> &known, std::vector<std::tuple<bool, SymExpr, SymExpr>> &out) {
-  for (const auto &t : e.terms())
-    for (const auto &a : t.factors) {
-      if (a->kind == SymExpr::Atom::Sym)
-        continue;
-      invariantAtoms(a->lhs, known, out);
-      invariantAtoms(a->rhs, known, out);
-      bool invariant = true;
-      for (const SymExpr *side : {&a->lhs, &a->rhs})
-        for (Symbol s : side->symbols())
-          invariant &= known.count(s) > 0;
-      std::tuple<bool, SymExpr, SymExpr> key{a->kind == SymExpr::Atom::Div, a->lhs, a->rhs};
-      if (invariant && std::find(out.begin(), out.end(), key) == out.end())
-        out.push_back(key);
-    }
-}
-
 } // namespace moac

@@ -66,8 +66,5 @@ void forEachLaneAccess(const std::vector<LStmt> &body,
                        const std::function<void(size_t buffer, const SymExpr &offset, const LStmt *lanes)> &f,
                        const LStmt *lanes = nullptr);
 
-// The floor divisions and moduli of an expression whose operands use only `known` symbols, innermost
-// first (so that an outer one is printed with the inner one's local).
-void invariantAtoms(const SymExpr &e, const std::set<Symbol> &known, std::vector<std::tuple<bool, SymExpr, SymExpr>> &out);
 
 } // namespace moac

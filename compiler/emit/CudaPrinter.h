@@ -34,7 +34,6 @@ private:
   void launch(const std::string &kernel, const std::string &blocks, const std::string &threads,
               const std::set<size_t> &used);
   std::string total(const ParallelNest &nest);
-  std::vector<std::tuple<bool, SymExpr, SymExpr>> hoist(const std::vector<LStmt> &body, const std::set<Symbol> &known);
   bool spreadsChunks(const std::vector<LStmt> &body) const;
 
   // CudaWarp.cpp: a warp's statements

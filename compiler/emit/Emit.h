@@ -35,6 +35,9 @@ public:
   virtual std::string serialRegion(const std::string &present) const = 0;
   // Before a serial loop inside a region.
   virtual std::string serialLoop() const { return ""; }
+  // Whether each iteration of a parallel nest computes the floor divisions and moduli that depend only on
+  // dims, chunk counts and the nest's indices once, at its start (a GPU: see CPrinter::hoisted).
+  virtual bool hoistsDivisions() const { return false; }
   // Before a vector loop; `reductions` are its reductions into scalars from outside it, each as
   // OPERATOR:NAME ("max:m", "+:acc"). "": the loop runs in order, as a serial one.
   virtual std::string vectorLoop(const std::vector<std::string> &) const { return ""; }

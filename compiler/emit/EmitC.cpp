@@ -230,6 +230,28 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
   return "0";
 }
 
+// Declares a local for each floor division and modulus of the statements whose operands are `known`
+// (the dims and chunk counts, then also the parallel indices), before them.
+std::vector<std::tuple<bool, SymExpr, SymExpr>> CPrinter::hoist(const std::vector<LStmt> &body,
+                                                                   const std::set<Symbol> &known) {
+  std::vector<std::tuple<bool, SymExpr, SymExpr>> atoms, added;
+  forEachInteger(body, [&](const SymExpr &e, bool divisor) {
+    if (!divisor) // a divisor is also met as an operand
+      invariantAtoms(e, known, atoms);
+  });
+  for (const auto &key : atoms) {
+    if (hoisted.count(key))
+      continue;
+    added.push_back(key);
+    const auto &[div, lhs, rhs] = key;
+    std::string text = fmt::format("{}({}, {})", div ? "moart_floordiv" : "moart_floormod", integer(lhs), integer(rhs));
+    std::string local = fmt::format("moa_{}{}", div ? "div" : "mod", hoisted.size());
+    line(fmt::format("const int64_t {} = {};", local, text));
+    hoisted.emplace(key, local);
+  }
+  return added;
+}
+
 void CPrinter::stmt(const LStmt &s, ElemType t) {
   switch (s.kind) {
   case LStmt::Loop: {
@@ -245,8 +267,18 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
     if (!pragma.empty())
       line(pragma);
     line(loopHeader(s));
+    std::vector<std::tuple<bool, SymExpr, SymExpr>> added;
+    if (s.loopKind == LoopKind::Parallel && policy.hoistsDivisions()) {
+      parallelKnown.insert(s.var);
+      const bool innermost =
+          !(s.body.size() == 1 && s.body[0].kind == LStmt::Loop && s.body[0].loopKind == LoopKind::Parallel);
+      if (innermost) // inside the collapsed nest, which must stay perfect
+        added = hoist(s.body, parallelKnown);
+    }
     for (const LStmt &x : s.body)
       stmt(x, t);
+    for (const auto &key : added) // their locals end with the iteration
+      hoisted.erase(key);
     line("}");
     break;
   }
@@ -344,6 +376,11 @@ void CPrinter::region(const Region &r) {
     std::string pragma = policy.parallelNest(r.parallelDepth, sections, hasVectorLoop(r.body));
     if (!pragma.empty())
       line(pragma);
+    parallelKnown.clear();
+    for (const TDim &d : k.dims)
+      parallelKnown.insert(d.sym);
+    for (const ChunkCount &c : k.chunkCounts)
+      parallelKnown.insert(c.sym);
     for (const LStmt &s : r.body)
       stmt(s, t);
   } else {

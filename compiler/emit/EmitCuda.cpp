@@ -28,27 +28,6 @@ constexpr int64_t maxBlocks = int64_t(1) << 20; // grid-stride beyond this
 
 } // namespace
 
-// Declares a local for each floor division and modulus of the statements whose operands are `known`
-// (the dims and chunk counts, then also the parallel indices), before them.
-std::vector<std::tuple<bool, SymExpr, SymExpr>> CudaPrinter::hoist(const std::vector<LStmt> &body,
-                                                                   const std::set<Symbol> &known) {
-  std::vector<std::tuple<bool, SymExpr, SymExpr>> atoms, added;
-  forEachInteger(body, [&](const SymExpr &e, bool divisor) {
-    if (!divisor) // a divisor is also met as an operand
-      invariantAtoms(e, known, atoms);
-  });
-  for (const auto &key : atoms) {
-    if (hoisted.count(key))
-      continue;
-    added.push_back(key);
-    const auto &[div, lhs, rhs] = key;
-    std::string text = fmt::format("{}({}, {})", div ? "moart_floordiv" : "moart_floormod", integer(lhs), integer(rhs));
-    std::string local = fmt::format("moa_{}{}", div ? "div" : "mod", hoisted.size());
-    line(fmt::format("const int64_t {} = {};", local, text));
-    hoisted.emplace(key, local);
-  }
-  return added;
-}
 
 // Whether the work of each iteration has a loop over a chunk count that lanes may take.
 bool CudaPrinter::spreadsChunks(const std::vector<LStmt> &body) const {

@@ -29,6 +29,7 @@ public:
     return fmt::format("#pragma acc serial{}", present.empty() ? "" : " present(" + present + ")");
   }
   std::string serialLoop() const override { return "#pragma acc loop seq"; }
+  bool hoistsDivisions() const override { return true; }
   std::string dataRegion(const std::vector<DataClause> &clauses) const override {
     static const char *const kinds[] = {"copyin", "copy", "copyout", "create"};
     std::string out = "#pragma acc data";

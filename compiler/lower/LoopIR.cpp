@@ -16,7 +16,9 @@ std::string Buffer::label() const {
   case Partials: return name + "_part";
   case Groups: return name + "_group";
   case FusedPartials: return group + "_" + name + "_part";
-  case FusedWeights: return group + "_" + name;
+  case FusedWeights:
+  case FusedMaximum:
+  case FusedFactors: return group + "_" + name;
   }
   return name;
 }
@@ -209,8 +211,9 @@ static std::string computes(const Kernel &k, size_t buffer) {
 }
 
 std::string regionName(const Kernel &k, const Region &r) {
-  static const char *const parts[] = {"", " (partials)", " (combine)", " (combine groups)", " (splits)"};
-  return (r.part == Region::Splits ? k.buffers[r.buffer].group : computes(k, r.buffer)) + parts[r.part];
+  static const char *const parts[] = {"", " (partials)", " (combine)", " (combine groups)", " (splits)", " (factors)"};
+  const bool group = r.part == Region::Splits || r.part == Region::Factors;
+  return (group ? k.buffers[r.buffer].group : computes(k, r.buffer)) + parts[r.part];
 }
 
 std::string describeAccess(const Kernel &k, const Coalescing &c) {
@@ -237,6 +240,10 @@ static std::string bufferReason(const Kernel &k, const Buffer &b, const DnfProgr
   case Buffer::FusedPartials: return fmt::format("partial {} of the fused {}, one per split", b.name, b.group);
   case Buffer::FusedWeights:
     return fmt::format("the weights exp(e − m) of the fused {}, one per term, against its split's maximum", b.group);
+  case Buffer::FusedMaximum: return fmt::format("the maximum M over the splits of the fused {}", b.group);
+  case Buffer::FusedFactors:
+    return fmt::format("each split's factor exp(m − M) of the fused {}, which its readers scale its partials by",
+                       b.group);
   }
   return "";
 }
@@ -400,6 +407,23 @@ bool hasVectorLoop(const std::vector<LStmt> &body) {
     return (s.kind == LStmt::Loop && s.loopKind == LoopKind::Vector) || hasVectorLoop(s.body) ||
            hasVectorLoop(s.orElse);
   });
+}
+
+void invariantAtoms(const SymExpr &e, const std::set<Symbol> &known, std::vector<std::tuple<bool, SymExpr, SymExpr>> &out) {
+  for (const auto &t : e.terms())
+    for (const auto &a : t.factors) {
+      if (a->kind == SymExpr::Atom::Sym)
+        continue;
+      invariantAtoms(a->lhs, known, out);
+      invariantAtoms(a->rhs, known, out);
+      bool invariant = true;
+      for (const SymExpr *side : {&a->lhs, &a->rhs})
+        for (Symbol s : side->symbols())
+          invariant &= known.count(s) > 0;
+      std::tuple<bool, SymExpr, SymExpr> key{a->kind == SymExpr::Atom::Div, a->lhs, a->rhs};
+      if (invariant && std::find(out.begin(), out.end(), key) == out.end())
+        out.push_back(key);
+    }
 }
 
 } // namespace moac

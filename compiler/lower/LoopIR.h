@@ -13,7 +13,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace moac {
@@ -38,7 +40,9 @@ struct Buffer {
   // says why the DNF stores it), a split reduction's partials or group results (of buffers[aliasOf]),
   // one member's partial results of a fused group's splits, or the weights exp(e − m) of a fused group
   // whose scores are stored, one per term, written and read by the term's split (lower/LowerFused.h).
-  enum Origin { Array, Partials, Groups, FusedPartials, FusedWeights } origin = Array;
+  // FusedMaximum, FusedFactors: the splits' maximum M of a fused group whose scores are stored, one per
+  // frame element, and each split's factor exp(m_c − M), which its readers multiply its partials by.
+  enum Origin { Array, Partials, Groups, FusedPartials, FusedWeights, FusedMaximum, FusedFactors } origin = Array;
   size_t array = 0; // Array: the DNF array it holds (DnfProgram::arrays)
   // Partials of a split reduction: with a single chunk they are the result itself, so this buffer is
   // `chunks > 1 ? workspace : buffers[aliasOf]`.
@@ -48,7 +52,7 @@ struct Buffer {
   // `name`: the .moa name of the array it holds, or, for partials and group results, of the split
   // reduction's array (buffers[*aliasOf]), or for fused partials the member's (m, sum_e, o: the array
   // it replaced); the C name is derived from it by emit/CNames.
-  std::string group{}; // FusedPartials, FusedWeights: the fused group's name (FusedGroup::name, `online`)
+  std::string group{}; // FusedPartials … FusedFactors: the fused group's name (FusedGroup::name, `online`)
   std::string label() const; // for dumps: m, m_part, m_group, online_o_part, online_weights
   SymExpr storageElements() const; // π(p)·⌈x/B⌉·B·π(tail) when lifted
   SymExpr offset(const SymVec &index) const; // γ of a logical index under this layout
@@ -135,7 +139,8 @@ struct Region {
   // reduction (regionName prints "s", "m (partials)", "update K (combine)").
   size_t buffer = 0;
   // Splits: the split pass of the fused group whose maxima buffers[buffer] holds.
-  enum Part { Whole, Partials, Combine, CombineGroups, Splits } part = Whole;
+  // Factors: a fused group's splits' maximum and each split's factor exp(m_c − M) (stored scores).
+  enum Part { Whole, Partials, Combine, CombineGroups, Splits, Factors } part = Whole;
   SourceLoc loc;
   int parallelDepth = 0;
   std::vector<LStmt> body;
@@ -217,6 +222,11 @@ bool onlyThroughDivisions(const SymExpr &offset, Symbol var);
 std::vector<const LStmt *> outerReductions(const LStmt &loop);
 // Whether the statements hold a vector loop (LoopKind::Vector), nested ones included.
 bool hasVectorLoop(const std::vector<LStmt> &body);
+
+// The floor divisions and moduli of an expression whose operands use only `known` symbols, innermost
+// first (so that an outer one can be computed from an inner one's value): what a printer may compute once,
+// before statements in which those symbols do not change, as {div?, lhs, rhs}.
+void invariantAtoms(const SymExpr &e, const std::set<Symbol> &known, std::vector<std::tuple<bool, SymExpr, SymExpr>> &out);
 
 // Calls f for every load and store in the statements, nested ones included.
 void forEachAccess(const std::vector<LStmt> &body,

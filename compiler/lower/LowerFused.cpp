@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -361,6 +362,72 @@ void reportVectorAccesses(SymbolTable &symbols, Kernel &k, const std::vector<LSt
   }
 }
 
+// Stored scores: the region after the split pass that combines the splits' maxima once per frame element,
+//   M = max_c m_c;  factor_c = rescale(m_c, M)
+// a parallel iteration per frame element (one of [0, 1) for an empty frame, so that its loops over the
+// splits are vector loops), M and the factors stored for the readers (lowerFusedRead).
+void addFactors(SymbolTable &symbols, Kernel &k, const FusedGroup &g, FusedPartials &out, int64_t block) {
+  const SymExpr frameItems = product(g.frameShape), P = SymExpr::symbol(out.splits);
+  k.buffers.push_back(Buffer{Buffer::Workspace, "max", g.elem, {frameItems}, {}, Buffer::FusedMaximum, 0,
+                             std::nullopt, Symbol{}, false, g.name});
+  out.maximum = k.buffers.size() - 1;
+  k.buffers.push_back(Buffer{Buffer::Workspace, "factors", g.elem, {frameItems, P}, {}, Buffer::FusedFactors, 0,
+                             std::nullopt, Symbol{}, false, g.name});
+  out.factors = k.buffers.size() - 1;
+  NameScope stageNames(symbols);
+  reserveNames(stageNames, g);
+  std::vector<Symbol> frame = g.frame;
+  SymVec shape = g.frameShape;
+  if (frame.empty()) {
+    frame.push_back(symbols.fresh("f"));
+    shape.push_back(SymExpr(1));
+  }
+  const SymExpr at = gamma(symbolExprs(g.frame), g.frameShape);
+  const Symbol top = symbols.fresh("M"), c = symbols.fresh("c");
+  const SymExpr split = at * P + SymExpr::symbol(c);
+  std::vector<LStmt> body{scalarStmt(LStmt::Decl, top, g.elem, floatConst(-INFINITY), g.loc)};
+  LStmt maxima = loop(c, 0, P, 1, LoopKind::Vector, g.loc);
+  maxima.body.push_back(scalarStmt(LStmt::Accumulate, top, g.elem, loadAt(out.buffers[0], split, false), g.loc,
+                                   BinOp::Max));
+  body.push_back(std::move(maxima));
+  LStmt factors = loop(c, 0, P, 1, LoopKind::Vector, g.loc);
+  factors.body.push_back(
+      store(*out.factors, split, rescale(loadAt(out.buffers[0], split, false), var(top, false)), g.loc));
+  body.push_back(std::move(factors));
+  body.push_back(store(*out.maximum, at, var(top, false), g.loc));
+  std::vector<LStmt> nest = std::move(body);
+  for (size_t d = frame.size(); d-- > 0;) {
+    LStmt l = loop(frame[d], 0, shape[d], 1, LoopKind::Parallel, g.loc);
+    l.body = std::move(nest);
+    nest.clear();
+    nest.push_back(std::move(l));
+  }
+  Region region{out.buffers[0], Region::Factors, g.loc, int(frame.size()), std::move(nest), std::nullopt};
+  reportVectorAccesses(symbols, k, region.body, block);
+  k.stages.push_back(std::move(region));
+}
+
+// The combined maximum over the splits, once per statement list and frame element (at `base`). A list is
+// known by its address, which a later list may reuse once this one has been moved away: the cached
+// maximum counts only while the list still holds its declaration.
+Symbol combinedMaximum(SymbolTable &symbols, FusedPartials &partials, size_t maxima, const SymExpr &base,
+                       const SymExpr &P, std::vector<LStmt> &prefix, ElemType type, SourceLoc loc) {
+  auto key = std::make_pair(static_cast<const void *>(&prefix), base.str());
+  auto found = partials.maxima.find(key);
+  if (found != partials.maxima.end() && std::any_of(prefix.begin(), prefix.end(), [&](const LStmt &s) {
+        return s.kind == LStmt::Decl && s.scalar == found->second;
+      }))
+    return found->second;
+  Symbol top = symbols.fresh("M"), c = symbols.fresh("c");
+  prefix.push_back(scalarStmt(LStmt::Decl, top, type, floatConst(-INFINITY), loc));
+  LStmt l = loop(c, 0, P, 1, LoopKind::Serial, loc);
+  l.body.push_back(scalarStmt(LStmt::Accumulate, top, type, loadAt(maxima, base + SymExpr::symbol(c), false), loc,
+                              BinOp::Max));
+  prefix.push_back(std::move(l));
+  partials.maxima[key] = top;
+  return top;
+}
+
 } // namespace
 
 FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup &g, const Schedule &schedule,
@@ -424,6 +491,8 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   if (target == Target::Cuda && schedule.pack > 1)
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
   k.stages.push_back(std::move(region));
+  if (storedScores)
+    addFactors(symbols, k, g, out, schedule.block);
   return out;
 }
 
@@ -435,36 +504,27 @@ LExprPtr lowerFusedRead(SymbolTable &symbols, const FusedGroup &g, FusedPartials
   SymVec extra(e.index.begin() + std::ptrdiff_t(g.frame.size()), e.index.end());
   const SymExpr base = gamma(frame, g.frameShape) * P;
   const size_t maxima = partials.buffers[0];
-  // The combined maximum over the splits, once per statement list and frame element. A list is known by
-  // its address, which a later list may reuse once this one has been moved away: the cached maximum
-  // counts only while the list still holds its declaration.
-  auto key = std::make_pair(static_cast<const void *>(&prefix), base.str());
-  auto found = partials.maxima.find(key);
-  Symbol top;
-  if (found != partials.maxima.end() &&
-      std::any_of(prefix.begin(), prefix.end(), [&](const LStmt &s) {
-        return s.kind == LStmt::Decl && s.scalar == found->second;
-      })) {
-    top = found->second;
+  // split c's factor: computed once by the factors region (stored scores), or here against the combined
+  // maximum
+  std::function<LExprPtr(Symbol)> factor;
+  if (partials.factors) {
+    if (e.member == 0)
+      return loadAt(*partials.maximum, gamma(frame, g.frameShape), false);
+    factor = [&](Symbol c) { return loadAt(*partials.factors, base + SymExpr::symbol(c), false); };
   } else {
-    top = symbols.fresh("M");
-    Symbol c = symbols.fresh("c");
-    prefix.push_back(scalarStmt(LStmt::Decl, top, type, floatConst(-INFINITY), e.loc));
-    LStmt l = loop(c, 0, P, 1, LoopKind::Serial, e.loc);
-    l.body.push_back(
-        scalarStmt(LStmt::Accumulate, top, type, loadAt(maxima, base + SymExpr::symbol(c), false), e.loc, BinOp::Max));
-    prefix.push_back(std::move(l));
-    partials.maxima[key] = top;
+    Symbol top = combinedMaximum(symbols, partials, maxima, base, P, prefix, type, e.loc);
+    if (e.member == 0)
+      return var(top, false);
+    factor = [&, top](Symbol c) {
+      return rescale(loadAt(maxima, base + SymExpr::symbol(c), false), var(top, false));
+    };
   }
-  if (e.member == 0)
-    return var(top, false);
   Symbol sum = symbols.fresh("S"), c = symbols.fresh("c");
   prefix.push_back(scalarStmt(LStmt::Decl, sum, type, floatConst(0), e.loc));
   LStmt l = loop(c, 0, P, 1, LoopKind::Serial, e.loc);
   SymExpr at = (base + SymExpr::symbol(c)) * product(m.extraShape) + gamma(extra, m.extraShape);
-  LExprPtr factor = rescale(loadAt(maxima, base + SymExpr::symbol(c), false), var(top, false));
   l.body.push_back(scalarStmt(LStmt::Accumulate, sum, type,
-                              binary(BinOp::Mul, loadAt(partials.buffers[e.member], at, false), factor), e.loc));
+                              binary(BinOp::Mul, loadAt(partials.buffers[e.member], at, false), factor(c)), e.loc));
   prefix.push_back(std::move(l));
   return var(sum, false);
 }

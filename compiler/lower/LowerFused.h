@@ -3,7 +3,9 @@
 //     [c·L, c·L + L) ∩ [0, n), L = ⌈n / P⌉, into (m, S₁, S₂, …) in one pass — each score e_l computed
 //     once, then every sum rescaled and updated for each of its elements — and stores its partials;
 //   - every read of a member (DKind::Fused) in a later array combines the P partials with the same
-//     monoid, in split order, inside that array's own parallel nest: no region of its own.
+//     monoid, in split order, inside that array's own parallel nest: no region of its own — except for
+//     stored scores, whose splits' maximum and factors exp(m_c − M) a region computes once (a gang per
+//     frame element, vector loops over the splits), which the readers then only multiply by.
 // P = moart_chunks(frame items, n, splits, chunk) with splits = Schedule::fusedSplits(target).
 #pragma once
 
@@ -13,6 +15,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace moac {
 
@@ -23,6 +26,10 @@ struct FusedPartials {
   // The combined maximum already declared in a statement list (by the list and the frame element's γ),
   // so that a reader of several members combines the maxima once; cleared for each reading array.
   std::map<std::pair<const void *, std::string>, Symbol> maxima;
+  // Stored scores: the splits' maximum ([frame]) and each split's factor exp(m_c − M) ([frame][c]),
+  // computed once by a region of their own after the split pass, so that a reader's combine multiplies
+  // instead of taking an exp per element and split.
+  std::optional<size_t> maximum, factors;
 };
 
 using LowerExprFn = std::function<LExprPtr(const DExprPtr &, std::vector<LStmt> &, ElemType)>;
