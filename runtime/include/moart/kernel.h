@@ -69,6 +69,10 @@ static inline float moart_sigmoidf(float a);
 #pragma acc routine(moart_sigmoidf) seq
 static inline double moart_sigmoid(double a);
 #pragma acc routine(moart_sigmoid) seq
+static inline float moart_rescalef(float a, float m);
+#pragma acc routine(moart_rescalef) seq
+static inline double moart_rescale(double a, double m);
+#pragma acc routine(moart_rescale) seq
 #endif
 
 /* Floor division and modulo (the language's div and mod). Branch-free (`&`, not `&&`): a branch in an
