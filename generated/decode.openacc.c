@@ -100,6 +100,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
                               &overflow),
@@ -221,6 +222,21 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
                   1, &overflow)),
           &overflow),
       1); /* l */
+  const int64_t moa_bound9 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+                     8, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound10 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_add_checked(P_online, 1, &overflow)),
+          &overflow),
+      1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
@@ -281,6 +297,15 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound9, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound10, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound10, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[11] = moart_size_checked(total, &overflow);
@@ -395,36 +420,54 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
       float acc_lane14 = 0.0f; /* decode.moa:8 */
 #pragma acc loop seq
       for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-        if (l2 < n) {
+        if ((l2 + 7) < n) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i2)]); /* decode.moa:8 */
-        }
-        if ((l2 + 1) < n) {
           acc_lane8 =
               acc_lane8 + (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i2)]); /* decode.moa:8 */
-        }
-        if ((l2 + 2) < n) {
           acc_lane9 = acc_lane9 +
                       (online_weights[(l2 + 2)] * V[(dv * l2 + 2 * dv + i2)]); /* decode.moa:8 */
-        }
-        if ((l2 + 3) < n) {
           acc_lane10 = acc_lane10 +
                        (online_weights[(l2 + 3)] * V[(dv * l2 + 3 * dv + i2)]); /* decode.moa:8 */
-        }
-        if ((l2 + 4) < n) {
           acc_lane11 = acc_lane11 +
                        (online_weights[(l2 + 4)] * V[(dv * l2 + 4 * dv + i2)]); /* decode.moa:8 */
-        }
-        if ((l2 + 5) < n) {
           acc_lane12 = acc_lane12 +
                        (online_weights[(l2 + 5)] * V[(dv * l2 + 5 * dv + i2)]); /* decode.moa:8 */
-        }
-        if ((l2 + 6) < n) {
           acc_lane13 = acc_lane13 +
                        (online_weights[(l2 + 6)] * V[(dv * l2 + 6 * dv + i2)]); /* decode.moa:8 */
-        }
-        if ((l2 + 7) < n) {
           acc_lane14 = acc_lane14 +
                        (online_weights[(l2 + 7)] * V[(dv * l2 + 7 * dv + i2)]); /* decode.moa:8 */
+        } else {
+          if (l2 < n) {
+            acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i2)]); /* decode.moa:8 */
+          }
+          if ((l2 + 1) < n) {
+            acc_lane8 =
+                acc_lane8 + (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i2)]); /* decode.moa:8 */
+          }
+          if ((l2 + 2) < n) {
+            acc_lane9 = acc_lane9 +
+                        (online_weights[(l2 + 2)] * V[(dv * l2 + 2 * dv + i2)]); /* decode.moa:8 */
+          }
+          if ((l2 + 3) < n) {
+            acc_lane10 = acc_lane10 +
+                         (online_weights[(l2 + 3)] * V[(dv * l2 + 3 * dv + i2)]); /* decode.moa:8 */
+          }
+          if ((l2 + 4) < n) {
+            acc_lane11 = acc_lane11 +
+                         (online_weights[(l2 + 4)] * V[(dv * l2 + 4 * dv + i2)]); /* decode.moa:8 */
+          }
+          if ((l2 + 5) < n) {
+            acc_lane12 = acc_lane12 +
+                         (online_weights[(l2 + 5)] * V[(dv * l2 + 5 * dv + i2)]); /* decode.moa:8 */
+          }
+          if ((l2 + 6) < n) {
+            acc_lane13 = acc_lane13 +
+                         (online_weights[(l2 + 6)] * V[(dv * l2 + 6 * dv + i2)]); /* decode.moa:8 */
+          }
+          if ((l2 + 7) < n) {
+            acc_lane14 = acc_lane14 +
+                         (online_weights[(l2 + 7)] * V[(dv * l2 + 7 * dv + i2)]); /* decode.moa:8 */
+          }
         }
       }
 #pragma acc loop seq
@@ -462,17 +505,72 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     present(o [0:dv], online_sum_e_part [0:P_online], online_o_part [0:dv * P_online],             \
             online_factors [0:P_online])
   for (int64_t i3 = 0; i3 < dv; ++i3) {
-    float S = 0.0f; /* decode.moa:14 */
+    const int64_t moa_div0 = moart_floordiv(P_online, 8);
+    float S = 0.0f;       /* decode.moa:14 */
+    float S_lane = 0.0f;  /* decode.moa:14 */
+    float S_lane2 = 0.0f; /* decode.moa:14 */
+    float S_lane3 = 0.0f; /* decode.moa:14 */
+    float S_lane4 = 0.0f; /* decode.moa:14 */
+    float S_lane5 = 0.0f; /* decode.moa:14 */
+    float S_lane6 = 0.0f; /* decode.moa:14 */
+    float S_lane7 = 0.0f; /* decode.moa:14 */
 #pragma acc loop seq
-    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+    for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+      S = S + (online_o_part[(dv * c3 + i3)] * online_factors[c3]); /* decode.moa:14 */
+      S_lane = S_lane +
+               (online_o_part[(dv * c3 + dv + i3)] * online_factors[(c3 + 1)]); /* decode.moa:14 */
+      S_lane2 = S_lane2 + (online_o_part[(dv * c3 + 2 * dv + i3)] *
+                           online_factors[(c3 + 2)]); /* decode.moa:14 */
+      S_lane3 = S_lane3 + (online_o_part[(dv * c3 + 3 * dv + i3)] *
+                           online_factors[(c3 + 3)]); /* decode.moa:14 */
+      S_lane4 = S_lane4 + (online_o_part[(dv * c3 + 4 * dv + i3)] *
+                           online_factors[(c3 + 4)]); /* decode.moa:14 */
+      S_lane5 = S_lane5 + (online_o_part[(dv * c3 + 5 * dv + i3)] *
+                           online_factors[(c3 + 5)]); /* decode.moa:14 */
+      S_lane6 = S_lane6 + (online_o_part[(dv * c3 + 6 * dv + i3)] *
+                           online_factors[(c3 + 6)]); /* decode.moa:14 */
+      S_lane7 = S_lane7 + (online_o_part[(dv * c3 + 7 * dv + i3)] *
+                           online_factors[(c3 + 7)]); /* decode.moa:14 */
+    }
+#pragma acc loop seq
+    for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
       S = S + (online_o_part[(dv * c3 + i3)] * online_factors[c3]); /* decode.moa:14 */
     }
-    float S2 = 0.0f; /* decode.moa:10 */
+    S = (((S + S_lane) + (S_lane2 + S_lane3)) +
+         ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* decode.moa:14 */
+    float S2 = 0.0f;                                   /* decode.moa:10 */
+    float S_lane8 = 0.0f;                              /* decode.moa:10 */
+    float S_lane9 = 0.0f;                              /* decode.moa:10 */
+    float S_lane10 = 0.0f;                             /* decode.moa:10 */
+    float S_lane11 = 0.0f;                             /* decode.moa:10 */
+    float S_lane12 = 0.0f;                             /* decode.moa:10 */
+    float S_lane13 = 0.0f;                             /* decode.moa:10 */
+    float S_lane14 = 0.0f;                             /* decode.moa:10 */
 #pragma acc loop seq
-    for (int64_t c4 = 0; c4 < P_online; ++c4) {
+    for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+      S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* decode.moa:10 */
+      S_lane8 =
+          S_lane8 + (online_sum_e_part[(c4 + 1)] * online_factors[(c4 + 1)]); /* decode.moa:10 */
+      S_lane9 =
+          S_lane9 + (online_sum_e_part[(c4 + 2)] * online_factors[(c4 + 2)]); /* decode.moa:10 */
+      S_lane10 =
+          S_lane10 + (online_sum_e_part[(c4 + 3)] * online_factors[(c4 + 3)]); /* decode.moa:10 */
+      S_lane11 =
+          S_lane11 + (online_sum_e_part[(c4 + 4)] * online_factors[(c4 + 4)]); /* decode.moa:10 */
+      S_lane12 =
+          S_lane12 + (online_sum_e_part[(c4 + 5)] * online_factors[(c4 + 5)]); /* decode.moa:10 */
+      S_lane13 =
+          S_lane13 + (online_sum_e_part[(c4 + 6)] * online_factors[(c4 + 6)]); /* decode.moa:10 */
+      S_lane14 =
+          S_lane14 + (online_sum_e_part[(c4 + 7)] * online_factors[(c4 + 7)]); /* decode.moa:10 */
+    }
+#pragma acc loop seq
+    for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* decode.moa:10 */
     }
-    o[i3] = (S / S2); /* decode.moa:14 */
+    S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
+          ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* decode.moa:10 */
+    o[i3] = (S / S2);                                       /* decode.moa:14 */
   }
   return 0;
 }

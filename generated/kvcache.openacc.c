@@ -125,6 +125,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   (void)moart_add_checked(t, 1, &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
@@ -251,6 +252,21 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                   1, &overflow)),
           &overflow),
       1); /* l */
+  const int64_t moa_bound11 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+                     8, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound12 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_add_checked(P_online, 1, &overflow)),
+          &overflow),
+      1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
@@ -306,6 +322,15 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound11, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound11, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound12, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound12, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
@@ -430,36 +455,54 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
       float acc_lane14 = 0.0f; /* kvcache.moa:13 */
 #pragma acc loop seq
       for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-        if (l2 < (t + 1)) {
+        if ((l2 + 7) < (t + 1)) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
-        }
-        if ((l2 + 1) < (t + 1)) {
           acc_lane8 =
               acc_lane8 + (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i4)]); /* kvcache.moa:13 */
-        }
-        if ((l2 + 2) < (t + 1)) {
           acc_lane9 = acc_lane9 +
                       (online_weights[(l2 + 2)] * V[(dv * l2 + 2 * dv + i4)]); /* kvcache.moa:13 */
-        }
-        if ((l2 + 3) < (t + 1)) {
           acc_lane10 = acc_lane10 +
                        (online_weights[(l2 + 3)] * V[(dv * l2 + 3 * dv + i4)]); /* kvcache.moa:13 */
-        }
-        if ((l2 + 4) < (t + 1)) {
           acc_lane11 = acc_lane11 +
                        (online_weights[(l2 + 4)] * V[(dv * l2 + 4 * dv + i4)]); /* kvcache.moa:13 */
-        }
-        if ((l2 + 5) < (t + 1)) {
           acc_lane12 = acc_lane12 +
                        (online_weights[(l2 + 5)] * V[(dv * l2 + 5 * dv + i4)]); /* kvcache.moa:13 */
-        }
-        if ((l2 + 6) < (t + 1)) {
           acc_lane13 = acc_lane13 +
                        (online_weights[(l2 + 6)] * V[(dv * l2 + 6 * dv + i4)]); /* kvcache.moa:13 */
-        }
-        if ((l2 + 7) < (t + 1)) {
           acc_lane14 = acc_lane14 +
                        (online_weights[(l2 + 7)] * V[(dv * l2 + 7 * dv + i4)]); /* kvcache.moa:13 */
+        } else {
+          if (l2 < (t + 1)) {
+            acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 1) < (t + 1)) {
+            acc_lane8 = acc_lane8 +
+                        (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 2) < (t + 1)) {
+            acc_lane9 = acc_lane9 + (online_weights[(l2 + 2)] *
+                                     V[(dv * l2 + 2 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 3) < (t + 1)) {
+            acc_lane10 = acc_lane10 + (online_weights[(l2 + 3)] *
+                                       V[(dv * l2 + 3 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 4) < (t + 1)) {
+            acc_lane11 = acc_lane11 + (online_weights[(l2 + 4)] *
+                                       V[(dv * l2 + 4 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 5) < (t + 1)) {
+            acc_lane12 = acc_lane12 + (online_weights[(l2 + 5)] *
+                                       V[(dv * l2 + 5 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 6) < (t + 1)) {
+            acc_lane13 = acc_lane13 + (online_weights[(l2 + 6)] *
+                                       V[(dv * l2 + 6 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 7) < (t + 1)) {
+            acc_lane14 = acc_lane14 + (online_weights[(l2 + 7)] *
+                                       V[(dv * l2 + 7 * dv + i4)]); /* kvcache.moa:13 */
+          }
         }
       }
 #pragma acc loop seq
@@ -497,17 +540,72 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     present(o [0:dv], online_sum_e_part [0:P_online], online_o_part [0:dv * P_online],             \
             online_factors [0:P_online])
   for (int64_t i5 = 0; i5 < dv; ++i5) {
-    float S = 0.0f; /* kvcache.moa:19 */
+    const int64_t moa_div0 = moart_floordiv(P_online, 8);
+    float S = 0.0f;       /* kvcache.moa:19 */
+    float S_lane = 0.0f;  /* kvcache.moa:19 */
+    float S_lane2 = 0.0f; /* kvcache.moa:19 */
+    float S_lane3 = 0.0f; /* kvcache.moa:19 */
+    float S_lane4 = 0.0f; /* kvcache.moa:19 */
+    float S_lane5 = 0.0f; /* kvcache.moa:19 */
+    float S_lane6 = 0.0f; /* kvcache.moa:19 */
+    float S_lane7 = 0.0f; /* kvcache.moa:19 */
 #pragma acc loop seq
-    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+    for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+      S = S + (online_o_part[(dv * c3 + i5)] * online_factors[c3]); /* kvcache.moa:19 */
+      S_lane = S_lane +
+               (online_o_part[(dv * c3 + dv + i5)] * online_factors[(c3 + 1)]); /* kvcache.moa:19 */
+      S_lane2 = S_lane2 + (online_o_part[(dv * c3 + 2 * dv + i5)] *
+                           online_factors[(c3 + 2)]); /* kvcache.moa:19 */
+      S_lane3 = S_lane3 + (online_o_part[(dv * c3 + 3 * dv + i5)] *
+                           online_factors[(c3 + 3)]); /* kvcache.moa:19 */
+      S_lane4 = S_lane4 + (online_o_part[(dv * c3 + 4 * dv + i5)] *
+                           online_factors[(c3 + 4)]); /* kvcache.moa:19 */
+      S_lane5 = S_lane5 + (online_o_part[(dv * c3 + 5 * dv + i5)] *
+                           online_factors[(c3 + 5)]); /* kvcache.moa:19 */
+      S_lane6 = S_lane6 + (online_o_part[(dv * c3 + 6 * dv + i5)] *
+                           online_factors[(c3 + 6)]); /* kvcache.moa:19 */
+      S_lane7 = S_lane7 + (online_o_part[(dv * c3 + 7 * dv + i5)] *
+                           online_factors[(c3 + 7)]); /* kvcache.moa:19 */
+    }
+#pragma acc loop seq
+    for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
       S = S + (online_o_part[(dv * c3 + i5)] * online_factors[c3]); /* kvcache.moa:19 */
     }
-    float S2 = 0.0f; /* kvcache.moa:15 */
+    S = (((S + S_lane) + (S_lane2 + S_lane3)) +
+         ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* kvcache.moa:19 */
+    float S2 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane8 = 0.0f;                              /* kvcache.moa:15 */
+    float S_lane9 = 0.0f;                              /* kvcache.moa:15 */
+    float S_lane10 = 0.0f;                             /* kvcache.moa:15 */
+    float S_lane11 = 0.0f;                             /* kvcache.moa:15 */
+    float S_lane12 = 0.0f;                             /* kvcache.moa:15 */
+    float S_lane13 = 0.0f;                             /* kvcache.moa:15 */
+    float S_lane14 = 0.0f;                             /* kvcache.moa:15 */
 #pragma acc loop seq
-    for (int64_t c4 = 0; c4 < P_online; ++c4) {
+    for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+      S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* kvcache.moa:15 */
+      S_lane8 =
+          S_lane8 + (online_sum_e_part[(c4 + 1)] * online_factors[(c4 + 1)]); /* kvcache.moa:15 */
+      S_lane9 =
+          S_lane9 + (online_sum_e_part[(c4 + 2)] * online_factors[(c4 + 2)]); /* kvcache.moa:15 */
+      S_lane10 =
+          S_lane10 + (online_sum_e_part[(c4 + 3)] * online_factors[(c4 + 3)]); /* kvcache.moa:15 */
+      S_lane11 =
+          S_lane11 + (online_sum_e_part[(c4 + 4)] * online_factors[(c4 + 4)]); /* kvcache.moa:15 */
+      S_lane12 =
+          S_lane12 + (online_sum_e_part[(c4 + 5)] * online_factors[(c4 + 5)]); /* kvcache.moa:15 */
+      S_lane13 =
+          S_lane13 + (online_sum_e_part[(c4 + 6)] * online_factors[(c4 + 6)]); /* kvcache.moa:15 */
+      S_lane14 =
+          S_lane14 + (online_sum_e_part[(c4 + 7)] * online_factors[(c4 + 7)]); /* kvcache.moa:15 */
+    }
+#pragma acc loop seq
+    for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* kvcache.moa:15 */
     }
-    o[i5] = (S / S2); /* kvcache.moa:19 */
+    S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
+          ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* kvcache.moa:15 */
+    o[i5] = (S / S2);                                       /* kvcache.moa:19 */
   }
   return 0;
 }

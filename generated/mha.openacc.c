@@ -152,6 +152,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                                             sizeof(float), &overflow),
                         &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -281,6 +282,21 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                   1, &overflow)),
           &overflow),
       1); /* l */
+  const int64_t moa_bound10 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(
+                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+                     8, &overflow)),
+          &overflow),
+      1); /* c */
+  const int64_t moa_bound11 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_add_checked(P_online, 1, &overflow)),
+          &overflow),
+      1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
@@ -398,6 +414,15 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(h, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound10, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound10, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound11, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound11, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(h, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -539,50 +564,82 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
           float acc_lane14 = 0.0f; /* mha.moa:9 */
 #pragma acc loop seq
           for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-            if (l2 < n) {
+            if ((l2 + 7) < n) {
               acc3 = acc3 + (online_weights[(h * n * i2 + n * j + l2)] *
                              V[(h * n * dv * i2 + n * dv * j + dv * l2 + k)]); /* mha.moa:9 */
-            }
-            if ((l2 + 1) < n) {
               acc_lane8 = acc_lane8 +
                           (online_weights[(h * n * i2 + n * j + l2 + 1)] *
                            V[(h * n * dv * i2 + n * dv * j + dv * l2 + dv + k)]); /* mha.moa:9 */
-            }
-            if ((l2 + 2) < n) {
               acc_lane9 =
                   acc_lane9 +
                   (online_weights[(h * n * i2 + n * j + l2 + 2)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 2 * dv + k)]); /* mha.moa:9 */
-            }
-            if ((l2 + 3) < n) {
               acc_lane10 =
                   acc_lane10 +
                   (online_weights[(h * n * i2 + n * j + l2 + 3)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 3 * dv + k)]); /* mha.moa:9 */
-            }
-            if ((l2 + 4) < n) {
               acc_lane11 =
                   acc_lane11 +
                   (online_weights[(h * n * i2 + n * j + l2 + 4)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 4 * dv + k)]); /* mha.moa:9 */
-            }
-            if ((l2 + 5) < n) {
               acc_lane12 =
                   acc_lane12 +
                   (online_weights[(h * n * i2 + n * j + l2 + 5)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 5 * dv + k)]); /* mha.moa:9 */
-            }
-            if ((l2 + 6) < n) {
               acc_lane13 =
                   acc_lane13 +
                   (online_weights[(h * n * i2 + n * j + l2 + 6)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 6 * dv + k)]); /* mha.moa:9 */
-            }
-            if ((l2 + 7) < n) {
               acc_lane14 =
                   acc_lane14 +
                   (online_weights[(h * n * i2 + n * j + l2 + 7)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 7 * dv + k)]); /* mha.moa:9 */
+            } else {
+              if (l2 < n) {
+                acc3 = acc3 + (online_weights[(h * n * i2 + n * j + l2)] *
+                               V[(h * n * dv * i2 + n * dv * j + dv * l2 + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 1) < n) {
+                acc_lane8 = acc_lane8 +
+                            (online_weights[(h * n * i2 + n * j + l2 + 1)] *
+                             V[(h * n * dv * i2 + n * dv * j + dv * l2 + dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 2) < n) {
+                acc_lane9 =
+                    acc_lane9 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 2)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 2 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 3) < n) {
+                acc_lane10 =
+                    acc_lane10 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 3)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 3 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 4) < n) {
+                acc_lane11 =
+                    acc_lane11 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 4)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 4 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 5) < n) {
+                acc_lane12 =
+                    acc_lane12 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 5)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 5 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 6) < n) {
+                acc_lane13 =
+                    acc_lane13 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 6)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 6 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 7) < n) {
+                acc_lane14 =
+                    acc_lane14 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 7)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 7 * dv + k)]); /* mha.moa:9 */
+              }
             }
           }
 #pragma acc loop seq
@@ -629,19 +686,102 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   for (int64_t i3 = 0; i3 < B; ++i3) {
     for (int64_t j2 = 0; j2 < h; ++j2) {
       for (int64_t k2 = 0; k2 < dv; ++k2) {
-        float S = 0.0f; /* mha.moa:14 */
+        const int64_t moa_div0 = moart_floordiv(P_online, 8);
+        float S = 0.0f;       /* mha.moa:14 */
+        float S_lane = 0.0f;  /* mha.moa:14 */
+        float S_lane2 = 0.0f; /* mha.moa:14 */
+        float S_lane3 = 0.0f; /* mha.moa:14 */
+        float S_lane4 = 0.0f; /* mha.moa:14 */
+        float S_lane5 = 0.0f; /* mha.moa:14 */
+        float S_lane6 = 0.0f; /* mha.moa:14 */
+        float S_lane7 = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
-        for (int64_t c3 = 0; c3 < P_online; ++c3) {
+        for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+          S = S + (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+                   online_factors[(h * i3 * P_online + j2 * P_online + c3)]); /* mha.moa:14 */
+          S_lane =
+              S_lane +
+              (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + dv + k2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c3 + 1)]); /* mha.moa:14 */
+          S_lane2 = S_lane2 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 2 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 2)]); /* mha.moa:14 */
+          S_lane3 = S_lane3 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 3 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 3)]); /* mha.moa:14 */
+          S_lane4 = S_lane4 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 4 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 4)]); /* mha.moa:14 */
+          S_lane5 = S_lane5 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 5 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 5)]); /* mha.moa:14 */
+          S_lane6 = S_lane6 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 6 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 6)]); /* mha.moa:14 */
+          S_lane7 = S_lane7 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 7 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 7)]); /* mha.moa:14 */
+        }
+#pragma acc loop seq
+        for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
           S = S + (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
                    online_factors[(h * i3 * P_online + j2 * P_online + c3)]); /* mha.moa:14 */
         }
-        float S2 = 0.0f; /* mha.moa:11 */
+        S = (((S + S_lane) + (S_lane2 + S_lane3)) +
+             ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* mha.moa:14 */
+        float S2 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane8 = 0.0f;                              /* mha.moa:11 */
+        float S_lane9 = 0.0f;                              /* mha.moa:11 */
+        float S_lane10 = 0.0f;                             /* mha.moa:11 */
+        float S_lane11 = 0.0f;                             /* mha.moa:11 */
+        float S_lane12 = 0.0f;                             /* mha.moa:11 */
+        float S_lane13 = 0.0f;                             /* mha.moa:11 */
+        float S_lane14 = 0.0f;                             /* mha.moa:11 */
 #pragma acc loop seq
-        for (int64_t c4 = 0; c4 < P_online; ++c4) {
+        for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+          S2 = S2 + (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c4)]); /* mha.moa:11 */
+          S_lane8 = S_lane8 +
+                    (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 1)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c4 + 1)]); /* mha.moa:11 */
+          S_lane9 = S_lane9 +
+                    (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c4 + 2)]); /* mha.moa:11 */
+          S_lane10 =
+              S_lane10 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 3)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 3)]); /* mha.moa:11 */
+          S_lane11 =
+              S_lane11 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 4)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 4)]); /* mha.moa:11 */
+          S_lane12 =
+              S_lane12 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 5)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 5)]); /* mha.moa:11 */
+          S_lane13 =
+              S_lane13 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 6)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 6)]); /* mha.moa:11 */
+          S_lane14 =
+              S_lane14 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 7)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 7)]); /* mha.moa:11 */
+        }
+#pragma acc loop seq
+        for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
           S2 = S2 + (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4)] *
                      online_factors[(h * i3 * P_online + j2 * P_online + c4)]); /* mha.moa:11 */
         }
-        O[(h * dv * i3 + dv * j2 + k2)] = (S / S2); /* mha.moa:16 */
+        S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
+              ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* mha.moa:11 */
+        O[(h * dv * i3 + dv * j2 + k2)] = (S / S2);             /* mha.moa:16 */
       }
     }
   }

@@ -566,32 +566,8 @@ int64_t Lowerer::interleaveLanes(const DExpr &r, const std::vector<LStmt> &termP
 // the IR, so every target that prints it adds in the same order.
 void Lowerer::interleave(std::vector<LStmt> &prefix, Symbol acc, ElemType type, const DExpr &r, const LExprPtr &term,
                          int64_t lanes) {
-  std::vector<Symbol> accs{acc};
-  for (int64_t j = 1; j < lanes; ++j) {
-    accs.push_back(symbols.fresh(acc.hint() + "_lane"));
-    prefix.push_back(scalarStmt(LStmt::Decl, accs.back(), type, floatConst(identity(r.op, false)), r.loc));
-  }
-  SymExpr whole = SymExpr::floorDiv(r.extent, SymExpr(lanes)) * SymExpr(lanes);
-  LStmt rounds = loop(r.var, 0, whole, lanes, LoopKind::Serial, r.loc);
-  for (int64_t j = 0; j < lanes; ++j)
-    rounds.body.push_back(scalarStmt(LStmt::Accumulate, accs[size_t(j)], type,
-                                     shiftIndex(term, r.var, SymExpr::symbol(r.var) + SymExpr(j)), r.loc, r.op));
-  LStmt rest = loop(r.var, whole, r.extent, 1, LoopKind::Serial, r.loc);
-  rest.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, term, r.loc, r.op));
-  prefix.push_back(std::move(rounds));
-  prefix.push_back(std::move(rest));
-  std::vector<LExprPtr> level;
-  for (Symbol a : accs)
-    level.push_back(var(a, false));
-  while (level.size() > 1) {
-    std::vector<LExprPtr> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(binary(r.op, level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  prefix.push_back(scalarStmt(LStmt::Assign, acc, type, level[0], r.loc));
+  for (LStmt &s : interleavedSum(symbols, acc, type, r.op, r.var, SymExpr(0), r.extent, term, lanes, r.loc))
+    prefix.push_back(std::move(s));
   Decision d{Decision::InterleavedSum};
   d.inner = r.var;
   d.lanes = lanes;

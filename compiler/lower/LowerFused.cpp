@@ -132,40 +132,9 @@ struct SplitPass {
 std::vector<LStmt> SplitPass::rowSum(Symbol acc, const LExprPtr &term) const {
   std::vector<LStmt> out{scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc)};
   const SymExpr first = SymExpr::symbol(c) * length;
-  const SymExpr whole = first + SymExpr::floorDiv(length, SymExpr(lanes)) * SymExpr(lanes);
-  std::vector<Symbol> accs{acc};
-  for (int64_t j = 1; j < lanes; ++j) {
-    accs.push_back(symbols.fresh(acc.hint() + "_lane"));
-    out.push_back(scalarStmt(LStmt::Decl, accs.back(), type, floatConst(0), loc));
-  }
-  if (lanes > 1) {
-    LStmt rounds = loop(g.var, first, whole, lanes, LoopKind::Serial, loc);
-    for (int64_t j = 0; j < lanes; ++j) {
-      LStmt guard = inRange(j);
-      guard.body.push_back(scalarStmt(LStmt::Accumulate, accs[size_t(j)], type,
-                                      shiftIndex(term, g.var, SymExpr::symbol(g.var) + SymExpr(j)), loc));
-      rounds.body.push_back(std::move(guard));
-    }
-    out.push_back(std::move(rounds));
-  }
-  LStmt rest = loop(g.var, lanes > 1 ? whole : first, first + length, 1, LoopKind::Serial, loc);
-  LStmt guard = inRange();
-  guard.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, term, loc));
-  rest.body.push_back(std::move(guard));
-  out.push_back(std::move(rest));
-  std::vector<LExprPtr> level;
-  for (Symbol a : accs)
-    level.push_back(var(a, false));
-  while (level.size() > 1) {
-    std::vector<LExprPtr> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(binary(BinOp::Add, level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  if (lanes > 1)
-    out.push_back(scalarStmt(LStmt::Assign, acc, type, level[0], loc));
+  for (LStmt &s : interleavedSum(symbols, acc, type, BinOp::Add, g.var, first, first + length, term, lanes, loc,
+                                 [this](int64_t ahead) { return inRange(ahead); }))
+    out.push_back(std::move(s));
   return out;
 }
 
@@ -491,8 +460,10 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   if (target == Target::Cuda && schedule.pack > 1)
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
   k.stages.push_back(std::move(region));
-  if (storedScores)
+  if (storedScores) {
     addFactors(symbols, k, g, out, schedule.block);
+    out.lanes = pass.lanes;
+  }
   return out;
 }
 
@@ -519,13 +490,15 @@ LExprPtr lowerFusedRead(SymbolTable &symbols, const FusedGroup &g, FusedPartials
       return rescale(loadAt(maxima, base + SymExpr::symbol(c), false), var(top, false));
     };
   }
+  // Σ_c partial_c·factor_c, in split order (as `lanes` chains where the factors are stored: a GPU thread of
+  // the reader then keeps that many loads in flight over thousands of splits)
   Symbol sum = symbols.fresh("S"), c = symbols.fresh("c");
   prefix.push_back(scalarStmt(LStmt::Decl, sum, type, floatConst(0), e.loc));
-  LStmt l = loop(c, 0, P, 1, LoopKind::Serial, e.loc);
   SymExpr at = (base + SymExpr::symbol(c)) * product(m.extraShape) + gamma(extra, m.extraShape);
-  l.body.push_back(scalarStmt(LStmt::Accumulate, sum, type,
-                              binary(BinOp::Mul, loadAt(partials.buffers[e.member], at, false), factor(c)), e.loc));
-  prefix.push_back(std::move(l));
+  LExprPtr term = binary(BinOp::Mul, loadAt(partials.buffers[e.member], at, false), factor(c));
+  for (LStmt &s : interleavedSum(symbols, sum, type, BinOp::Add, c, SymExpr(0), P, term,
+                                 partials.factors ? partials.lanes : 1, e.loc))
+    prefix.push_back(std::move(s));
   return var(sum, false);
 }
 

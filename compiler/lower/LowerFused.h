@@ -30,6 +30,7 @@ struct FusedPartials {
   // computed once by a region of their own after the split pass, so that a reader's combine multiplies
   // instead of taking an exp per element and split.
   std::optional<size_t> maximum, factors;
+  int64_t lanes = 1; // the chains of a reader's sum over the splits (with stored factors: Schedule::lanes)
 };
 
 using LowerExprFn = std::function<LExprPtr(const DExprPtr &, std::vector<LStmt> &, ElemType)>;
