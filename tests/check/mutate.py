@@ -8,7 +8,8 @@ same arguments. Every mutant is a bug a lowering could make:
   one    one output element (the middle one) takes its neighbour's value: a wrong index for one element
   perm   every output element takes its successor's value: an off-by-one permutation
   sign   the last accumulation of an input or temporary subtracts its terms: a sign flip
-  drop   the first (or, with MUTANT drop-last, the last) accumulation skips its term 0: a dropped term
+  drop   the first (or, with MUTANT drop-last, the last) accumulation skips its loop's first term: a
+         dropped term
   stale  the last combine of partials (stale-first: the first) reads partial 0 where partial 1 belongs: a
          stale partial (needs a split reduction, P > 1)
 A mutant that finds nothing to break is an error (exit 3): a test that cannot fail is no test.
@@ -48,12 +49,12 @@ def block_end(text, brace):
 
 def enclosing_var(text, start, avoid):
     """The nearest loop variable whose loop body holds `start` and that does not index `avoid` (the
-    reduction's loop); loops that closed before `start` do not count."""
+    reduction's loop), with its first value's text; loops that closed before `start` do not count."""
     for m in reversed(list(FOR_VAR.finditer(text[:start]))):
         var = m.group(1)
         if block_end(text, text.index("{", m.end())) > start and not re.search(r"\b%s\b" % var, avoid):
-            return var
-    return None
+            return var, text[m.end():text.index(";", m.end())]
+    return None, None
 
 
 def innermost_loop(text, start):
@@ -70,8 +71,10 @@ def mutate_kernel(text, mutant):
     # A sum run as interleaved accumulators (docs/schedule.md, lanes) adds its whole rounds of terms in a
     # loop stepping by the constant lanes, which runs no round for an extent below them, and its remaining
     # terms in a loop stepping by 1: the term to drop is one that no loop stepping by a constant adds.
+    # The chains' merge after the loops, `acc = (((acc + acc_lane) + ...`, adds no term of its own.
     direct = [a for a in accs if "_part[" not in a[3] and "_group[" not in a[3]
-              and not re.search(r"\+= \d+\)", innermost_loop(text, a[0]))]
+              and not re.search(r"\+= \d+\)", innermost_loop(text, a[0]))
+              and not re.match(r"\w*_lane\d*\b", a[3])]
     combines = [a for a in accs if "_part[" in a[3]]
     if mutant in ("drop", "drop-last", "sign"):
         if not direct:
@@ -80,16 +83,42 @@ def mutate_kernel(text, mutant):
         if mutant == "sign":
             plus = text.index(" + ", text.index(target, start) + len(target) + 1)
             return text[:plus] + " - " + text[plus + 3:]
-        var = enclosing_var(text, start, target)
-        if var is None:
-            fail("no reduction loop around the accumulation")
-        return text[:start] + "if (%s != 0) " % var + text[start:]
+        # Its chains' loop, if any, adds the sum's first terms (chain 0's at its first round): that term
+        # goes too, so that a term is dropped whether the rounds or the remaining terms run.
+        # (in both branches of a round that checks its terms once: `if (all in range) ... else ...`).
+        def round_of(at):
+            header = innermost_loop(text, at)
+            return text.rindex(header, 0, at) if re.search(r"\+= \d+\)", header) else None
+        chain = [a[0] for a in accs if a[2] == target and a[0] < start and round_of(a[0]) is not None]
+        chain = [at for at in chain if round_of(at) == round_of(chain[-1])]
+        for at in [start] + chain[::-1]:
+            var, first = enclosing_var(text, at, target)
+            if var is None:
+                fail("no reduction loop around the accumulation")
+            text = text[:at] + "if (%s != %s) " % (var, first) + text[at:]
+        return text
     if mutant in ("stale", "stale-first"):
         if not combines:
             fail("no combine of partials to break")
-        start, end, target, term = combines[0] if mutant == "stale-first" else combines[-1]
+        # A combine run as interleaved chains adds partial c + k in chain k of a loop stepping by the
+        # lanes: partial 1 is chain 1's term at c = 0, so c reads as -1 there (c + 1 -> 0). Otherwise the
+        # loop adds partial c, and c = 1 reads as 0.
+        rounds = {}
+        for a in combines:
+            header = innermost_loop(text, a[0])
+            if re.search(r"\+= \d+\)", header):
+                rounds.setdefault(text.rindex(header, 0, a[0]), []).append(a)
+        if rounds:
+            chains = rounds[min(rounds) if mutant == "stale-first" else max(rounds)]
+            if len(chains) < 2:
+                fail("a combine's round has one chain")
+            start, end, target, term = chains[1]
+            pattern = "%s == 0 ? -1 : %s"
+        else:
+            start, end, target, term = combines[0] if mutant == "stale-first" else combines[-1]
+            pattern = "%s == 1 ? 0 : %s"
         var = FOR_VAR.findall(text[:start])[-1]
-        stale = re.sub(r"\b%s\b" % var, "(%s == 1 ? 0 : %s)" % (var, var), term)
+        stale = re.sub(r"\b%s\b" % var, "(%s)" % (pattern % (var, var)), term)
         return text[:end - len(term)] + stale + text[end:]
     fail("unknown kernel mutant '%s'" % mutant)
 
