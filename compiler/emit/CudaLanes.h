@@ -66,5 +66,4 @@ void forEachLaneAccess(const std::vector<LStmt> &body,
                        const std::function<void(size_t buffer, const SymExpr &offset, const LStmt *lanes)> &f,
                        const LStmt *lanes = nullptr);
 
-
 } // namespace moac

@@ -28,7 +28,6 @@ constexpr int64_t maxBlocks = int64_t(1) << 20; // grid-stride beyond this
 
 } // namespace
 
-
 // Whether the work of each iteration has a loop over a chunk count that lanes may take.
 bool CudaPrinter::spreadsChunks(const std::vector<LStmt> &body) const {
   for (const LStmt &s : body) {
