@@ -225,12 +225,11 @@ const std::string &CNames::symbol(Symbol s) {
   auto it = symbols.find(s);
   if (it != symbols.end())
     return it->second;
-  std::string base = s.name();
-  while (base.size() > 1 && std::isdigit((unsigned char)base.back()))
-    base.pop_back();
-  if (!fits(base))
-    base = renamed(base);
-  return symbols[s] = fresh(base, false);
+  // The hint, not the name: the name's counter made it unique among the compilation's symbols (or its
+  // scope's), which says nothing here, while the hint is the spelling the program or the pass chose.
+  std::string base = fits(s.hint()) ? s.hint() : renamed(s.hint());
+  // The counter as the symbol table adds one: l2 after l, x1_2 after a hint that ends in a digit.
+  return symbols[s] = fresh(base, std::isdigit((unsigned char)base.back()));
 }
 
 } // namespace moac

@@ -34,8 +34,10 @@ public:
   // member's partials of a fused group (`online_o_part`).
   const std::string &buffer(size_t b) const { return buffers.at(b); }
   // A dim or chunk count (minted up front), or a loop index or scalar, minted on first use: its hint
-  // without the numeric suffix that made it unique among symbols, plus a counter when this kernel
-  // already has that name, so the text does not depend on what else the process compiled.
+  // (Symbol::hint: the paper's i, j, l, the user's own index names, acc, P_m), as written when C may have
+  // it, plus a counter when this kernel already has that name (l2; x1_2 after a hint that ends in a
+  // digit). So a user's index x1 stays x1, and the text depends only on the kernel, in the order it is
+  // printed.
   const std::string &symbol(Symbol s);
   const std::string &dim(Symbol s) const { return symbols.at(s); }
 

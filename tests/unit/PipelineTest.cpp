@@ -67,9 +67,8 @@ std::vector<std::string> lines(const std::string &text, const std::string &prefi
   return out;
 }
 
-// Whether some line starts with `head` and ends with `tail`. Fresh names (P_o, the index names) are
-// numbered by what ran earlier in this process (issue 12's context will fix that), so the tests leave
-// them out.
+// Whether some line starts with `head` and ends with `tail`: the tests match the words around what they
+// do not pin down (offsets, bounds, fresh names).
 bool has(const std::vector<std::string> &list, const std::string &head, const std::string &tail) {
   return std::any_of(list.begin(), list.end(), [&](const std::string &line) {
     return line.size() >= head.size() + tail.size() && line.rfind(head, 0) == 0 &&
@@ -359,6 +358,20 @@ TEST_CASE("a fused member named like a C keyword gets a partials name C can have
   REQUIRE(run->c.ok());
   const std::string &code = run->c.code->source;
   CHECK(code.find("online_int_part") != std::string::npos);
+}
+
+// CNames names a loop index, scalar or chunk count after its symbol's hint (the spelling the program or
+// the pass chose), never after the symbol's name with its digits stripped: y1's chunk counts are P_y1
+// and Q_y1 (P_y1_2 where a dim already is P_y1), y2's P_y2 and Q_y2 (they were P_y1_, Q_y, P_y, Q_y2).
+TEST_CASE("C names come from the symbol's hint: a program name keeps its digits", "[pipeline][names]") {
+  auto run = runText("dim n, P_y1\nin x : f32[n]\nin w : f32[P_y1]\nout y1 = +/ x\nout y2 = +/ w\n", Stage::Code);
+  REQUIRE(run->c.ok());
+  const std::string &code = run->c.code->source;
+  for (const char *declared : {"P_y1_2 = moart_chunks(1, n,", "Q_y1 = moart_chunks(1, P_y1_2,",
+                               "P_y2 = moart_chunks(1, P_y1,", "Q_y2 = moart_chunks(1, P_y2,"})
+    CHECK_THAT(code, Catch::Contains(std::string("const int64_t ") + declared));
+  for (const char *stripped : {"P_y1_ ", "Q_y ", "P_y "})
+    CHECK_THAT(code, !Catch::Contains(std::string("const int64_t ") + stripped));
 }
 
 namespace {
