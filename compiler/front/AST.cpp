@@ -57,6 +57,8 @@ struct Dumper {
       break;
     case ExprKind::Reduce:
       head += fmt::format(" {}/", spell(e.op));
+      if (e.axis != 0)
+        head += fmt::format("[{}]", e.axis);
       break;
     case ExprKind::Inner:
       head += fmt::format(" {}.{}", spell(e.op), spell(e.op2));

@@ -19,7 +19,7 @@ enum class ExprKind {
   Vector,        // <i j>, <i, j+1>
   Unary,         // neg x, exp(x), -x
   Binary,        // a + b, a max b, a div b (elementwise with scalar extension)
-  Reduce,        // +/ A
+  Reduce,        // +/ A, +/[1] A
   Inner,         // A +.* B
   Outer,         // A o.* B
   Psi,           // <i> psi A
@@ -56,6 +56,7 @@ struct Expr {
   BinOp op = BinOp::Add;  // Binary, Reduce, Inner (f)
   BinOp op2 = BinOp::Mul; // Inner, Outer (g)
   UnOp unop = UnOp::Neg;  // Unary
+  int64_t axis = 0;       // Reduce: the axis `+/[k]` names (0, the leading axis, when none is written)
   bool commas = false;    // Vector: written with commas
   std::vector<Binder> binders; // Comprehension
 

@@ -116,7 +116,7 @@ const Alias unicodeAliases[] = {
     {U'ψ', Tok::KwPsi},  {U'ρ', Tok::KwRho},  {U'ι', Tok::KwIota}, {U'⍉', Tok::KwTran},
     {U'↑', Tok::KwTake}, {U'↓', Tok::KwDrop}, {U'⟨', Tok::Less},   {U'⟩', Tok::Greater},
     {U'×', Tok::Star},   {U'÷', Tok::Slash},  {U'⧺', Tok::KwCat},  {U'√', Tok::KwSqrt},
-    {U'≤', Tok::LessEq}, {U'≥', Tok::GreaterEq}, {U'≠', Tok::NotEq},
+    {U'≤', Tok::LessEq}, {U'≥', Tok::GreaterEq}, {U'≠', Tok::NotEq}, {U'−', Tok::Minus},
 };
 
 class Lexer {
@@ -127,7 +127,7 @@ public:
   std::vector<Token> run();
 
 private:
-  // A scalar operator spelled at pos (+ - * / × ÷ max min), for `op/` and `f.g` forms.
+  // A scalar operator spelled at pos (+ - * / × ÷ − max min), for `op/` and `f.g` forms.
   bool scalarOp(size_t at, BinOp &op, size_t &len) const;
   bool tryOperatorForm(Token &tok);
   void lexToken(Token &tok);
@@ -167,6 +167,7 @@ bool Lexer::scalarOp(size_t at, BinOp &op, size_t &len) const {
   Utf8Char ch = decodeUtf8(text, at);
   if (ch.codePoint == U'×') { op = BinOp::Mul; len = ch.length; return true; }
   if (ch.codePoint == U'÷') { op = BinOp::Div; len = ch.length; return true; }
+  if (ch.codePoint == U'−') { op = BinOp::Sub; len = ch.length; return true; }
   return false;
 }
 

@@ -402,7 +402,7 @@ NDArray Evaluator::evalNode(const TExpr &e) {
     return elementwise(e.op, givesTruth(e.op) ? operandType(e) : type, a, arg(1), at(e));
   }
   case TKind::Where: return evalWhere(e, type);
-  case TKind::Reduce: return reduce(e.op, type, arg(0), at(e));
+  case TKind::Reduce: return reduce(e.op, type, arg(0), at(e), e.axis);
   case TKind::Inner: {
     const NDArray &a = arg(0);
     return inner(e.op, e.op2, type, a, arg(1), at(e));

@@ -295,11 +295,18 @@ RuleResult shapeOfReshape(const Type &shape, const Type &array) {
 
 RuleResult shapeOfRav(const Type &array) { return ok(Type{array.elem, {product(array.shape)}, std::nullopt}); }
 
-// op/ A: reduce along the leading axis, ρ = tail ρA.
-RuleResult shapeOfReduce(BinOp, const Type &array) {
+// op/[k] A: reduce along axis k (op/ A: the leading axis), ρ = ρA without its axis k. ÷/ divides, so
+// its result is a float like that of `/`.
+RuleResult shapeOfReduce(BinOp op, const Type &array, int64_t axis) {
   if (array.rank() == 0)
     return err(Diag::NeedsRank, {"reduction", "1", sh(array.shape)});
-  return ok(Type{array.elem, SymVec(array.shape.begin() + 1, array.shape.end()), std::nullopt});
+  if (axis < 0 || uint64_t(axis) >= array.rank())
+    return err(Diag::ReduceAxis, {std::to_string(axis), std::to_string(array.rank()), sh(array.shape),
+                                  std::to_string(array.rank() - 1)});
+  SymVec shape = array.shape;
+  shape.erase(shape.begin() + axis);
+  ElemType elem = op == BinOp::Div ? promote(array.elem, ElemType::F32) : array.elem;
+  return ok(Type{elem, std::move(shape), std::nullopt});
 }
 
 // A f.g B: contract the last axis of A with the first of B, ρ = init ρA ++ tail ρB.
@@ -308,12 +315,12 @@ RuleResult shapeOfInner(BinOp f, BinOp g, const Type &a, const Type &b) {
     return err(Diag::NeedsRank, {"the left operand of an inner product", "1", sh(a.shape)});
   if (b.rank() == 0)
     return err(Diag::NeedsRank, {"the right operand of an inner product", "1", sh(b.shape)});
-  if (!isReducer(f))
-    return err(Diag::NotAReducer, {std::string(spell(f))});
   if (a.shape.back() != b.shape.front())
     return err(Diag::InnerMismatch, {a.shape.back().str(), b.shape.front().str()});
   Type r;
-  r.elem = g == BinOp::Div ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
+  // f is one of the reducers (the lexer makes no other inner product); ÷ as f or g divides
+  const bool divides = f == BinOp::Div || g == BinOp::Div;
+  r.elem = divides ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
   r.shape.assign(a.shape.begin(), a.shape.end() - 1);
   r.shape.insert(r.shape.end(), b.shape.begin() + 1, b.shape.end());
   return ok(r);

@@ -39,7 +39,7 @@ RuleResult shapeOfDrop(const Type &count, const Type &array);
 RuleResult shapeOfCat(const Type &a, const Type &b);
 RuleResult shapeOfReshape(const Type &shape, const Type &array);
 RuleResult shapeOfRav(const Type &array);
-RuleResult shapeOfReduce(BinOp op, const Type &array);
+RuleResult shapeOfReduce(BinOp op, const Type &array, int64_t axis = 0);
 RuleResult shapeOfInner(BinOp f, BinOp g, const Type &a, const Type &b);
 RuleResult shapeOfOuter(BinOp g, const Type &a, const Type &b);
 RuleResult shapeOfIota(const Type &count);

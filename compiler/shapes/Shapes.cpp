@@ -515,7 +515,12 @@ TExprPtr ShapeChecker::elabOperator(const Expr &e) {
   }
   case ExprKind::Unary: return applyRule(TKind::Unary, shapeOfUnary(e.unop, type(0)));
   case ExprKind::Binary: return applyRule(TKind::Binary, shapeOfElementwise(e.op, type(0), type(1)));
-  case ExprKind::Reduce: return applyRule(TKind::Reduce, shapeOfReduce(e.op, type(0)));
+  case ExprKind::Reduce: {
+    TExprPtr t = applyRule(TKind::Reduce, shapeOfReduce(e.op, type(0), e.axis));
+    if (t)
+      t->axis = size_t(e.axis); // in range: the rule checked it
+    return t;
+  }
   case ExprKind::Inner: return applyRule(TKind::Inner, shapeOfInner(e.op, e.op2, type(0), type(1)));
   case ExprKind::Outer: return applyRule(TKind::Outer, shapeOfOuter(e.op2, type(0), type(1)));
   case ExprKind::Psi: {

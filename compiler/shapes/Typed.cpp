@@ -149,7 +149,8 @@ struct TPrinter {
       std::string l = mixed(a(0)) ? "(" + print(a(0)) + ")" : sub(a(0), p);
       return l + " " + op(e.op) + " " + sub(a(1), p + 1);
     }
-    case TKind::Reduce: return fmt::format("{}/ {}", op(e.op), sub(a(0), 4));
+    case TKind::Reduce:
+      return fmt::format("{}/{} {}", op(e.op), e.axis ? fmt::format("[{}]", e.axis) : "", sub(a(0), 4));
     case TKind::Inner:
       return sub(a(0), 3) + " " + op(e.op) + "." + op(e.op2) + " " + sub(a(1), 4);
     case TKind::Outer: return sub(a(0), 3) + (ascii ? " o." : " ∘.") + op(e.op2) + " " + sub(a(1), 4);

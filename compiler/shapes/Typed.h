@@ -72,6 +72,7 @@ struct TExpr {
   BinOp op = BinOp::Add;           // Binary, Reduce, Inner (f)
   BinOp op2 = BinOp::Mul;          // Inner, Outer (g)
   UnOp unop = UnOp::Neg;           // Unary
+  size_t axis = 0;                 // Reduce: the axis reduced along (0: the leading one)
   std::vector<TIndex> indices;     // Comprehension
 
   TExpr(TKind kind, SourceLoc loc, uint32_t length) : kind(kind), loc(loc), length(length) {}

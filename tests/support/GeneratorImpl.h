@@ -99,6 +99,7 @@ private:
   std::optional<Expr> unary(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> reduce(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> inner(const Shape &s, Scope &scope, int depth);
+  Expr rightFoldInner(Expr a, Expr b, double n);
   std::optional<Expr> outer(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> psi(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> tran(const Shape &s, Scope &scope, int depth);

@@ -382,27 +382,42 @@ std::optional<Expr> Generator::unary(const Shape &s, Scope &scope, int depth) {
   }
 }
 
-// op/ A reduces the leading axis: A has shape ⟨e⟩ ++ s.
+// op/ A reduces the leading axis, op/[k] A axis k: A has shape s with an extent put in at k. −/ and ÷/
+// are right folds (x0 − (x1 − …)); ÷/'s terms are kept in [1, 2], so its value within 2^±⌈n/2⌉.
 std::optional<Expr> Generator::reduce(const Shape &s, Scope &scope, int depth) {
-  Shape operandShape = concat({pickExtent()}, s);
+  const size_t axis = rng.chance(30) ? rng.below(s.size() + 1) : 0;
+  Shape operandShape = s;
+  operandShape.insert(operandShape.begin() + long(axis), pickExtent());
   if (!fits(operandShape))
     return std::nullopt;
   Expr a = gen(operandShape, scope, depth - 1);
-  if (opt.emptyReductions && rng.chance(3)) {
+  if (axis > 0)
+    note("reduce-axis");
+  // the token, its axis when not the leading one (at times written [0]), and a space
+  auto form = [&](const char *op) {
+    return op + (axis > 0 || rng.chance(5) ? "[" + std::to_string(axis) + "] " : std::string(" "));
+  };
+  if (opt.emptyReductions && axis == 0 && rng.chance(3)) {
     // over an empty axis: the identity (0 or 1; max and min would give ∓inf)
     note("reduce-empty");
-    return Expr{rng.pick({"+/ ", "*/ "}) + std::string("(0 take ") + operand(a) + ")", false, 1, a.isInt};
+    std::string op = rng.pick({"+/ ", "*/ ", "-/ ", "// "});
+    return Expr{op + "(0 take " + operand(a) + ")", false, 1, a.isInt && op != "// "};
   }
-  double n = double(maxOf(operandShape[0]));
-  switch (rng.weighted({4, 3, 2, 2})) {
-  case 0: note("reduce+"); return Expr{"+/ " + operand(a), false, n * a.bound, a.isInt};
-  case 1: note("reduce-max"); return Expr{"max/ " + operand(a), false, a.bound, a.isInt};
-  case 2: note("reduce-min"); return Expr{"min/ " + operand(a), false, a.bound, a.isInt};
-  default:
+  double n = double(maxOf(operandShape[axis]));
+  switch (rng.weighted({4, 3, 2, 2, 2, 2})) {
+  case 0: note("reduce+"); return Expr{form("+/") + operand(a), false, n * a.bound, a.isInt};
+  case 1: note("reduce-max"); return Expr{form("max/") + operand(a), false, a.bound, a.isInt};
+  case 2: note("reduce-min"); return Expr{form("min/") + operand(a), false, a.bound, a.isInt};
+  case 3:
     note("reduce*");
     if (a.bound > 1)
       a = clamp(a, 1);
-    return Expr{(unicode() ? "×/ " : "*/ ") + operand(a), false, a.bound, a.isInt};
+    return Expr{form(unicode() ? "×/" : "*/") + operand(a), false, a.bound, a.isInt};
+  case 4: note("reduce-"); return Expr{form(unicode() ? "−/" : "-/") + operand(a), false, n * a.bound, a.isInt};
+  default:
+    note("reduce/");
+    return Expr{form(unicode() ? "÷/" : "//") + "((abs " + operand(a) + " + 1.0) min 2.0)", false,
+                std::pow(2.0, std::ceil(n / 2)), false};
   }
 }
 
@@ -415,7 +430,9 @@ std::optional<Expr> Generator::inner(const Shape &s, Scope &scope, int depth) {
     return std::nullopt;
   Expr a = gen(as, scope, depth - 1), b = gen(bs, scope, depth - 1);
   double n = double(maxOf(e));
-  size_t kind = rng.weighted({6, 4, 4});
+  size_t kind = rng.weighted({6, 4, 4, 3});
+  if (kind == 3)
+    return rightFoldInner(a, b, n);
   const char *f = kind == 0 ? "+" : kind == 1 ? "max" : rng.pick({"+", "*", "max", "min"});
   const char *g = kind == 0 ? "*" : kind == 1 ? "+" : rng.pick({"+", "-", "*", "/", "max", "min"});
   std::string fs = f, gs = g;
@@ -435,6 +452,22 @@ std::optional<Expr> Generator::inner(const Shape &s, Scope &scope, int depth) {
   note("inner" + fs + "." + gs);
   std::string op = fs == "+" && gs == "*" && unicode() ? "+.×" : fs + "." + gs;
   return Expr{operand(a) + " " + op + " " + rhs, false, bound, a.isInt && b.isInt && gs != "/"};
+}
+
+// A f.g B with f − or ÷, the right folds: with ÷ both operands in [1, 2] and g + or ×, so every term is
+// in [1, 4] and the quotient within 4^±⌈n/2⌉.
+Expr Generator::rightFoldInner(Expr a, Expr b, double n) {
+  if (rng.chance(50)) {
+    note("inner-.g");
+    const std::string g = rng.pick({"+", "-", "*", "max", "min"});
+    double term = g == "*" ? a.bound * b.bound : g == "max" || g == "min" ? std::max(a.bound, b.bound) : a.bound + b.bound;
+    return Expr{operand(a) + (unicode() ? " −." : " -.") + g + " " + operand(b), false, n * term, a.isInt && b.isInt};
+  }
+  note("inner/.g");
+  auto positive = [](const Expr &x) { return "((abs " + operand(x) + " + 1.0) min 2.0)"; };
+  const char *g = rng.pick({"+", "*"});
+  return Expr{positive(a) + (unicode() ? " ÷." : " /.") + g + " " + positive(b), false, std::pow(4.0, std::ceil(n / 2)),
+              false};
 }
 
 // A o.g B: A has shape s[0:p] and B s[p:].

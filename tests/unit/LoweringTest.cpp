@@ -513,3 +513,39 @@ TEST_CASE("an update that keeps every element stores nothing; an elementwise upd
   CHECK(storesInto("dim n\ninout A : f32[n]\nA = A * 0.5\n") == 4);
   CHECK(storesInto("dim n\nin b : f32[2]\ninout A : f32[n]\nA = (2 take A) cat b\n") == 2);
 }
+
+TEST_CASE("a right fold is never split, interleaved or spread: one loop from the last term, on every target",
+          "[lower][rightfold]") {
+  Schedule s;
+  s.threads = 8;
+  s.chunk = 1; // a sum would be split into min(8, n) chunks
+  s.lanes = 4; // and an inline sum interleaved over 4 accumulators
+  // (A along its leading axis: one lane per column, row-major on every target)
+  const char *text = "dim n, m\nin x : f64[n]\nin A : f64[n, m]\nout a = -/ x\nout b = ÷/ x\nout c = −/ A\n";
+  for (Target target : {Target::C, Target::OpenMP, Target::OpenACC, Target::Cuda}) {
+    Lowered l = lowerText(text, target, s);
+    CHECK(l.kernel.chunkCounts.empty());
+    for (const Decision &d : l.kernel.decisions)
+      CHECK(d.kind != Decision::InterleavedSum);
+    LoopEval ev(l.kernel, {{"n", 13}, {"m", 2}});
+    std::vector<double> x;
+    for (int64_t i = 0; i < 13; ++i)
+      x.push_back(double(int64_t(1) << i) * (i % 3 ? 1 : 3)); // no two orders of − or ÷ agree
+    ev.buffer("x") = x;
+    std::vector<double> A; // column 0 is x, column 1 x reversed
+    for (size_t i = 0; i < x.size(); ++i)
+      A.insert(A.end(), {x[i], x[x.size() - 1 - i]});
+    ev.buffer("A") = A;
+    ev.run();
+    double sub = x.back(), quo = x.back(), rev = x.front();
+    for (size_t i = x.size() - 1; i-- > 0;) {
+      sub = x[i] - sub;
+      quo = x[i] / quo;
+    }
+    for (size_t i = 1; i < x.size(); ++i)
+      rev = x[i] - rev; // the fold of x reversed
+    CHECK(ev.buffer("a")[0] == sub);
+    CHECK(ev.buffer("b")[0] == quo);
+    CHECK(ev.buffer("c") == std::vector<double>{sub, rev});
+  }
+}

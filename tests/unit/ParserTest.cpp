@@ -28,7 +28,8 @@ std::string sexpr(const Expr &e) {
   }
   case ExprKind::Unary: return fmt::format("({}{})", spell(e.unop), args());
   case ExprKind::Binary: return fmt::format("({}{})", spell(e.op), args());
-  case ExprKind::Reduce: return fmt::format("({}/{})", spell(e.op), args());
+  case ExprKind::Reduce:
+    return fmt::format("({}/{}{})", spell(e.op), e.axis ? fmt::format("[{}]", e.axis) : "", args());
   case ExprKind::Inner: return fmt::format("({}.{}{})", spell(e.op), spell(e.op2), args());
   case ExprKind::Outer: return fmt::format("(o.{}{})", spell(e.op2), args());
   case ExprKind::Call: return fmt::format("(call {}{})", e.name, args());
@@ -146,6 +147,41 @@ TEST_CASE("Parser structural operators", "[parser]") {
     CHECK(count.intValue == -1);
     CHECK(count.length == 2);
     CHECK(count.loc.col == 5);
+  }
+}
+
+TEST_CASE("Parser reductions along an axis and the right folds", "[parser]") {
+  CHECK(parseExpr("+/[1] A") == "(+/[1] A)");
+  CHECK(parseExpr("+/ [1] A") == "(+/[1] A)");
+  CHECK(parseExpr("max/[2] A * 2") == "(* (max/[2] A) 2)");
+  CHECK(parseExpr("+/[1] +/ A") == "(+/[1] (+/ A))");
+  CHECK(parseExpr("+/[0] A") == "(+/ A)");
+  CHECK(parseExpr("+/[-1] A") == "(+/[-1] A)"); // rejected by the shape checker, at the axis
+  CHECK(parseExpr("-/ x") == "(-/ x)");
+  CHECK(parseExpr("−/[1] A") == "(-/[1] A)");
+  CHECK(parseExpr("// x") == "(// x)");
+  CHECK(parseExpr("÷/ x") == "(// x)");
+  CHECK(parseExpr("A -.* B") == "(-.* A B)");
+  CHECK(parseExpr("A ÷.× B") == "(/.* A B)");
+  SECTION("a bracket after a reduction that is not [number] is a comprehension") {
+    CHECK(parseExpr("+/ [i < n] i") == "(+/ ([i<n] i))");
+    CHECK(parseExpr("+/[i < n] i") == "(+/ ([i<n] i))");
+  }
+  SECTION("the node spans the reduction and its axis") {
+    auto parsed = parseText("x = +/[12] A\n");
+    REQUIRE(parsed.errors == 0);
+    const Expr &r = valueOf(parsed.program, 0);
+    CHECK(r.axis == 12);
+    CHECK(r.loc.col == 5);
+    CHECK(r.length == 6);
+  }
+  SECTION("an axis that is not an integer literal") {
+    auto parsed = parseText("x = +/[1.5] A\n");
+    CHECK(parsed.diags.find("t.moa:1:8: error: expected an integer axis but found '1.5'") == 0);
+  }
+  SECTION("the Unicode minus makes negative literals like '-'") {
+    CHECK(parseExpr("−1 take A") == "(take -1 A)");
+    CHECK(parseExpr("a − 1") == "(- a 1)");
   }
 }
 
