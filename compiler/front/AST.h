@@ -7,6 +7,7 @@
 #include "Source.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -68,6 +69,15 @@ struct DimDecl {
   std::string name;
   SourceLoc loc;
   ExprPtr value; // null: bound at run time
+  std::optional<int64_t> least; // `dim t >= 0`: the least value a run-time dim may take (1 when not written)
+  SourceLoc leastLoc;
+};
+
+// `assume w <= n`: a relation between dims that the shape checker may use and every run checks.
+struct AssumeDecl {
+  std::string name; // empty: an assumption declares no name
+  SourceLoc loc;
+  ExprPtr relation; // a comparison (Binary with < <= == >= >) of integer expressions over dims
 };
 
 enum class ArrayRole { In, InOut };
@@ -99,7 +109,7 @@ struct FnDecl {
 };
 
 // Top-level items in source order.
-using Item = std::variant<DimDecl, ArrayDecl, Binding, FnDecl>;
+using Item = std::variant<DimDecl, ArrayDecl, Binding, FnDecl, AssumeDecl>;
 
 struct Program {
   std::string fileName;

@@ -23,6 +23,7 @@ const char *tokName(Tok kind) {
   case Tok::KwOut: return "'out'";
   case Tok::KwInout: return "'inout'";
   case Tok::KwFn: return "'fn'";
+  case Tok::KwAssume: return "'assume'";
   case Tok::KwPsi: return "'psi'";
   case Tok::KwRho: return "'rho'";
   case Tok::KwIota: return "'iota'";
@@ -94,10 +95,11 @@ std::string describe(const Token &tok) {
 
 namespace {
 
-// A constant table (read-only data, no static constructor); 34 entries are searched in order.
+// A constant table (read-only data, no static constructor); 35 entries are searched in order.
 constexpr std::pair<std::string_view, Tok> keywords[] = {
     {"dim", Tok::KwDim},       {"in", Tok::KwIn},     {"out", Tok::KwOut},   {"inout", Tok::KwInout},
-    {"fn", Tok::KwFn},         {"psi", Tok::KwPsi},   {"rho", Tok::KwRho},   {"iota", Tok::KwIota},
+    {"fn", Tok::KwFn},         {"assume", Tok::KwAssume}, {"psi", Tok::KwPsi}, {"rho", Tok::KwRho},
+    {"iota", Tok::KwIota},
     {"tran", Tok::KwTran},     {"take", Tok::KwTake}, {"drop", Tok::KwDrop}, {"cat", Tok::KwCat},
     {"reshape", Tok::KwReshape}, {"rav", Tok::KwRav}, {"div", Tok::KwDiv},   {"mod", Tok::KwMod},
     {"max", Tok::KwMax},       {"min", Tok::KwMin},   {"neg", Tok::KwNeg},   {"exp", Tok::KwExp},

@@ -102,7 +102,8 @@ private:
   bool startsItem() {
     const Token &t = peek();
     return t.kind == Tok::KwDim || t.kind == Tok::KwIn || t.kind == Tok::KwInout || t.kind == Tok::KwOut ||
-           t.kind == Tok::KwFn || (t.kind == Tok::Ident && toks[pos + 1].kind == Tok::Assign);
+           t.kind == Tok::KwFn || t.kind == Tok::KwAssume ||
+           (t.kind == Tok::Ident && toks[pos + 1].kind == Tok::Assign);
   }
   void endOfStatement() {
     if (at(Tok::Newline) || at(Tok::Semicolon)) {
@@ -126,6 +127,7 @@ private:
   // ---- grammar ----
   void item(Program &program);
   void dimDecl(Program &program);
+  void assumeDecl(Program &program);
   ArrayDecl arrayDecl();
   FnDecl fnDecl();
   Binding binding(bool isOutput);
@@ -242,7 +244,7 @@ std::string Parser::identifier(const char *what, SourceLoc &loc) {
   return t.text;
 }
 
-// item = NEWLINE | ";" | dimDecl | arrayDecl | fnDecl | ["out"] binding
+// item = NEWLINE | ";" | dimDecl | assumeDecl | arrayDecl | fnDecl | ["out"] binding
 void Parser::item(Program &program) {
   switch (peek().kind) {
   case Tok::Newline:
@@ -251,6 +253,9 @@ void Parser::item(Program &program) {
     return;
   case Tok::KwDim:
     dimDecl(program);
+    return;
+  case Tok::KwAssume:
+    assumeDecl(program);
     return;
   case Tok::KwIn:
   case Tok::KwInout:
@@ -297,15 +302,31 @@ void Parser::item(Program &program) {
   fail(Diag::Expected, "a declaration or 'NAME = expr'", describe(start));
 }
 
-// dimDecl = "dim" dimItem { "," dimItem } ;  dimItem = IDENT [ "=" addExpr ]
+// dimDecl = "dim" dimItem { "," dimItem } ;  dimItem = IDENT [ "=" addExpr | ">=" INT ]
 void Parser::dimDecl(Program &program) {
   advance();
   do {
     DimDecl dim;
     dim.name = identifier("a dim name", dim.loc);
-    if (accept(Tok::Assign))
+    if (accept(Tok::Assign)) {
       dim.value = addExpr();
+    } else if (accept(Tok::GreaterEq)) {
+      dim.leastLoc = peek().loc;
+      dim.least = expect(Tok::Int, "the dim's least value, an integer such as 0").intValue;
+    }
     program.items.push_back(std::move(dim));
+  } while (accept(Tok::Comma));
+  endOfStatement();
+}
+
+// assumeDecl = "assume" relation { "," relation } ;  relation = addExpr CMP addExpr (checked by the shapes)
+void Parser::assumeDecl(Program &program) {
+  advance();
+  do {
+    AssumeDecl a;
+    a.loc = peek().loc;
+    a.relation = cmpExpr();
+    program.items.push_back(std::move(a));
   } while (accept(Tok::Comma));
   endOfStatement();
 }

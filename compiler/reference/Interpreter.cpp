@@ -167,8 +167,10 @@ void Evaluator::bindDims(const DimValues &given) {
     }
     if (it == given.end())
       throw EvalError(fmt::format("no value for dim '{}'", d.name), d.loc, length);
-    if (it->second < 1)
-      throw EvalError(fmt::format("dim '{}' must be a positive integer, not {}", d.name, it->second), d.loc, length);
+    if (it->second < d.least)
+      throw EvalError(d.least == 1 ? fmt::format("dim '{}' must be a positive integer, not {}", d.name, it->second)
+                                   : fmt::format("dim '{}' must be at least {}, not {}", d.name, d.least, it->second),
+                      d.loc, length);
     values[d.sym] = it->second;
   }
 }
@@ -496,10 +498,16 @@ NDArray Evaluator::evalComprehension(const TExpr &e) {
   Extents extents;
   for (const TIndex &index : e.indices) {
     int64_t n = evalSym(index.extent, At{index.loc, 1});
-    if (n < 1)
-      throw EvalError(fmt::format("index '{}' has extent {}, which is not positive", index.sym.name(), n),
-                      index.loc);
+    if (n < 0)
+      throw EvalError(fmt::format("index '{}' has extent {}, which is negative", index.sym.name(), n), index.loc);
     extents.push_back(n);
+  }
+  // An empty index space (a dim declared `>= 0` at 0): no body to evaluate, the type gives the shape.
+  if (std::find(extents.begin(), extents.end(), 0) != extents.end()) {
+    Extents shape;
+    for (const SymExpr &s : e.type.shape)
+      shape.push_back(evalSym(s, at(e)));
+    return makeArray(shape, at(e), computed(e));
   }
   NDArray r{extents, {}, computed(e), {}};
   Extents first, index(extents.size(), 0);

@@ -201,8 +201,9 @@ static std::optional<RuleError> checkCount(const Type &count, const char *what, 
   k = (*count.value)[0];
   Sign s = signOf(k);
   if (s == Sign::Unknown)
-    return RuleError{Diag::NotInteger, {std::string("the count of ") + what,
-                                        "the sign of " + k.str() + " is not known"}};
+    return RuleError{Diag::NotInteger,
+                     {std::string("the count of ") + what,
+                      "the sign of " + k.str() + " is not known (an 'assume' of the dims can declare it)"}};
   negative = s == Sign::Negative || s == Sign::NonPositive;
   return std::nullopt;
 }
@@ -268,6 +269,17 @@ RuleResult shapeOfCat(const Type &a, const Type &b) {
   return ok(r);
 }
 
+// ψ of reshape and rav divides an offset by A's trailing extents (γ⁻¹): one a dim declared `>= 0` may make 0
+// is guarded, as the kernels refuse a dim at 0 where it divides.
+static void guardDivisors(const Type &array, RuleResult &result) {
+  for (size_t k = 1; k < array.rank(); ++k)
+    if (divisorNeedsGuard(array.shape[k])) {
+      Guard g = guard(Guard::Le, SymExpr(1), array.shape[k]);
+      g.reason = "divisor not zero";
+      result.guards.push_back(g);
+    }
+}
+
 // <s> reshape A: ρ = s, π s = τA.
 RuleResult shapeOfReshape(const Type &shape, const Type &array) {
   if (auto e = checkIndexVector(shape, "reshape"))
@@ -278,12 +290,13 @@ RuleResult shapeOfReshape(const Type &shape, const Type &array) {
   SymExpr from = product(array.shape), to = product(*shape.value);
   RuleResult result = ok(r);
   for (const auto &s : *shape.value) {
-    Sign sign = signOf(s);
-    if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+    ExtentCheck check = checkExtent(s);
+    if (check == ExtentCheck::Never)
       return err(Diag::NonPositiveExtent, {s.str()});
-    if (sign != Sign::Positive)
+    if (check == ExtentCheck::Guarded)
       result.guards.push_back(guard(Guard::Le, SymExpr(1), s));
   }
+  guardDivisors(array, result);
   if (from != to) {
     Sign diff = signOf(from - to);
     if (diff == Sign::Positive || diff == Sign::Negative)
@@ -293,7 +306,24 @@ RuleResult shapeOfReshape(const Type &shape, const Type &array) {
   return result;
 }
 
-RuleResult shapeOfRav(const Type &array) { return ok(Type{array.elem, {product(array.shape)}, std::nullopt}); }
+RuleResult shapeOfRav(const Type &array) {
+  RuleResult result = ok(Type{array.elem, {product(array.shape)}, std::nullopt});
+  guardDivisors(array, result);
+  return result;
+}
+
+ExtentCheck checkExtent(const SymExpr &e) {
+  Sign s = signOf(e);
+  if (s == Sign::Positive || (nonNegative(s) && signOf(e, Least::AsIfPositive) == Sign::Positive))
+    return ExtentCheck::Fine;
+  if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive)
+    return ExtentCheck::Never;
+  return ExtentCheck::Guarded;
+}
+
+bool divisorNeedsGuard(const SymExpr &d) {
+  return signOf(d) != Sign::Positive && signOf(d, Least::AsIfPositive) == Sign::Positive;
+}
 
 // op/[k] A: reduce along axis k (op/ A: the leading axis), ρ = ρA without its axis k. ÷/ divides, so
 // its result is a float like that of `/`.
@@ -340,8 +370,8 @@ RuleResult shapeOfIota(const Type &count) {
   if (count.elem != ElemType::Int || count.rank() != 0 || !count.value)
     return err(Diag::NotInteger, {"the operand of iota", "it is not an integer known at compile time"});
   SymExpr n = (*count.value)[0];
-  Sign sign = signOf(n);
-  if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+  ExtentCheck check = checkExtent(n);
+  if (check == ExtentCheck::Never)
     return err(Diag::NonPositiveExtent, {n.str()});
   Type r{ElemType::Int, {n}, std::nullopt};
   if (auto c = n.constant(); c && *c <= 64) {
@@ -350,7 +380,7 @@ RuleResult shapeOfIota(const Type &count) {
       r.value->push_back(SymExpr(i));
   }
   RuleResult result = ok(r);
-  if (sign != Sign::Positive)
+  if (check == ExtentCheck::Guarded)
     result.guards.push_back(guard(Guard::Le, SymExpr(1), n));
   return result;
 }

@@ -64,7 +64,9 @@ void collectLets(const TExpr &e, int depth, bool ascii, std::string &out) {
 std::string dumpShapes(const TypedProgram &p, bool ascii) {
   std::string out;
   for (const TDim &d : p.dims)
-    out += d.value ? fmt::format("dim {} = {}\n", d.name, *d.value) : fmt::format("dim {}\n", d.name);
+    out += d.value        ? fmt::format("dim {} = {}\n", d.name, *d.value)
+           : d.least != 1 ? fmt::format("dim {} >= {}\n", d.name, d.least)
+                          : fmt::format("dim {}\n", d.name);
   for (const TInput &in : p.inputs)
     out += fmt::format("{} {} : {}\n", in.role == ArrayRole::In ? "in" : "inout", in.name,
                        strType(Type{in.elem, in.shape, std::nullopt}, ascii));

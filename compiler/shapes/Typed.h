@@ -95,6 +95,7 @@ struct TDim {
   Symbol sym;
   std::optional<int64_t> value; // `dim B = 4`
   SourceLoc loc;
+  int64_t least = 1;            // a run-time dim's least value: 1, or what `dim t >= 0` declares
 };
 
 struct TInput {

@@ -213,6 +213,29 @@ TEST_CASE("Parser comprehensions", "[parser]") {
   }
 }
 
+TEST_CASE("Parser dims declared >= k, and assumptions", "[parser]") {
+  auto parsed = parseText("dim t >= 0, n, w >= 2\nassume w <= n, t < n + 1\nassume n == w\n");
+  REQUIRE(parsed.errors == 0);
+  const auto &items = parsed.program.items;
+  REQUIRE(items.size() == 6);
+  CHECK(std::get<DimDecl>(items[0]).least == 0);
+  CHECK(std::get<DimDecl>(items[0]).leastLoc.col == 10);
+  CHECK(!std::get<DimDecl>(items[1]).least);
+  CHECK(std::get<DimDecl>(items[2]).least == 2);
+  CHECK(sexpr(*std::get<AssumeDecl>(items[3]).relation) == "(<= w n)");
+  CHECK(sexpr(*std::get<AssumeDecl>(items[4]).relation) == "(< t (+ n 1))");
+  CHECK(std::get<AssumeDecl>(items[4]).loc.col == 16);
+  CHECK(sexpr(*std::get<AssumeDecl>(items[5]).relation) == "(== n w)");
+  CHECK(dumpAst(parsed.program).find("Dim t >= 0 @1:5\n") == 0);
+  SECTION("the least value is an integer literal") {
+    auto bad = parseText("dim t >= -1\n");
+    CHECK(bad.diags.find("t.moa:1:10: error: expected the dim's least value, an integer such as 0 but found '-'") == 0);
+  }
+  SECTION("assume is a reserved word") {
+    CHECK(parseText("assume = 1\n").errors == 1);
+  }
+}
+
 TEST_CASE("Parser calls", "[parser]") {
   CHECK(parseExpr("f(a, b + 1)") == "(call f a (+ b 1))");
   CHECK(parseExpr("f()") == "(call f)");
