@@ -212,6 +212,7 @@ Expr Generator::gen(const Shape &s, Scope &scope, int depth) {
     w(Prod::Vector, r == 1 && s[0].isConstant() && s[0].constantPart() <= 4 ? 4 : 0);
     w(Prod::Where, 5);
     w(Prod::Compare, 2);
+    w(Prod::Zero, zeroDim && r <= 2 ? 4 : 0);
     for (int attempt = 0; attempt < 6; ++attempt)
       if (auto e = produce(Prod(rng.weighted(weights)), s, scope, depth))
         return e->bound > clampAbove ? clamp(*e, clampTo) : *e;
@@ -241,6 +242,7 @@ std::optional<Expr> Generator::produce(Prod p, const Shape &s, Scope &scope, int
   case Prod::Vector: return vector(s, scope, depth);
   case Prod::Call: return call(s, scope, depth);
   case Prod::Where: return where(s, scope, depth);
+  case Prod::Zero: return zero(s, scope, depth);
   case Prod::Compare:
     note("compare-value");
     return Expr{"(" + condition(s, scope, depth, true) + ")", true, 1, true};
@@ -343,6 +345,54 @@ std::optional<Expr> Generator::where(const Shape &s, Scope &scope, int depth) {
   Expr b = gen(scalarElse ? Shape{} : s, scope, depth - 1);
   note("where");
   return Expr{"where(" + c + ", " + a.text + ", " + b.text + ")", true, std::max(a.bound, b.bound), a.isInt && b.isInt};
+}
+
+// A reduction over an axis of extent z, a dim declared `>= 0`: of a comprehension [iz < z] e, of an input
+// ⟨z⟩ ++ s, or of z rows of an array ⟨d⟩ ++ s (z take, (-z) take, (d - z) drop) under `assume z <= d`. At
+// z = 0 each is the identity: + and − only (0), or * of terms in [-1, 1] (1), never max or min (∓inf).
+std::optional<Expr> Generator::zero(const Shape &s, Scope &scope, int depth) {
+  const size_t form = rng.below(3);
+  std::string operandText;
+  double bound = 1, n = double(opt.maxDim);
+  bool isInt = false;
+  if (form == 0) {
+    note("zero-comprehension");
+    Expr e = gen(s, scope, depth - 1);
+    operandText = "[" + freshIndex() + " < z] " + operand(e);
+    bound = e.bound;
+    isInt = e.isInt;
+  } else if (form == 1) {
+    Shape rows = concat({Extent::dim(int(rng.below(dimNames.size())))}, s);
+    if (!fits(rows))
+      return std::nullopt;
+    const std::string d = dimNames[size_t(rows[0].terms.begin()->first[0])];
+    Expr a = gen(rows, scope, depth - 1);
+    note("zero-take");
+    operandText = rng.pick<std::string>({"z take ", "(-z) take ", "(" + d + " - z) drop "}) + operand(a);
+    if (std::find(zeroBounds.begin(), zeroBounds.end(), d) == zeroBounds.end())
+      zeroBounds.push_back(d);
+    note("assume");
+    bound = a.bound;
+    isInt = a.isInt;
+  } else {
+    if (zeroInputs >= 2 || !fits(concat({Extent::constant(opt.maxDim)}, s)))
+      return std::nullopt;
+    note("zero-input");
+    // not among `inputs`: no other production knows an extent z
+    std::string name = "xz" + std::to_string(++zeroInputs), decl = "in " + name + " : f32[z";
+    for (const Extent &e : s)
+      decl += ", " + ext(e);
+    inputDecls.push_back(decl + "]");
+    operandText = name;
+  }
+  switch (rng.below(3)) {
+  case 0: return Expr{"+/ " + operandText, false, n * bound, isInt};
+  case 1: return Expr{(unicode() ? "−/ " : "-/ ") + operandText, false, n * bound, isInt};
+  default:
+    if (bound > 1)
+      return Expr{"*/ ((" + operandText + ") max -1.0 min 1.0)", false, 1, false};
+    return Expr{"*/ " + operandText, false, 1, isInt};
+  }
 }
 
 std::optional<Expr> Generator::unary(const Shape &s, Scope &scope, int depth) {
