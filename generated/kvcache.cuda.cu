@@ -3,7 +3,7 @@
  *
  * Source:
  *   # one decode step with a KV cache (paper §5): append the new key and value, then attend over the cache
- *   dim t, cap, dk, dv              # t: rows already in the cache; cap: its capacity
+ *   dim t >= 0, cap, dk, dv         # t: rows already in the cache (none at the first step); cap: its capacity
  *   in  q : f32[dk]
  *   in  k : f32[dk]                 # this step's key and value
  *   in  v : f32[dv]
@@ -487,8 +487,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   (void)cap;
   (void)dk;
   (void)dv;
-  if (t < 0 || cap < 1 || dk < 1 ||
-      dv < 1) /* dims are at least 1; t, which no array's extent depends on, at least 0 */
+  if (t < 0 || cap < 1 || dk < 1 || dv < 1) /* dims are at least 1; t, declared >= 0, at least 0 */
     return 0;
   const int64_t P_online =
       moart_cuda_splits(1, moart_add_checked(t, 1, &overflow), INT64_C(8), INT64_C(1));

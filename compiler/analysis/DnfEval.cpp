@@ -65,11 +65,14 @@ double DnfEvaluator::eval(const DExpr &e) {
     return apply(e.op, a, b);
   }
   case DKind::Reduce: {
+    // from the identity: acc op t_l upward, or for − and ÷ (right folds) t_l op acc downward, which
+    // gives t₀ op (t₁ op (…)) exactly since t op 0 and t op 1 are t
     int64_t n = integer(e.extent);
     double acc = identity(e.op, e.isInt);
-    for (int64_t i = 0; i < n; ++i) {
-      env[e.var.id()] = i;
-      acc = apply(e.op, acc, eval(*e.args[0]));
+    const bool right = isRightFold(e.op);
+    for (int64_t k = 0; k < n; ++k) {
+      env[e.var.id()] = right ? n - 1 - k : k;
+      acc = right ? apply(e.op, eval(*e.args[0]), acc) : apply(e.op, acc, eval(*e.args[0]));
     }
     env.erase(e.var.id());
     return acc;

@@ -140,7 +140,8 @@ std::optional<uint32_t> readSource(SourceManager &sources, DiagnosticEngine &dia
   return sources.add(path == "-" ? "<stdin>" : path, std::move(text));
 }
 
-// --dims against the program's dims: every run-time dim bound, each positive, fixed ones unchanged.
+// --dims against the program's dims: every run-time dim bound, each at least its least value (1, or as
+// `dim t >= 0` declares), fixed ones unchanged.
 std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector<DimArg> &args,
                                   DiagnosticEngine &diags) {
   DimValues dims;
@@ -156,8 +157,11 @@ std::optional<DimValues> bindDims(const TypedProgram &program, const std::vector
       if (*dim->value != arg.value) {
         diags.reportSpan(Diag::DimFixed, dim->loc, uint32_t(dim->name.size()), dim->name, *dim->value, arg.value);
       }
-    } else if (arg.value < 1) {
-      diags.report(Diag::DimNotPositive, SourceLoc{}, arg.name, arg.value);
+    } else if (arg.value < dim->least) {
+      if (dim->least == 1)
+        diags.report(Diag::DimNotPositive, SourceLoc{}, arg.name, arg.value);
+      else
+        diags.reportSpan(Diag::DimBelowLeast, dim->loc, uint32_t(dim->name.size()), dim->name, dim->least, arg.value);
     } else {
       dims[dim->sym] = arg.value;
     }

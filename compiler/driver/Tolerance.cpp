@@ -226,13 +226,30 @@ Val BoundEvaluator::binary(BinOp op, Val a, Val b) const {
 // common relative error (max e_k/|x_k| · |S|), plus the sum's rounding: λ·u·√n·(|S| + √Σx²) — the
 // size of the partial sums of any summation order, whether they cancel or not — or, when smaller, the
 // worst case (n−1)·u/(1−(n−1)·u)·Σ|x|.
+// A right fold (−/, ÷/: t₀ op (t₁ op (…)), which the kernels compute in the reference's order) is bounded
+// by its definition: t_l op acc from the last term down. t₀ − (t₁ − (…)) is the sum of ±t_l, and its
+// partial results are that sum's from the right, so −/ is bounded as that sum.
 Val BoundEvaluator::reduce(const DExpr &e) {
-  return accumulate(e.op, e.isInt, integer(e.extent), [&](int64_t i) {
+  const int64_t n = integer(e.extent);
+  auto term = [&](int64_t i) {
     env[e.var.id()] = i;
     Val x = eval(*e.args[0]);
     env.erase(e.var.id());
     return x;
-  });
+  };
+  if (e.op == BinOp::Sub)
+    return accumulate(BinOp::Add, e.isInt, n, [&](int64_t i) {
+      Val x = term(i);
+      x.v = i % 2 ? -x.v : x.v;
+      return x;
+    });
+  if (e.op == BinOp::Div) {
+    Val r{1, 0, 0, 0, 1};
+    for (int64_t i = n; i-- > 0;)
+      r = binary(BinOp::Div, term(i), r);
+    return finish(r);
+  }
+  return accumulate(e.op, e.isInt, n, term);
 }
 
 // The reduction of n terms term(0 … n−1) with op (reduce() above). `rescaled`: every partial sum is also

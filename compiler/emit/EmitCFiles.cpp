@@ -104,7 +104,7 @@ std::string CPrinter::workspaceLayout(const std::string &voidDims) {
     zeroNames.push_back(cn.dim(z));
   if (!ranges.empty())
     out += fmt::format("  if ({}) /* dims are at least 1{} */\n    return 0;\n", fmt::join(ranges, " || "),
-                       zero.empty() ? "" : fmt::format("; {}, which no array's extent depends on, at least 0",
+                       zero.empty() ? "" : fmt::format("; {}, declared >= 0, at least 0",
                                                        fmt::join(zeroNames, ", ")));
   for (const ChunkCount &c : k.chunkCounts)
     out += fmt::format("  const int64_t {} = {};\n", name(c.sym), chunkCount(c, checked(c.items), checked(c.terms)));

@@ -37,9 +37,12 @@ std::string literal(int64_t c) {
 std::set<Symbol> dimsAllowedZero(const Kernel &k) {
   std::set<Symbol> zero;
   for (const TDim &d : k.dims)
-    if (!d.value)
+    if (!d.value && d.least == 0)
       zero.insert(d.sym);
+  // a divisor that may be 0 (t, not t + 1): its dims must be at least 1
   auto exclude = [&](const SymExpr &e) {
+    if (signOf(e) == Sign::Positive)
+      return;
     for (Symbol s : e.symbols())
       zero.erase(s);
   };
@@ -49,11 +52,8 @@ std::set<Symbol> dimsAllowedZero(const Kernel &k) {
     forEachDivisor(e, exclude);
   };
   for (const Buffer &b : k.buffers)
-    for (const SymExpr &e : b.shape) {
-      if (b.role != Buffer::Workspace)
-        exclude(e);
+    for (const SymExpr &e : b.shape)
       divisors(e, false);
-    }
   for (const Guard &g : k.guards) {
     divisors(g.lhs, false);
     divisors(g.rhs, false);

@@ -13,9 +13,9 @@
 
 namespace moac {
 
-// The run-time dims the kernel takes as 0: those no input's or output's extent mentions and no division
-// or modulus divides by (kvcache's t, the rows already in the cache). Every other dim must be at least 1,
-// as the language's symbolic dims are: the shape checker relied on it.
+// The run-time dims the kernel takes as 0: those declared `dim t >= 0` (kvcache's t, the rows already in the
+// cache) that no division or modulus divides by (the shape checker guards those, `divisor not zero`).
+// Every other dim must be at least 1, the language's least, which the shape checker relied on.
 std::set<Symbol> dimsAllowedZero(const Kernel &k);
 
 // Every integer expression over the dims alone (and chunk counts) that the kernel's statements evaluate

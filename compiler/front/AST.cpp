@@ -57,6 +57,8 @@ struct Dumper {
       break;
     case ExprKind::Reduce:
       head += fmt::format(" {}/", spell(e.op));
+      if (e.axis != 0)
+        head += fmt::format("[{}]", e.axis);
       break;
     case ExprKind::Inner:
       head += fmt::format(" {}.{}", spell(e.op), spell(e.op2));
@@ -81,8 +83,11 @@ struct Dumper {
   }
 
   void item(const Item &it) {
-    if (auto *d = std::get_if<DimDecl>(&it)) {
-      line(0, "Dim " + d->name, d->loc);
+    if (auto *a = std::get_if<AssumeDecl>(&it)) {
+      line(0, "Assume", a->loc);
+      expr(*a->relation, 1);
+    } else if (auto *d = std::get_if<DimDecl>(&it)) {
+      line(0, "Dim " + d->name + (d->least ? fmt::format(" >= {}", *d->least) : ""), d->loc);
       if (d->value)
         expr(*d->value, 1);
     } else if (auto *a = std::get_if<ArrayDecl>(&it)) {

@@ -7,6 +7,7 @@
 #include "Source.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -19,7 +20,7 @@ enum class ExprKind {
   Vector,        // <i j>, <i, j+1>
   Unary,         // neg x, exp(x), -x
   Binary,        // a + b, a max b, a div b (elementwise with scalar extension)
-  Reduce,        // +/ A
+  Reduce,        // +/ A, +/[1] A
   Inner,         // A +.* B
   Outer,         // A o.* B
   Psi,           // <i> psi A
@@ -56,6 +57,7 @@ struct Expr {
   BinOp op = BinOp::Add;  // Binary, Reduce, Inner (f)
   BinOp op2 = BinOp::Mul; // Inner, Outer (g)
   UnOp unop = UnOp::Neg;  // Unary
+  int64_t axis = 0;       // Reduce: the axis `+/[k]` names (0, the leading axis, when none is written)
   bool commas = false;    // Vector: written with commas
   std::vector<Binder> binders; // Comprehension
 
@@ -67,6 +69,15 @@ struct DimDecl {
   std::string name;
   SourceLoc loc;
   ExprPtr value; // null: bound at run time
+  std::optional<int64_t> least; // `dim t >= 0`: the least value a run-time dim may take (1 when not written)
+  SourceLoc leastLoc;
+};
+
+// `assume w <= n`: a relation between dims that the shape checker may use and every run checks.
+struct AssumeDecl {
+  std::string name; // empty: an assumption declares no name
+  SourceLoc loc;
+  ExprPtr relation; // a comparison (Binary with < <= == >= >) of integer expressions over dims
 };
 
 enum class ArrayRole { In, InOut };
@@ -98,7 +109,7 @@ struct FnDecl {
 };
 
 // Top-level items in source order.
-using Item = std::variant<DimDecl, ArrayDecl, Binding, FnDecl>;
+using Item = std::variant<DimDecl, ArrayDecl, Binding, FnDecl, AssumeDecl>;
 
 struct Program {
   std::string fileName;

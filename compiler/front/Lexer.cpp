@@ -23,6 +23,7 @@ const char *tokName(Tok kind) {
   case Tok::KwOut: return "'out'";
   case Tok::KwInout: return "'inout'";
   case Tok::KwFn: return "'fn'";
+  case Tok::KwAssume: return "'assume'";
   case Tok::KwPsi: return "'psi'";
   case Tok::KwRho: return "'rho'";
   case Tok::KwIota: return "'iota'";
@@ -94,10 +95,11 @@ std::string describe(const Token &tok) {
 
 namespace {
 
-// A constant table (read-only data, no static constructor); 34 entries are searched in order.
+// A constant table (read-only data, no static constructor); 35 entries are searched in order.
 constexpr std::pair<std::string_view, Tok> keywords[] = {
     {"dim", Tok::KwDim},       {"in", Tok::KwIn},     {"out", Tok::KwOut},   {"inout", Tok::KwInout},
-    {"fn", Tok::KwFn},         {"psi", Tok::KwPsi},   {"rho", Tok::KwRho},   {"iota", Tok::KwIota},
+    {"fn", Tok::KwFn},         {"assume", Tok::KwAssume}, {"psi", Tok::KwPsi}, {"rho", Tok::KwRho},
+    {"iota", Tok::KwIota},
     {"tran", Tok::KwTran},     {"take", Tok::KwTake}, {"drop", Tok::KwDrop}, {"cat", Tok::KwCat},
     {"reshape", Tok::KwReshape}, {"rav", Tok::KwRav}, {"div", Tok::KwDiv},   {"mod", Tok::KwMod},
     {"max", Tok::KwMax},       {"min", Tok::KwMin},   {"neg", Tok::KwNeg},   {"exp", Tok::KwExp},
@@ -116,7 +118,7 @@ const Alias unicodeAliases[] = {
     {U'ψ', Tok::KwPsi},  {U'ρ', Tok::KwRho},  {U'ι', Tok::KwIota}, {U'⍉', Tok::KwTran},
     {U'↑', Tok::KwTake}, {U'↓', Tok::KwDrop}, {U'⟨', Tok::Less},   {U'⟩', Tok::Greater},
     {U'×', Tok::Star},   {U'÷', Tok::Slash},  {U'⧺', Tok::KwCat},  {U'√', Tok::KwSqrt},
-    {U'≤', Tok::LessEq}, {U'≥', Tok::GreaterEq}, {U'≠', Tok::NotEq},
+    {U'≤', Tok::LessEq}, {U'≥', Tok::GreaterEq}, {U'≠', Tok::NotEq}, {U'−', Tok::Minus},
 };
 
 class Lexer {
@@ -127,7 +129,7 @@ public:
   std::vector<Token> run();
 
 private:
-  // A scalar operator spelled at pos (+ - * / × ÷ max min), for `op/` and `f.g` forms.
+  // A scalar operator spelled at pos (+ - * / × ÷ − max min), for `op/` and `f.g` forms.
   bool scalarOp(size_t at, BinOp &op, size_t &len) const;
   bool tryOperatorForm(Token &tok);
   void lexToken(Token &tok);
@@ -167,6 +169,7 @@ bool Lexer::scalarOp(size_t at, BinOp &op, size_t &len) const {
   Utf8Char ch = decodeUtf8(text, at);
   if (ch.codePoint == U'×') { op = BinOp::Mul; len = ch.length; return true; }
   if (ch.codePoint == U'÷') { op = BinOp::Div; len = ch.length; return true; }
+  if (ch.codePoint == U'−') { op = BinOp::Sub; len = ch.length; return true; }
   return false;
 }
 

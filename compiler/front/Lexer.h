@@ -23,6 +23,7 @@ enum class Tok {
   KwOut,
   KwInout,
   KwFn,
+  KwAssume,
   KwPsi,
   KwRho,
   KwIota,

@@ -102,7 +102,8 @@ private:
   bool startsItem() {
     const Token &t = peek();
     return t.kind == Tok::KwDim || t.kind == Tok::KwIn || t.kind == Tok::KwInout || t.kind == Tok::KwOut ||
-           t.kind == Tok::KwFn || (t.kind == Tok::Ident && toks[pos + 1].kind == Tok::Assign);
+           t.kind == Tok::KwFn || t.kind == Tok::KwAssume ||
+           (t.kind == Tok::Ident && toks[pos + 1].kind == Tok::Assign);
   }
   void endOfStatement() {
     if (at(Tok::Newline) || at(Tok::Semicolon)) {
@@ -120,12 +121,13 @@ private:
     const Token &num = toks[pos + 1];
     bool spaceBefore = pos > 0 && toks[pos - 1].loc.offset + toks[pos - 1].length < minus.loc.offset;
     return minus.kind == Tok::Minus && spaceBefore && (num.kind == Tok::Int || num.kind == Tok::Float) &&
-           num.loc.offset == minus.loc.offset + 1;
+           num.loc.offset == minus.loc.offset + minus.length;
   }
 
   // ---- grammar ----
   void item(Program &program);
   void dimDecl(Program &program);
+  void assumeDecl(Program &program);
   ArrayDecl arrayDecl();
   FnDecl fnDecl();
   Binding binding(bool isOutput);
@@ -139,6 +141,7 @@ private:
   ExprPtr addExpr();
   ExprPtr mulExpr();
   ExprPtr prefixExpr();
+  ExprPtr reduction();
   ExprPtr structural();
   ExprPtr primary();
   ExprPtr vector();
@@ -241,7 +244,7 @@ std::string Parser::identifier(const char *what, SourceLoc &loc) {
   return t.text;
 }
 
-// item = NEWLINE | ";" | dimDecl | arrayDecl | fnDecl | ["out"] binding
+// item = NEWLINE | ";" | dimDecl | assumeDecl | arrayDecl | fnDecl | ["out"] binding
 void Parser::item(Program &program) {
   switch (peek().kind) {
   case Tok::Newline:
@@ -250,6 +253,9 @@ void Parser::item(Program &program) {
     return;
   case Tok::KwDim:
     dimDecl(program);
+    return;
+  case Tok::KwAssume:
+    assumeDecl(program);
     return;
   case Tok::KwIn:
   case Tok::KwInout:
@@ -296,15 +302,31 @@ void Parser::item(Program &program) {
   fail(Diag::Expected, "a declaration or 'NAME = expr'", describe(start));
 }
 
-// dimDecl = "dim" dimItem { "," dimItem } ;  dimItem = IDENT [ "=" addExpr ]
+// dimDecl = "dim" dimItem { "," dimItem } ;  dimItem = IDENT [ "=" addExpr | ">=" INT ]
 void Parser::dimDecl(Program &program) {
   advance();
   do {
     DimDecl dim;
     dim.name = identifier("a dim name", dim.loc);
-    if (accept(Tok::Assign))
+    if (accept(Tok::Assign)) {
       dim.value = addExpr();
+    } else if (accept(Tok::GreaterEq)) {
+      dim.leastLoc = peek().loc;
+      dim.least = expect(Tok::Int, "the dim's least value, an integer such as 0").intValue;
+    }
     program.items.push_back(std::move(dim));
+  } while (accept(Tok::Comma));
+  endOfStatement();
+}
+
+// assumeDecl = "assume" relation { "," relation } ;  relation = addExpr CMP addExpr (checked by the shapes)
+void Parser::assumeDecl(Program &program) {
+  advance();
+  do {
+    AssumeDecl a;
+    a.loc = peek().loc;
+    a.relation = cmpExpr();
+    program.items.push_back(std::move(a));
   } while (accept(Tok::Comma));
   endOfStatement();
 }
@@ -564,8 +586,8 @@ ExprPtr Parser::mulExpr() {
   }
 }
 
-// prefixExpr = ("-" | "neg" | "exp" | "log" | "sqrt" | "abs" | "tran" | "rav" | "rho" | "iota" | REDUCE)
-//              prefixExpr
+// prefixExpr = ("-" | "neg" | "exp" | "log" | "sqrt" | "abs" | "tran" | "rav" | "rho" | "iota") prefixExpr
+//            | reduction
 //            | structural
 ExprPtr Parser::prefixExpr() {
   Nest n(*this);
@@ -587,7 +609,7 @@ ExprPtr Parser::prefixExpr() {
   case Tok::Minus: {
     // `-2` written together is a negative literal (so `-1 take A` means what it says).
     const Token &next = toks[pos + 1];
-    if ((next.kind == Tok::Int || next.kind == Tok::Float) && next.loc.offset == t.loc.offset + 1)
+    if ((next.kind == Tok::Int || next.kind == Tok::Float) && next.loc.offset == t.loc.offset + t.length)
       return structural();
     return unaryOp(UnOp::Neg);
   }
@@ -606,15 +628,35 @@ ExprPtr Parser::prefixExpr() {
   case Tok::KwRav: return structuralPrefix(ExprKind::Rav);
   case Tok::KwRho: return structuralPrefix(ExprKind::Rho);
   case Tok::KwIota: return structuralPrefix(ExprKind::Iota);
-  case Tok::Reduce: {
-    const Token &opTok = advance();
-    ExprPtr operand = prefixExpr();
-    ExprPtr e = unary(ExprKind::Reduce, opTok, std::move(operand));
-    e->op = opTok.op;
-    return e;
-  }
+  case Tok::Reduce: return reduction();
   default: return structural();
   }
+}
+
+// reduction = REDUCE [ "[" [ "-" ] INT "]" ] prefixExpr
+// The axis is a literal, so `[` followed by a number and `]` is never a comprehension (whose binders
+// are names): `+/[1] A` reduces along axis 1, `+/ [i < n] e` a comprehension along its leading axis.
+// The node spans `+/[1]`, where a shape error about the axis points.
+ExprPtr Parser::reduction() {
+  const Token &opTok = advance();
+  ExprPtr e = node(ExprKind::Reduce, opTok);
+  e->op = opTok.op;
+  const bool negative = peekAhead(1).kind == Tok::Minus;
+  if (const Token &number = peekAhead(negative ? 2 : 1); at(Tok::LBracket) && number.kind == Tok::Float) {
+    diags.reportSpan(Diag::Expected, number.loc, number.length, "an integer axis", describe(number));
+    throw ParseError{};
+  }
+  if (at(Tok::LBracket) && peekAhead(negative ? 2 : 1).kind == Tok::Int &&
+      peekAhead(negative ? 3 : 2).kind == Tok::RBracket) {
+    advance();
+    if (negative)
+      advance();
+    e->axis = negative ? -advance().intValue : advance().intValue;
+    const Token &close = advance();
+    e->length = close.loc.offset + close.length - opTok.loc.offset;
+  }
+  e->args.push_back(prefixExpr());
+  return e;
 }
 
 // structural = primary [ ("psi" | "take" | "drop" | "reshape" | "tran") prefixExpr ]

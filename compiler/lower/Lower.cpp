@@ -112,6 +112,7 @@ private:
   bool termsAlongRows(const DnfArray &a, const DExpr &r) const;
   LExprPtr branchValue(LStmt branch, const DExpr &e, const DExprPtr &then, const DExprPtr &otherwise,
                        std::vector<LStmt> &prefix, ElemType type);
+  LExprPtr rightFold(const DExpr &reduce, Symbol acc, ElemType accType, std::vector<LStmt> &prefix, ElemType type);
   int64_t interleaveLanes(const DExpr &reduce, const std::vector<LStmt> &termPrefix) const;
   void interleave(std::vector<LStmt> &prefix, Symbol acc, ElemType type, const DExpr &reduce, const LExprPtr &term,
                   int64_t lanes);
@@ -180,6 +181,8 @@ LExprPtr Lowerer::lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemT
                                                                                           : type;
     Symbol acc = symbols.fresh("acc");
     prefix.push_back(scalarStmt(LStmt::Decl, acc, accType, floatConst(identity(e->op, e->isInt)), e->loc));
+    if (isRightFold(e->op))
+      return rightFold(*e, acc, accType, prefix, type);
     LStmt l = loop(e->var, 0, e->extent, 1, LoopKind::Serial, e->loc);
     LExprPtr value = lowerExpr(e->args[0], l.body, e->isInt ? type : accType);
     if (int64_t lanes = interleaveLanes(*e, l.body); lanes > 1) {
@@ -342,7 +345,7 @@ void Lowerer::lowerArray(size_t id) {
     if (!chooseWrittenRows(s))
       return;
   }
-  if (s.rows.body->kind == DKind::Reduce)
+  if (s.rows.body->kind == DKind::Reduce && !isRightFold(s.rows.body->op)) // a right fold is never split
     lowerSplitReduction(s);
   else
     lowerMap(s);
@@ -551,6 +554,20 @@ Region Lowerer::combineGroupsStage(const ArrayLowering &s, const SplitLowering &
 // The accumulators an inline reduction gets (Schedule::lanes), or 1: a float sum or product whose term
 // is one expression (no statement of its own: a nested reduction keeps the plain loop) on a CPU target,
 // over an extent that may reach two rounds of the lanes.
+// t₀ op (t₁ op (… op t_{n−1})) for − and ÷ (Ops.h, isRightFold), into `acc` (declared with op's
+// identity, which t op acc leaves t exactly): one serial loop takes the terms from the last, acc = t op acc
+// — an Assign, so no target splits it, interleaves it or spreads it over lanes, and every target computes
+// the reference's operations in the reference's order. The loop counts up and reads term n − 1 − l.
+LExprPtr Lowerer::rightFold(const DExpr &r, Symbol acc, ElemType accType, std::vector<LStmt> &prefix,
+                            ElemType type) {
+  LStmt l = loop(r.var, 0, r.extent, 1, LoopKind::Serial, r.loc);
+  DExprPtr fromLast = substitute(r.args[0], {{r.var, r.extent - SymExpr(1) - SymExpr::symbol(r.var)}});
+  LExprPtr term = lowerExpr(fromLast, l.body, r.isInt ? type : accType);
+  l.body.push_back(scalarStmt(LStmt::Assign, acc, accType, binary(r.op, term, var(acc, r.isInt)), r.loc));
+  prefix.push_back(std::move(l));
+  return var(acc, r.isInt);
+}
+
 int64_t Lowerer::interleaveLanes(const DExpr &r, const std::vector<LStmt> &termPrefix) const {
   if (target == Target::Cuda || sched.lanes < 2 || r.isInt || !termPrefix.empty() ||
       (r.op != BinOp::Add && r.op != BinOp::Mul))

@@ -129,7 +129,7 @@ DExprPtr dReduce(BinOp op, Symbol var, SymExpr extent, DExprPtr body, SourceLoc 
   e->op = op;
   e->var = var;
   e->extent = std::move(extent);
-  e->isInt = body->isInt;
+  e->isInt = body->isInt && op != BinOp::Div; // ÷/ of integers divides in floats, as `/` does
   e->args = {std::move(body)};
   return e;
 }
@@ -431,6 +431,9 @@ std::string DnfPrinter::expr(const DExprPtr &e) const {
     case BinOp::Mul: name = ascii ? "prod" : "Π"; break;
     case BinOp::Max: name = "max"; break;
     case BinOp::Min: name = "min"; break;
+    // the right folds (Ops.h): t₀ − (t₁ − (… − t_{n−1})) and t₀ ÷ (t₁ ÷ (…))
+    case BinOp::Sub: name = ascii ? "rsub" : "−/"; break;
+    case BinOp::Div: name = ascii ? "rdiv" : "÷/"; break;
     default: name = "?"; break;
     }
     auto it = names.find(e->var);

@@ -429,8 +429,10 @@ void Fuser::reorder() {
 void Fuser::run() {
   for (size_t maxId : std::vector<size_t>(p.order)) {
     const DnfArray &m = p.arrays[maxId];
+    // over a range that may be empty (a dim declared `>= 0`) the invariant divisor's Σ_l (a_l ÷ Z)·b_l = 0
+    // would become (Σ_l a_l·b_l) ÷ Z = 0 ÷ 0: such a group stays unfused
     if (m.storage != Storage::Temp || !m.body || m.body->kind != DKind::Reduce || m.body->op != BinOp::Max ||
-        m.body->isInt || !groupsRead(m.body).empty())
+        m.body->isInt || !groupsRead(m.body).empty() || signOf(m.body->extent) != Sign::Positive)
       continue;
     std::vector<std::pair<size_t, Match>> sums;
     for (size_t id : p.order)

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace moac {
 
@@ -56,6 +57,13 @@ SymVec psiOfReshape(const SymVec &newShape, const SymVec &oldShape, const SymVec
   return out;
 }
 
+// op/[k] A: the bound index l goes in at position k, ⟨i₀ … i_{k−1}, l, i_k …⟩.
+SymVec psiOfReduce(size_t axis, const SymExpr &bound, const SymVec &idx) {
+  SymVec out = idx;
+  out.insert(out.begin() + long(axis), bound);
+  return out;
+}
+
 SymVec psiOfRav(const SymVec &oldShape, const SymVec &idx) {
   return psiOfReshape({product(oldShape)}, oldShape, idx);
 }
@@ -83,8 +91,20 @@ const char *reduceWord(BinOp op) {
   case BinOp::Mul: return "prod";
   case BinOp::Max: return "max";
   case BinOp::Min: return "min";
+  case BinOp::Sub: return "rsub"; // the right folds: x0 − (x1 − …), x0 ÷ (x1 ÷ …)
+  case BinOp::Div: return "rdiv";
   default: return "red";
   }
+}
+
+// A reduction's binder in the derivation: Σ, −/ and ÷/ as the DNF prints them, else its word.
+std::string stepWord(BinOp op) {
+  return op == BinOp::Add ? "Σ" : isRightFold(op) ? std::string(spellUnicode(op)) + "/" : reduceWord(op);
+}
+
+// The derivation's note on a − or ÷ fold (Ops.h, isRightFold), after "; ".
+std::string rightFoldNote(BinOp op) {
+  return fmt::format("; a right fold, computed in this order: t₀ {0} (t₁ {0} (… {0} t_{{n−1}}))", spellUnicode(op));
 }
 
 class PsiReducer {
@@ -346,21 +366,27 @@ DExprPtr PsiReducer::reduceBinary(const TExpr &e, const SymVec &idx) {
   return dBinary(e.op, left, right, loc);
 }
 
-// ⟨i⟩ψ op/ a = op over l < (ρa)[0] of ⟨l i⟩ψ a, l a new bound index.
+// ⟨i⟩ψ op/[k] a = op over l < (ρa)[k] of ⟨i₀ … l … ⟩ψ a (l at position k), l a new bound index.
 DExprPtr PsiReducer::reduceReduction(const TExpr &e, const SymVec &idx) {
   const SourceLoc loc = e.loc;
   const TExpr &a = *e.args[0];
   Symbol var = symbols.fresh("l");
-  ranges[var] = a.type.shape[0];
-  SymVec inner = psiOfPsi({SymExpr::symbol(var)}, idx);
+  const SymExpr &extent = a.type.shape[e.axis];
+  ranges[var] = extent;
+  SymVec inner = psiOfReduce(e.axis, SymExpr::symbol(var), idx);
   std::string word = reduceWord(e.op);
+  std::vector<std::string> notes;
+  if (e.axis)
+    notes.push_back(fmt::format("the bound index goes in at axis {}", e.axis));
+  if (isRightFold(e.op))
+    notes.push_back(rightFoldNote(e.op).substr(2));
   step("reduce", psiText(idx, e),
-       fmt::format("{}_{{{}<{}}} {}", e.op == BinOp::Add ? "Σ" : word, var.name(), a.type.shape[0].str(),
-                   psiText(inner, a)));
+       fmt::format("{}_{{{}<{}}} {}", stepWord(e.op), var.name(), extent.str(), psiText(inner, a)),
+       fmt::format("{}", fmt::join(notes, "; ")));
   ++depth;
   DExprPtr body = reduce(a, inner);
   --depth;
-  return dReduce(e.op, var, a.type.shape[0], body, loc, a.kind == TKind::Ref ? word + ("_" + a.ref->name) : word);
+  return dReduce(e.op, var, extent, body, loc, a.kind == TKind::Ref ? word + ("_" + a.ref->name) : word);
 }
 
 // ⟨i j⟩ψ (a op.op2 b) = op over l of ⟨i l⟩ψ a op2 ⟨l j⟩ψ b.
@@ -374,9 +400,10 @@ DExprPtr PsiReducer::reduceInner(const TExpr &e, const SymVec &idx) {
   ia.push_back(SymExpr::symbol(k));
   ib.insert(ib.begin(), SymExpr::symbol(k));
   step("inner product", psiText(idx, e),
-       fmt::format("{}_{{{}<{}}} ({} {} {})", e.op == BinOp::Add ? "Σ" : reduceWord(e.op), k.name(),
-                   a.type.shape.back().str(), psiText(ia, a), spellUnicode(e.op2), psiText(ib, b)),
-       "a new bound index contracts the last axis of the left with the first of the right");
+       fmt::format("{}_{{{}<{}}} ({} {} {})", stepWord(e.op), k.name(), a.type.shape.back().str(), psiText(ia, a),
+                   spellUnicode(e.op2), psiText(ib, b)),
+       std::string("a new bound index contracts the last axis of the left with the first of the right") +
+           (isRightFold(e.op) ? rightFoldNote(e.op) : ""));
   ++depth;
   DExprPtr right = reduce(b, ib);
   DExprPtr left = reduce(a, ia);

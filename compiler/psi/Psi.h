@@ -35,5 +35,6 @@ SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx
 SymVec psiOfDrop(const SymExpr &count, const SymVec &idx);
 SymVec psiOfReshape(const SymVec &newShape, const SymVec &oldShape, const SymVec &idx);
 SymVec psiOfRav(const SymVec &oldShape, const SymVec &idx);
+SymVec psiOfReduce(size_t axis, const SymExpr &bound, const SymVec &idx); // op/[k] A: bound in at k
 
 } // namespace moac

@@ -267,25 +267,40 @@ NDArray reshape(const std::vector<int64_t> &shape, const NDArray &a, At at) {
 
 NDArray rav(const NDArray &a) { return NDArray{{int64_t(a.count())}, a.data, a.elem, a.ints}; }
 
-// op/A: fold the items along the leading axis from index 0 upward.
-NDArray reduce(BinOp op, ElemType type, const NDArray &a, At at) {
-  needRank(a, 1, "reduction", at);
-  NDArray r = makeArray(tail(a.shape), at, type);
-  int64_t item = int64_t(r.count());
-  for (int64_t j = 0; j < item; ++j) {
-    if (a.shape[0] == 0) {
-      store(r, j, type, identityOf(op, type));
-      continue;
-    }
-    Num acc = load(a, j, type, at);
-    for (int64_t l = 1; l < a.shape[0]; ++l)
-      acc = apply(op, type, acc, load(a, l * item + j, type, at), at);
-    store(r, j, type, acc);
+// The fold of the n terms term(0 … n−1) by op, by its definition: the identity when n = 0; else from
+// term(0) upward, acc op term(l), or for a right fold from term(n−1) downward, term(l) op acc.
+template <typename Term> Num fold(BinOp op, ElemType type, int64_t n, Term &&term, At at) {
+  if (n == 0)
+    return identityOf(op, type);
+  if (isRightFold(op)) {
+    Num acc = term(n - 1);
+    for (int64_t l = n - 1; l-- > 0;)
+      acc = apply(op, type, term(l), acc, at);
+    return acc;
+  }
+  Num acc = term(0);
+  for (int64_t l = 1; l < n; ++l)
+    acc = apply(op, type, acc, term(l), at);
+  return acc;
+}
+
+// op/[axis] A: element ⟨o, j⟩ of the result (o over the axes before `axis`, j over those after) folds
+// A's elements ⟨o, l, j⟩ over l.
+NDArray reduce(BinOp op, ElemType type, const NDArray &a, At at, size_t axis) {
+  needRank(a, axis + 1, "reduction", at);
+  Extents shape = a.shape;
+  shape.erase(shape.begin() + long(axis));
+  NDArray r = makeArray(shape, at, type);
+  const int64_t n = a.shape[axis];
+  const int64_t after = elementCount(Extents(a.shape.begin() + long(axis) + 1, a.shape.end()), at);
+  for (int64_t k = 0; k < int64_t(r.count()); ++k) {
+    const int64_t o = k / after, j = k % after;
+    store(r, k, type, fold(op, type, n, [&](int64_t l) { return load(a, (o * n + l) * after + j, type, at); }, at));
   }
   return r;
 }
 
-// (A f.g B)[i′, i″] = f-fold over k of A[i′, k] g B[k, i″], from k = 0 upward.
+// (A f.g B)[i′, i″] = f-fold over k of A[i′, k] g B[k, i″] (fold: from k = 0 upward, or from the right).
 NDArray inner(BinOp f, BinOp g, ElemType type, const NDArray &a, const NDArray &b, At at) {
   needRank(a, 1, "the left operand of an inner product", at);
   needRank(b, 1, "the right operand of an inner product", at);
@@ -301,16 +316,8 @@ NDArray inner(BinOp f, BinOp g, ElemType type, const NDArray &a, const NDArray &
     return apply(g, type, load(a, i * m + k, type, at), load(b, k * colsB + j, type, at), at);
   };
   for (int64_t i = 0; i < rowsA; ++i)
-    for (int64_t j = 0; j < colsB; ++j) {
-      if (m == 0) {
-        store(r, i * colsB + j, type, identityOf(f, type));
-        continue;
-      }
-      Num acc = term(i, j, 0);
-      for (int64_t k = 1; k < m; ++k)
-        acc = apply(f, type, acc, term(i, j, k), at);
-      store(r, i * colsB + j, type, acc);
-    }
+    for (int64_t j = 0; j < colsB; ++j)
+      store(r, i * colsB + j, type, fold(f, type, m, [&](int64_t k) { return term(i, j, k); }, at));
   return r;
 }
 

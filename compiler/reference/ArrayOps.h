@@ -57,8 +57,10 @@ NDArray drop(int64_t count, const NDArray &a, At at);
 NDArray cat(const NDArray &a, const NDArray &b, At at);
 NDArray reshape(const std::vector<int64_t> &shape, const NDArray &a, At at);
 NDArray rav(const NDArray &a);
-// A fold over an empty axis gives f's identity (int64's least and greatest for int max and min).
-NDArray reduce(BinOp op, ElemType type, const NDArray &a, At at);
+// op/[axis] A: a fold over an empty axis gives op's identity (int64's least and greatest for int max and
+// min). + * max min fold from the first item upward; - and ÷ (isRightFold) from the right, as APL
+// defines them: x0 - (x1 - (… - x(n-1))).
+NDArray reduce(BinOp op, ElemType type, const NDArray &a, At at, size_t axis = 0);
 NDArray inner(BinOp f, BinOp g, ElemType type, const NDArray &a, const NDArray &b, At at);
 NDArray outer(BinOp g, ElemType type, const NDArray &a, const NDArray &b, At at);
 NDArray iota(int64_t n, At at);

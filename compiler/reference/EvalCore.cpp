@@ -22,8 +22,10 @@ DimValues bindDims(const std::vector<TDim> &dims, const DimValues &given) {
     }
     if (it == given.end())
       throw EvalError(fmt::format("no value for dim '{}'", d.name), d.loc, length);
-    if (it->second < 1)
-      throw EvalError(fmt::format("dim '{}' must be a positive integer, not {}", d.name, it->second), d.loc, length);
+    if (it->second < d.least)
+      throw EvalError(d.least == 1 ? fmt::format("dim '{}' must be a positive integer, not {}", d.name, it->second)
+                                   : fmt::format("dim '{}' must be at least {}, not {}", d.name, d.least, it->second),
+                      d.loc, length);
     values[d.sym] = it->second;
   }
   return values;

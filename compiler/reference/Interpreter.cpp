@@ -367,7 +367,7 @@ NDArray Evaluator::evalNode(const TExpr &e) {
     return elementwise(e.op, givesTruth(e.op) ? operandType(e) : type, a, arg(1), at(e));
   }
   case TKind::Where: return evalWhere(e, type);
-  case TKind::Reduce: return reduce(e.op, type, arg(0), at(e));
+  case TKind::Reduce: return reduce(e.op, type, arg(0), at(e), e.axis);
   case TKind::Inner: {
     const NDArray &a = arg(0);
     return inner(e.op, e.op2, type, a, arg(1), at(e));
@@ -461,10 +461,16 @@ NDArray Evaluator::evalComprehension(const TExpr &e) {
   Extents extents;
   for (const TIndex &index : e.indices) {
     int64_t n = evalSym(index.extent, At{index.loc, 1});
-    if (n < 1)
-      throw EvalError(fmt::format("index '{}' has extent {}, which is not positive", index.sym.name(), n),
-                      index.loc);
+    if (n < 0)
+      throw EvalError(fmt::format("index '{}' has extent {}, which is negative", index.sym.name(), n), index.loc);
     extents.push_back(n);
+  }
+  // An empty index space (a dim declared `>= 0` at 0): no body to evaluate, the type gives the shape.
+  if (std::find(extents.begin(), extents.end(), 0) != extents.end()) {
+    Extents shape;
+    for (const SymExpr &s : e.type.shape)
+      shape.push_back(evalSym(s, at(e)));
+    return makeArray(shape, at(e), computed(e));
   }
   NDArray r{extents, {}, computed(e), {}};
   Extents first, index(extents.size(), 0);

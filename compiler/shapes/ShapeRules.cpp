@@ -201,8 +201,9 @@ static std::optional<RuleError> checkCount(const Type &count, const char *what, 
   k = (*count.value)[0];
   Sign s = signOf(k);
   if (s == Sign::Unknown)
-    return RuleError{Diag::NotInteger, {std::string("the count of ") + what,
-                                        "the sign of " + k.str() + " is not known"}};
+    return RuleError{Diag::NotInteger,
+                     {std::string("the count of ") + what,
+                      "the sign of " + k.str() + " is not known (an 'assume' of the dims can declare it)"}};
   negative = s == Sign::Negative || s == Sign::NonPositive;
   return std::nullopt;
 }
@@ -268,6 +269,17 @@ RuleResult shapeOfCat(const Type &a, const Type &b) {
   return ok(r);
 }
 
+// ψ of reshape and rav divides an offset by A's trailing extents (γ⁻¹): one a dim declared `>= 0` may make 0
+// is guarded, as the kernels refuse a dim at 0 where it divides.
+static void guardDivisors(const Type &array, RuleResult &result) {
+  for (size_t k = 1; k < array.rank(); ++k)
+    if (divisorNeedsGuard(array.shape[k])) {
+      Guard g = guard(Guard::Le, SymExpr(1), array.shape[k]);
+      g.reason = "divisor not zero";
+      result.guards.push_back(g);
+    }
+}
+
 // <s> reshape A: ρ = s, π s = τA.
 RuleResult shapeOfReshape(const Type &shape, const Type &array) {
   if (auto e = checkIndexVector(shape, "reshape"))
@@ -278,12 +290,13 @@ RuleResult shapeOfReshape(const Type &shape, const Type &array) {
   SymExpr from = product(array.shape), to = product(*shape.value);
   RuleResult result = ok(r);
   for (const auto &s : *shape.value) {
-    Sign sign = signOf(s);
-    if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+    ExtentCheck check = checkExtent(s);
+    if (check == ExtentCheck::Never)
       return err(Diag::NonPositiveExtent, {s.str()});
-    if (sign != Sign::Positive)
+    if (check == ExtentCheck::Guarded)
       result.guards.push_back(guard(Guard::Le, SymExpr(1), s));
   }
+  guardDivisors(array, result);
   if (from != to) {
     Sign diff = signOf(from - to);
     if (diff == Sign::Positive || diff == Sign::Negative)
@@ -293,13 +306,37 @@ RuleResult shapeOfReshape(const Type &shape, const Type &array) {
   return result;
 }
 
-RuleResult shapeOfRav(const Type &array) { return ok(Type{array.elem, {product(array.shape)}, std::nullopt}); }
+RuleResult shapeOfRav(const Type &array) {
+  RuleResult result = ok(Type{array.elem, {product(array.shape)}, std::nullopt});
+  guardDivisors(array, result);
+  return result;
+}
 
-// op/ A: reduce along the leading axis, ρ = tail ρA.
-RuleResult shapeOfReduce(BinOp, const Type &array) {
+ExtentCheck checkExtent(const SymExpr &e) {
+  Sign s = signOf(e);
+  if (s == Sign::Positive || (nonNegative(s) && signOf(e, Least::AsIfPositive) == Sign::Positive))
+    return ExtentCheck::Fine;
+  if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive)
+    return ExtentCheck::Never;
+  return ExtentCheck::Guarded;
+}
+
+bool divisorNeedsGuard(const SymExpr &d) {
+  return signOf(d) != Sign::Positive && signOf(d, Least::AsIfPositive) == Sign::Positive;
+}
+
+// op/[k] A: reduce along axis k (op/ A: the leading axis), ρ = ρA without its axis k. ÷/ divides, so
+// its result is a float like that of `/`.
+RuleResult shapeOfReduce(BinOp op, const Type &array, int64_t axis) {
   if (array.rank() == 0)
     return err(Diag::NeedsRank, {"reduction", "1", sh(array.shape)});
-  return ok(Type{array.elem, SymVec(array.shape.begin() + 1, array.shape.end()), std::nullopt});
+  if (axis < 0 || uint64_t(axis) >= array.rank())
+    return err(Diag::ReduceAxis, {std::to_string(axis), std::to_string(array.rank()), sh(array.shape),
+                                  std::to_string(array.rank() - 1)});
+  SymVec shape = array.shape;
+  shape.erase(shape.begin() + axis);
+  ElemType elem = op == BinOp::Div ? promote(array.elem, ElemType::F32) : array.elem;
+  return ok(Type{elem, std::move(shape), std::nullopt});
 }
 
 // A f.g B: contract the last axis of A with the first of B, ρ = init ρA ++ tail ρB.
@@ -308,12 +345,12 @@ RuleResult shapeOfInner(BinOp f, BinOp g, const Type &a, const Type &b) {
     return err(Diag::NeedsRank, {"the left operand of an inner product", "1", sh(a.shape)});
   if (b.rank() == 0)
     return err(Diag::NeedsRank, {"the right operand of an inner product", "1", sh(b.shape)});
-  if (!isReducer(f))
-    return err(Diag::NotAReducer, {std::string(spell(f))});
   if (a.shape.back() != b.shape.front())
     return err(Diag::InnerMismatch, {a.shape.back().str(), b.shape.front().str()});
   Type r;
-  r.elem = g == BinOp::Div ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
+  // f is one of the reducers (the lexer makes no other inner product); ÷ as f or g divides
+  const bool divides = f == BinOp::Div || g == BinOp::Div;
+  r.elem = divides ? promote(promote(a.elem, b.elem), ElemType::F32) : promote(a.elem, b.elem);
   r.shape.assign(a.shape.begin(), a.shape.end() - 1);
   r.shape.insert(r.shape.end(), b.shape.begin() + 1, b.shape.end());
   return ok(r);
@@ -333,8 +370,8 @@ RuleResult shapeOfIota(const Type &count) {
   if (count.elem != ElemType::Int || count.rank() != 0 || !count.value)
     return err(Diag::NotInteger, {"the operand of iota", "it is not an integer known at compile time"});
   SymExpr n = (*count.value)[0];
-  Sign sign = signOf(n);
-  if (sign == Sign::Zero || sign == Sign::Negative || sign == Sign::NonPositive)
+  ExtentCheck check = checkExtent(n);
+  if (check == ExtentCheck::Never)
     return err(Diag::NonPositiveExtent, {n.str()});
   Type r{ElemType::Int, {n}, std::nullopt};
   if (auto c = n.constant(); c && *c <= 64) {
@@ -343,7 +380,7 @@ RuleResult shapeOfIota(const Type &count) {
       r.value->push_back(SymExpr(i));
   }
   RuleResult result = ok(r);
-  if (sign != Sign::Positive)
+  if (check == ExtentCheck::Guarded)
     result.guards.push_back(guard(Guard::Le, SymExpr(1), n));
   return result;
 }

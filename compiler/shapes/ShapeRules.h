@@ -28,6 +28,15 @@ struct RuleResult {
 
 ElemType promote(ElemType a, ElemType b);
 
+// An extent (of an input, a comprehension index, iota, a reshape) must be positive, except that it may be 0
+// where a dim declared `>= 0` is 0 (docs/language.md §4): Fine as it is, Guarded by `1 <= e` where the dims
+// decide, or Never positive (an error).
+enum class ExtentCheck { Fine, Guarded, Never };
+ExtentCheck checkExtent(const SymExpr &e);
+// A dims-only divisor (of div and mod on dims, and the extents reshape and rav divide by) that a dim declared
+// `>= 0` may make 0: it needs the guard `1 <= d` (the kernels refuse such a dim at 0 where it divides).
+bool divisorNeedsGuard(const SymExpr &d);
+
 RuleResult shapeOfElementwise(BinOp op, const Type &a, const Type &b);
 RuleResult shapeOfUnary(UnOp op, const Type &a);
 RuleResult shapeOfWhere(const Type &c, const Type &a, const Type &b);
@@ -39,7 +48,7 @@ RuleResult shapeOfDrop(const Type &count, const Type &array);
 RuleResult shapeOfCat(const Type &a, const Type &b);
 RuleResult shapeOfReshape(const Type &shape, const Type &array);
 RuleResult shapeOfRav(const Type &array);
-RuleResult shapeOfReduce(BinOp op, const Type &array);
+RuleResult shapeOfReduce(BinOp op, const Type &array, int64_t axis = 0);
 RuleResult shapeOfInner(BinOp f, BinOp g, const Type &a, const Type &b);
 RuleResult shapeOfOuter(BinOp g, const Type &a, const Type &b);
 RuleResult shapeOfIota(const Type &count);

@@ -35,6 +35,7 @@ private:
   // ---- items ----
   void declareFunctions(const Program &program);
   void declareDim(const DimDecl *dim);
+  void declareAssumption(const AssumeDecl *a);
   void declareArray(const ArrayDecl *arr);
   void defineBinding(const Binding *bind);
   void failed(const std::string &name, SourceLoc loc);
@@ -231,7 +232,7 @@ TExprPtr ShapeChecker::apply(const Expr &e, TKind kind, std::vector<TExprPtr> ar
     else if (e.kind == ExprKind::Take || e.kind == ExprKind::Drop)
       reason = e.kind == ExprKind::Take ? "take count within the leading extent"
                                         : "drop count within the leading extent";
-    addGuard(g, e.loc, reason);
+    addGuard(g, e.loc, g.reason.empty() ? reason : g.reason);
   }
   auto t = std::make_unique<TExpr>(kind, e.loc, e.length);
   t->type = rule.type();
@@ -405,12 +406,12 @@ TExprPtr ShapeChecker::elabComprehension(const Expr &e) {
     auto value = dimsOnlyValue(*b.extent, *ext, ("the extent of index '" + b.name + "'").c_str());
     if (!value)
       return nullptr;
-    Sign s = signOf(*value);
-    if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive) {
+    ExtentCheck check = checkExtent(*value);
+    if (check == ExtentCheck::Never) {
       diags.reportSpan(Diag::NonPositiveExtent, b.extent->loc, b.extent->length, value->str());
       return nullptr;
     }
-    if (s != Sign::Positive)
+    if (check == ExtentCheck::Guarded)
       addGuard(Guard{Guard::Le, SymExpr(1), *value, {}, {}}, b.extent->loc, "comprehension extent positive");
     TIndex index{symbols.fresh(b.name), *value, b.loc};
     Entity entity{Entity::Index, b.loc};
@@ -514,8 +515,24 @@ TExprPtr ShapeChecker::elabOperator(const Expr &e) {
     return applyRule(TKind::Vector, shapeOfVector(types));
   }
   case ExprKind::Unary: return applyRule(TKind::Unary, shapeOfUnary(e.unop, type(0)));
-  case ExprKind::Binary: return applyRule(TKind::Binary, shapeOfElementwise(e.op, type(0), type(1)));
-  case ExprKind::Reduce: return applyRule(TKind::Reduce, shapeOfReduce(e.op, type(0)));
+  case ExprKind::Binary: {
+    // an integer divided by a value over dims that a dim declared `>= 0` may make 0: a run-time guard
+    const auto &divisor = args[1]->type.value;
+    auto overDims = [&](const SymExpr &d) {
+      std::vector<Symbol> used = d.symbols();
+      return std::all_of(used.begin(), used.end(), [&](Symbol s) { return dimSymbols.count(s) > 0; });
+    };
+    if ((e.op == BinOp::IntDiv || e.op == BinOp::Mod) && divisor && divisor->size() == 1 &&
+        overDims((*divisor)[0]) && divisorNeedsGuard((*divisor)[0]))
+      addGuard(Guard{Guard::Le, SymExpr(1), (*divisor)[0], {}, {}}, e.loc, "divisor not zero");
+    return applyRule(TKind::Binary, shapeOfElementwise(e.op, type(0), type(1)));
+  }
+  case ExprKind::Reduce: {
+    TExprPtr t = applyRule(TKind::Reduce, shapeOfReduce(e.op, type(0), e.axis));
+    if (t)
+      t->axis = size_t(e.axis); // in range: the rule checked it
+    return t;
+  }
   case ExprKind::Inner: return applyRule(TKind::Inner, shapeOfInner(e.op, e.op2, type(0), type(1)));
   case ExprKind::Outer: return applyRule(TKind::Outer, shapeOfOuter(e.op2, type(0), type(1)));
   case ExprKind::Psi: {
@@ -575,8 +592,54 @@ void ShapeChecker::declareDim(const DimDecl *dim) {
   entity.slot = out.dims.size();
   if (declare(globals, dim->name, entity, "a dim")) {
     dimSymbols.insert(d.sym);
+    if (dim->least) {
+      // `dim t >= k`: every sign the shape checker and the later stages decide takes t ≥ k (0: t may be 0);
+      // above 1 it is a guard that every run checks, as the language's own least, 1, is checked
+      d.least = *dim->least;
+      symbols.setLeast(d.sym, d.least);
+      if (d.least > 1)
+        addGuard(Guard{Guard::Le, SymExpr(d.least), SymExpr::symbol(d.sym), {}, {}}, dim->leastLoc,
+                 "the dim's declared least value");
+    }
     out.dims.push_back(d);
   }
+}
+
+// `assume a <= b` (< == >= > too) over dims: a fact for every later sign (b − a ≥ 0; a < b is b − a − 1 ≥ 0),
+// and a guard that every run checks, so no kernel or `moac run` computes where it does not hold. One that
+// holds for all dims needs neither; one that holds for none is an error.
+void ShapeChecker::declareAssumption(const AssumeDecl *a) {
+  const Expr &r = *a->relation;
+  const bool relation = r.kind == ExprKind::Binary && isComparison(r.op) && r.op != BinOp::Ne;
+  if (!relation) {
+    diags.reportSpan(Diag::NotARelation, r.loc, r.length);
+    return;
+  }
+  TExprPtr lhs = elab(*r.args[0]), rhs = elab(*r.args[1]);
+  auto left = lhs ? dimsOnlyValue(*r.args[0], *lhs, "a side of an assumption") : std::nullopt;
+  auto right = rhs ? dimsOnlyValue(*r.args[1], *rhs, "a side of an assumption") : std::nullopt;
+  if (!left || !right)
+    return;
+  const bool swap = r.op == BinOp::Gt || r.op == BinOp::Ge, strict = r.op == BinOp::Lt || r.op == BinOp::Gt;
+  const SymExpr &lo = swap ? *right : *left, &hi = swap ? *left : *right;
+  SymExpr fact = hi - lo - SymExpr(strict ? 1 : 0);
+  std::vector<SymExpr> facts{fact};
+  if (r.op == BinOp::Eq)
+    facts.push_back(lo - hi);
+  Sign s = signOf(fact);
+  const bool never = r.op == BinOp::Eq ? s == Sign::Positive || s == Sign::Negative : s == Sign::Negative;
+  const bool always = r.op == BinOp::Eq ? s == Sign::Zero : nonNegative(s);
+  std::string text = lo.str() + (r.op == BinOp::Eq ? " == " : strict ? " < " : " <= ") + hi.str();
+  if (never) {
+    diags.reportSpan(Diag::AssumptionNeverHolds, r.loc, r.length, text);
+    return;
+  }
+  if (always)
+    return;
+  for (const SymExpr &f : facts)
+    symbols.assume(f);
+  Guard::Cmp cmp = r.op == BinOp::Eq ? Guard::Eq : strict ? Guard::Lt : Guard::Le;
+  addGuard(Guard{cmp, lo, hi, {}, {}}, r.loc, "assumption");
 }
 
 // `in x : f32[e, …]` (and inout): each extent is positive, provably or by a run-time guard.
@@ -590,11 +653,11 @@ void ShapeChecker::declareArray(const ArrayDecl *arr) {
       good = false;
       continue;
     }
-    Sign s = signOf(*value);
-    if (s == Sign::Zero || s == Sign::Negative || s == Sign::NonPositive) {
+    ExtentCheck check = checkExtent(*value);
+    if (check == ExtentCheck::Never) {
       diags.reportSpan(Diag::NonPositiveExtent, ext->loc, ext->length, value->str());
       good = false;
-    } else if (s != Sign::Positive) {
+    } else if (check == ExtentCheck::Guarded) {
       addGuard(Guard{Guard::Le, SymExpr(1), *value, {}, {}}, ext->loc, "array extent positive");
     }
     in.shape.push_back(*value);
@@ -671,6 +734,8 @@ std::optional<TypedProgram> ShapeChecker::run(const Program &program) {
     try {
       if (auto *dim = std::get_if<DimDecl>(&item))
         declareDim(dim);
+      else if (auto *assume = std::get_if<AssumeDecl>(&item))
+        declareAssumption(assume);
       else if (auto *arr = std::get_if<ArrayDecl>(&item))
         declareArray(arr);
       else if (auto *bind = std::get_if<Binding>(&item))

@@ -64,7 +64,9 @@ void collectLets(const TExpr &e, int depth, bool ascii, std::string &out) {
 std::string dumpShapes(const TypedProgram &p, bool ascii) {
   std::string out;
   for (const TDim &d : p.dims)
-    out += d.value ? fmt::format("dim {} = {}\n", d.name, *d.value) : fmt::format("dim {}\n", d.name);
+    out += d.value        ? fmt::format("dim {} = {}\n", d.name, *d.value)
+           : d.least != 1 ? fmt::format("dim {} >= {}\n", d.name, d.least)
+                          : fmt::format("dim {}\n", d.name);
   for (const TInput &in : p.inputs)
     out += fmt::format("{} {} : {}\n", in.role == ArrayRole::In ? "in" : "inout", in.name,
                        strType(Type{in.elem, in.shape, std::nullopt}, ascii));
@@ -149,7 +151,8 @@ struct TPrinter {
       std::string l = mixed(a(0)) ? "(" + print(a(0)) + ")" : sub(a(0), p);
       return l + " " + op(e.op) + " " + sub(a(1), p + 1);
     }
-    case TKind::Reduce: return fmt::format("{}/ {}", op(e.op), sub(a(0), 4));
+    case TKind::Reduce:
+      return fmt::format("{}/{} {}", op(e.op), e.axis ? fmt::format("[{}]", e.axis) : "", sub(a(0), 4));
     case TKind::Inner:
       return sub(a(0), 3) + " " + op(e.op) + "." + op(e.op2) + " " + sub(a(1), 4);
     case TKind::Outer: return sub(a(0), 3) + (ascii ? " o." : " ∘.") + op(e.op2) + " " + sub(a(1), 4);

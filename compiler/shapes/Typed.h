@@ -72,6 +72,7 @@ struct TExpr {
   BinOp op = BinOp::Add;           // Binary, Reduce, Inner (f)
   BinOp op2 = BinOp::Mul;          // Inner, Outer (g)
   UnOp unop = UnOp::Neg;           // Unary
+  size_t axis = 0;                 // Reduce: the axis reduced along (0: the leading one)
   std::vector<TIndex> indices;     // Comprehension
 
   TExpr(TKind kind, SourceLoc loc, uint32_t length) : kind(kind), loc(loc), length(length) {}
@@ -94,6 +95,7 @@ struct TDim {
   Symbol sym;
   std::optional<int64_t> value; // `dim B = 4`
   SourceLoc loc;
+  int64_t least = 1;            // a run-time dim's least value: 1, or what `dim t >= 0` declares
 };
 
 struct TInput {

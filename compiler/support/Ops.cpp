@@ -67,12 +67,15 @@ bool isComparison(BinOp op) {
 bool givesTruth(BinOp op) { return isComparison(op) || op == BinOp::And || op == BinOp::Or; }
 
 bool isReducer(BinOp op) {
-  return op == BinOp::Add || op == BinOp::Mul || op == BinOp::Max || op == BinOp::Min;
+  return op == BinOp::Add || op == BinOp::Mul || op == BinOp::Max || op == BinOp::Min || isRightFold(op);
 }
+
+bool isRightFold(BinOp op) { return op == BinOp::Sub || op == BinOp::Div; }
 
 double identity(BinOp op, bool integer) {
   switch (op) {
-  case BinOp::Mul: return 1.0;
+  case BinOp::Mul:
+  case BinOp::Div: return 1.0;
   case BinOp::Max:
     return integer ? double(std::numeric_limits<int64_t>::min()) : -std::numeric_limits<double>::infinity();
   case BinOp::Min:

@@ -21,11 +21,17 @@ std::string_view spell(UnOp op);         // neg exp log sqrt abs not tanh sin co
 bool isComparison(BinOp op);
 // and, or (and the comparisons): an int 0/1 result whatever the operands' type.
 bool givesTruth(BinOp op);
-// Operators that may reduce (`op/`) or be the f of an inner product f.g: associative and commutative.
+// Operators that may reduce (`op/`) or be the f of an inner product f.g: + * max min, which are
+// associative and commutative, and - and /, which fold from the right (isRightFold).
 bool isReducer(BinOp op);
-// Identity element of a reducer, the value of a fold over an empty axis: 0, 1, and for max and min
-// -inf and +inf, or over int the least and greatest int64 (-2^63 and 2^63 - 1, which rounds to 2^63
-// as a double; the C emitter spells both as INT64_MIN and INT64_MAX).
+// - and / reduce as APL does, from the right: -/ x is x0 - (x1 - (x2 - … x(n-1))), ÷/ likewise with /.
+// Neither is associative, so such a fold is computed in that one order, never split or reassociated.
+bool isRightFold(BinOp op);
+// Identity element of a reducer, the value of a fold over an empty axis: 0 (+ and -), 1 (* and /), and
+// for max and min -inf and +inf, or over int the least and greatest int64 (-2^63 and 2^63 - 1, which
+// rounds to 2^63 as a double; the C emitter spells both as INT64_MIN and INT64_MAX). For a right fold it
+// is also the start of the accumulator: x op 0 (for -) and x op 1 (for /) are x exactly, so folding
+// x(n-1), …, x0 into it as acc = x op acc gives APL's value bit for bit.
 double identity(BinOp op, bool integer);
 // max and min: NaN if either operand is NaN, and -0 < +0 (docs/language.md §5; moart/kernel.h's
 // moart_max* helpers implement the same rule for the kernels).

@@ -11,7 +11,7 @@ namespace moac {
 
 Symbol SymbolTable::make(std::string name, std::string hint) {
   everSpelled.insert(name);
-  entries.push_back(SymbolEntry{std::move(name), std::move(hint), uint32_t(entries.size() + 1)});
+  entries.push_back(SymbolEntry{std::move(name), std::move(hint), uint32_t(entries.size() + 1), 1, {}});
   return Symbol{&entries.back()};
 }
 
@@ -35,6 +35,14 @@ Symbol SymbolTable::fresh(const std::string &hint) {
   else
     programNames.insert(name);
   return make(name, hint);
+}
+
+void SymbolTable::setLeast(Symbol s, int64_t least) { entries.at(s.id() - 1).least = least; }
+
+void SymbolTable::assume(const SymExpr &fact) {
+  auto shared = std::make_shared<const SymExpr>(fact);
+  for (Symbol s : fact.symbols())
+    entries.at(s.id() - 1).facts.push_back(shared);
 }
 
 static const SymbolEntry &entryOf(const Symbol &s) {
@@ -329,27 +337,79 @@ std::optional<SymExpr> SymExpr::linearCoefficient(Symbol s) const {
 
 // Every monomial of a polynomial over positive dims grows with each dim, so with all non-constant
 // coefficients of one sign the extreme value is at dims = 1.
-Sign signOf(const SymExpr &e) {
+// The sign from the symbols' least values alone: over non-negative symbols a monomial with a positive
+// coefficient is smallest where each symbol is at its least, so a sum of such monomials (and a constant)
+// is at least its value there, and one of negative monomials at most.
+static Sign signAtLeast(const SymExpr &e, Least mode) {
   if (auto c = e.constant())
     return *c > 0 ? Sign::Positive : *c < 0 ? Sign::Negative : Sign::Zero;
   bool allPos = true, allNeg = true;
-  int64_t atOne = 0;
+  int64_t atLeast = 0;
   for (const auto &t : e.terms()) {
-    for (const auto &f : t.factors)
+    int64_t value = t.coef;
+    for (const auto &f : t.factors) {
       if (f->kind != SymExpr::Atom::Sym)
         return Sign::Unknown;
+      int64_t least = f->sym.entry ? f->sym.entry->least : 1;
+      if (mode == Least::AsIfPositive)
+        least = std::max<int64_t>(least, 1);
+      if (__builtin_mul_overflow(value, least, &value))
+        return Sign::Unknown;
+    }
     if (!t.factors.empty()) {
       allPos &= t.coef > 0;
       allNeg &= t.coef < 0;
     }
-    if (__builtin_add_overflow(atOne, t.coef, &atOne))
+    if (__builtin_add_overflow(atLeast, value, &atLeast))
       return Sign::Unknown;
   }
   if (allPos)
-    return atOne > 0 ? Sign::Positive : atOne == 0 ? Sign::NonNegative : Sign::Unknown;
+    return atLeast > 0 ? Sign::Positive : atLeast == 0 ? Sign::NonNegative : Sign::Unknown;
   if (allNeg)
-    return atOne < 0 ? Sign::Negative : atOne == 0 ? Sign::NonPositive : Sign::Unknown;
+    return atLeast < 0 ? Sign::Negative : atLeast == 0 ? Sign::NonPositive : Sign::Unknown;
   return Sign::Unknown;
+}
+
+// With the assumptions over e's symbols: e ≥ c ≥ 0 when e − c is provably not negative for c a fact or the
+// sum of two (assume a <= b, b <= c give c − a), and e ≤ −c ≤ 0 likewise; both at once make e zero.
+Sign signOf(const SymExpr &e, Least mode) {
+  Sign own = signAtLeast(e, mode);
+  if (own == Sign::Positive || own == Sign::Negative || own == Sign::Zero)
+    return own;
+  std::vector<const SymExpr *> facts;
+  for (Symbol s : e.symbols())
+    if (s.entry)
+      for (const auto &f : s.entry->facts)
+        if (std::find(facts.begin(), facts.end(), f.get()) == facts.end())
+          facts.push_back(f.get());
+  if (facts.empty())
+    return own;
+  bool above = nonNegative(own), below = own == Sign::NonPositive, positive = false, negative = false;
+  auto compare = [&](const SymExpr &c) {
+    try {
+      Sign over = signAtLeast(e - c, mode), under = signAtLeast(e + c, mode);
+      above |= nonNegative(over);
+      positive |= over == Sign::Positive;
+      below |= under == Sign::Negative || under == Sign::NonPositive || under == Sign::Zero;
+      negative |= under == Sign::Negative;
+    } catch (const SymArithmeticError &) { // a coefficient beyond int64: this bound tells nothing
+    }
+  };
+  for (size_t a = 0; a < facts.size(); ++a) {
+    compare(*facts[a]);
+    for (size_t b = a + 1; b < facts.size(); ++b)
+      try {
+        compare(*facts[a] + *facts[b]);
+      } catch (const SymArithmeticError &) {
+      }
+  }
+  if (positive)
+    return Sign::Positive;
+  if (negative)
+    return Sign::Negative;
+  if (above && below)
+    return Sign::Zero;
+  return above ? Sign::NonNegative : below ? Sign::NonPositive : Sign::Unknown;
 }
 
 // ---- printing --------------------------------------------------------------------------------

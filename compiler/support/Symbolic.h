@@ -34,9 +34,17 @@ struct Symbol {
   friend bool operator<(Symbol a, Symbol b) { return a.id() < b.id(); }
 };
 
+class SymExpr;
+
 struct SymbolEntry {
   std::string name, hint;
   uint32_t id;
+  // What signOf may take as known of a dim: its least value (1, the language's default; 0 for `dim t >= 0`),
+  // and the program's assumptions that mention it (`assume w <= n`), each an expression assumed not negative
+  // (n − w). Every assumption is also a run-time guard, so a kernel or `moac run` never computes where one
+  // does not hold.
+  int64_t least = 1;
+  std::vector<std::shared_ptr<const SymExpr>> facts;
 };
 
 class NameScope;
@@ -64,6 +72,9 @@ public:
   Symbol intern(const std::string &name);
   // A new symbol distinct from every other, spelled as the rules above choose.
   Symbol fresh(const std::string &hint);
+  // A dim's least value (`dim t >= 0`), and an assumption `fact >= 0` over dims, for signOf (SymbolEntry).
+  void setLeast(Symbol s, int64_t least);
+  void assume(const SymExpr &fact);
   // Marks a spelling as a program name (an array or binding that is not a Symbol), so that no fresh
   // symbol takes it.
   void reserve(const std::string &spelling) { programNames.insert(spelling); }
@@ -162,10 +173,13 @@ struct SymExpr::Atom {
   SymExpr lhs, rhs;    // Div, Mod
 };
 
-// What is known of an expression's sign given that every symbol in it is a positive integer (true of
-// dims; callers bound index variables separately).
+// What is known of an expression's sign given that every symbol in it is an integer at least its least value
+// (dims: 1, or 0 for `dim t >= 0`; callers bound index variables separately) and the program's assumptions
+// over the dims (`assume w <= n`). AsIfPositive takes every least as at least 1: the sign the expression
+// would have were no dim allowed to be 0 (an extent that is positive then may be 0 only where such a dim is).
 enum class Sign { Positive, NonNegative, Zero, NonPositive, Negative, Unknown };
-Sign signOf(const SymExpr &e);
+enum class Least { Declared, AsIfPositive };
+Sign signOf(const SymExpr &e, Least least = Least::Declared);
 inline bool nonNegative(Sign s) { return s == Sign::Positive || s == Sign::NonNegative || s == Sign::Zero; }
 
 // A vector of extents: a shape, or an index vector.

@@ -73,7 +73,7 @@ const char *const hostileNames[] = {
 // The words of the language that a rename must leave alone (front/Lexer.cpp's keywords, the element types).
 bool isMoaWord(const std::string &w) {
   static const std::set<std::string> words = {
-      "dim", "in", "out", "inout", "fn", "psi", "rho", "iota", "tran", "take", "drop", "cat", "reshape", "rav",
+      "dim", "in", "out", "inout", "fn", "assume", "psi", "rho", "iota", "tran", "take", "drop", "cat", "reshape", "rav",
       "div", "mod", "max", "min", "neg", "exp", "log", "sqrt", "abs", "not", "and", "or", "where", "inf", "tanh",
       "sin", "cos", "exp2", "log2", "sigmoid", "pow",
       "f32", "f64", "int"};

@@ -4,6 +4,8 @@
 #include "ArrayOps.h"
 #include "Interp.h"
 
+#include <limits>
+
 using namespace moac;
 using namespace moac::test;
 using Catch::Matchers::Contains;
@@ -45,6 +47,28 @@ TEST_CASE("a missing or non-positive dim is an error naming it", "[interp][error
   EvalError fixed = evalError("dim n = 4\nout r = iota n\n", dims({{"n", 5}}), {});
   CHECK_THAT(fixed.what(), Contains("dim 'n' is fixed to 4 by the program, not 5"));
   CHECK(run("dim n = 4\nout r = iota n\n", dims({{"n", 4}})) == counting({4}));
+}
+
+TEST_CASE("a dim declared >= 0 may be 0; below its least value, or where an assumption fails, is an error",
+          "[interp][errors]") {
+  const char *program = "dim t >= 0, n, w\nassume w <= n\nin K : f32[t, n]\nin x : f32[n]\n"
+                        "out a = +/ K\nout b = [i < t] +/ <i> psi K\nout c = max/ [i < t] 1.0\n"
+                        "out d = +/ ((n - w) drop x)\nout e = ÷/ (0 take x)\n";
+  auto o = runAll(program, dims({{"t", 0}, {"n", 3}, {"w", 2}}), {array({0, 3}, {}), array({3}, {1, 2, 4})});
+  double inf = std::numeric_limits<double>::infinity();
+  CHECK(o[0] == array({3}, {0, 0, 0})); // a reduction over the empty axis: the identity
+  CHECK(o[1] == array({0}, {}));        // an empty comprehension: its type's shape, no body evaluated
+  CHECK(o[2] == array({}, {-inf}));
+  CHECK(o[3] == array({}, {6}));        // the last w rows
+  CHECK(o[4] == array({}, {1}));
+  EvalError below = evalError(program, dims({{"t", -1}, {"n", 3}, {"w", 2}}), {});
+  CHECK_THAT(below.what(), Contains("dim 't' must be at least 0, not -1"));
+  EvalError assumed = evalError(program, dims({{"t", 1}, {"n", 3}, {"w", 4}}), {});
+  CHECK_THAT(assumed.what(), Contains("shape check 'w <= n' does not hold: 4 <= 3 is false (assumption)"));
+  CHECK(assumed.loc.line == 2);
+  CHECK(assumed.loc.col == 10);
+  EvalError divisor = evalError("dim t >= 0, n\nout r = (iota n) div t\n", dims({{"t", 0}, {"n", 2}}), {});
+  CHECK_THAT(divisor.what(), Contains("'1 <= t' does not hold: 1 <= 0 is false (divisor not zero)"));
 }
 
 TEST_CASE("an input of the wrong shape is an error at its declaration", "[interp][errors]") {

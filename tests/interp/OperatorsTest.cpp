@@ -153,6 +153,51 @@ TEST_CASE("a reduction over an empty axis gives the operator's identity", "[inte
   CHECK(o[6] == array({3}, {0, 0, 0}));
 }
 
+TEST_CASE("op/[k] reduces along axis k", "[interp][reduce]") {
+  // B = counting({2, 3, 2}): B[i j k] = 6 i + 2 j + k
+  const char *program = "in B : f32[2, 3, 2]\n"
+                        "out a0 = +/[0] B\nout a1 = +/[1] B\nout a2 = +/[2] B\nout m1 = max/[1] B\n"
+                        "out p2 = */[2] B\nout n1 = min/[1] (B * -1)\nout rows = +/[1] (<2 3> reshape iota 6)\n";
+  auto o = runAll(program, {}, {counting({2, 3, 2})});
+  CHECK(o[0] == array({3, 2}, {6, 8, 10, 12, 14, 16}));
+  CHECK(o[1] == array({2, 2}, {6, 9, 24, 27}));        // Σ_j: 0+2+4, 1+3+5, 6+8+10, 7+9+11
+  CHECK(o[2] == array({2, 3}, {1, 5, 9, 13, 17, 21})); // Σ_k: 0+1, 2+3, …
+  CHECK(o[3] == array({2, 2}, {4, 5, 10, 11}));
+  CHECK(o[4] == array({2, 3}, {0, 6, 20, 42, 72, 110}));
+  CHECK(o[5] == array({2, 2}, {-4, -5, -10, -11}));
+  CHECK(o[6] == array({2}, {3, 12}));
+  CHECK(o[6].elem == ElemType::Int);
+}
+
+TEST_CASE("the right folds -/ and ÷/ fold from the last term, as APL: x0 op (x1 op (x2 op …))", "[interp][reduce]") {
+  const char *program = "dim n\nin x : f64[n]\nin A : f64[2, 3]\n"
+                        "out sub = -/ x\nout quo = ÷/ x\nout rows = −/[1] A\nout cols = //[0] (A + 1.0)\n"
+                        "out one = -/ (1 take x)\nout ints = -/ iota n\nout q = ÷/ (1 + iota n)\n";
+  auto o = runAll(program, dims({{"n", 4}}), {array({4}, {2, 8, 4, 16}), counting({2, 3})});
+  CHECK(o[0] == array({}, {2 - (8 - (4 - 16))}));   // -14: not the left fold ((2 - 8) - 4) - 16 = -26
+  CHECK(o[1] == array({}, {2 / (8 / (4.0 / 16))})); // 0.0625: not ((2 / 8) / 4) / 16
+  CHECK(o[2] == array({2}, {0 - (1 - 2), 3 - (4 - 5)}));
+  CHECK(o[3] == array({3}, {1 / 4.0, 2 / 5.0, 3 / 6.0}));
+  CHECK(o[4] == array({}, {2}));                 // one term: the term itself
+  CHECK(o[5] == array({}, {0 - (1 - (2 - 3))})); // -2
+  CHECK(o[5].elem == ElemType::Int);
+  CHECK(o[6] == array({}, {1 / (2 / (3 / 4.0))}));
+}
+
+TEST_CASE("the right folds over an empty axis give 0 and 1, and f.g folds by f - and ÷", "[interp][reduce]") {
+  const char *program = "in x : f32[3]\nin A : f32[3, 2]\n"
+                        "out e1 = -/ (0 take x)\nout e2 = ÷/ (0 take x)\nout e3 = (0 take x) -.* (0 take A)\n"
+                        "out sub = x -.* A\nout quo = x ÷.+ A\n";
+  auto o = runAll(program, {}, {array({3}, {1, 2, 3}), counting({3, 2})});
+  CHECK(o[0] == array({}, {0}));
+  CHECK(o[1] == array({}, {1}));
+  CHECK(o[2] == array({2}, {0, 0}));
+  // column j: x0·A[0 j] − (x1·A[1 j] − x2·A[2 j])
+  CHECK(o[3] == array({2}, {0 - (4 - 12), 1 - (6 - 15)}));
+  // f32: each step rounded
+  CHECK(o[4] == array({2}, {double(1.0f / (4.0f / 7.0f)), double(2.0f / (5.0f / 8.0f))}));
+}
+
 TEST_CASE("inner product +.* contracts the last axis with the first", "[interp][inner]") {
   const char *program = "dim n, m\nin A : f32[n, m]\nin x : f32[m]\nin B : f32[m, 2]\n"
                         "out Ax = A +.* x\nout AB = A +.* B\nout xx = x +.* x\n";

@@ -80,6 +80,9 @@ TEST_CASE("every f32 operation is rounded to f32", "[interp][f32]") {
         std::vector<double>{f32(x * x)});
   CHECK(run("dim n\nin x : f32[n]\nout r = +/ x", dims({{"n", 3}}), {array({3}, {1, 1e-8, 1e-8})}).data ==
         std::vector<double>{1});
+  // a right fold rounds after every step, in its order: 1 − (1e-8 − 1) is 1 − (−1) = 2 in f32
+  CHECK(run("dim n\nin x : f32[n]\nout r = -/ x", dims({{"n", 3}}), {array({3}, {1, 1e-8, 1})}).data ==
+        std::vector<double>{2});
   CHECK(run("dim n\nin x : f32[n]\nout r = sqrt(x)", dims({{"n", 1}}), {array({1}, {2})}).data ==
         std::vector<double>{double(std::sqrt(2.0f))});
 }
@@ -139,6 +142,9 @@ TEST_CASE("int64 overflow is an error at the operator", "[interp][int]") {
         "integer overflow: neg -9223372036854775808 does not fit in int64");
   CHECK(failure("dim n\nout r = ((iota n) - 9223372036854775807 - 1) div (0 - 1)", dims({{"n", 1}})) ==
         "integer overflow: -9223372036854775808 div -1 does not fit in int64");
+  // a right fold checks every step, in its order: 0 − (1 − (2 − −2^63)) overflows at 2 − −2^63
+  CHECK(failure("dim n\nout r = -/ where(iota n == n - 1, (0 - 9223372036854775807) - 1, iota n)",
+                dims({{"n", 4}})) == "integer overflow: 2 - -9223372036854775808 does not fit in int64");
   // mod by -1 is 0 for every dividend, INT64_MIN included
   CHECK(run("dim n\nout r = ((iota n) - 9223372036854775807 - 1) mod (0 - 1)", dims({{"n", 1}})).ints ==
         std::vector<int64_t>{0});

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-MOA_RESERVED = set("dim in out inout fn psi rho iota tran take drop cat reshape rav div mod max min neg exp log "
+MOA_RESERVED = set("dim in out inout fn assume psi rho iota tran take drop cat reshape rav div mod max min neg exp log "
                    "sqrt abs not and or where inf tanh sin cos exp2 log2 sigmoid pow".split())
 
 C_KEYWORDS = ("auto break case char const continue default do double else enum extern float for goto if inline "

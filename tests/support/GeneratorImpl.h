@@ -92,13 +92,14 @@ public:
 private:
   enum class Prod {
     Leaf, Elementwise, Unary, Reduce, Inner, Outer, Psi, Tran, Perm, Take, Drop, Cat, Reshape, Rav, Iota, Rho,
-    Comprehension, Call, Vector, Where, Compare, Count
+    Comprehension, Call, Vector, Where, Compare, Zero, Count
   };
   std::optional<Expr> produce(Prod p, const Shape &s, Scope &scope, int depth);
   std::optional<Expr> elementwise(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> unary(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> reduce(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> inner(const Shape &s, Scope &scope, int depth);
+  Expr rightFoldInner(Expr a, Expr b, double n);
   std::optional<Expr> outer(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> psi(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> tran(const Shape &s, Scope &scope, int depth);
@@ -113,6 +114,7 @@ private:
   std::optional<Expr> call(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> vector(const Shape &s, Scope &scope, int depth);
   std::optional<Expr> where(const Shape &s, Scope &scope, int depth);
+  std::optional<Expr> zero(const Shape &s, Scope &scope, int depth);
   std::string condition(const Shape &s, Scope &scope, int depth, bool exact);
   std::string comparison(const Shape &s, Scope &scope, bool exact);
   std::string indexFor(const Extent &e, Scope &scope, bool &simple);
@@ -146,6 +148,11 @@ public:
   std::vector<std::unique_ptr<Function>> functions;
   std::set<std::string> features;
   int indexCounter = 0, localCounter = 0;
+  // `dim z >= 0` (docs/language.md §4): a dim no extent of the generator's own uses, only the zero
+  // production, whose reductions over ⟨z …⟩ give the identity at z = 0; and the dims `assume z <= d` bounds
+  bool zeroDim = false;
+  std::vector<std::string> zeroBounds;
+  int zeroInputs = 0;
 };
 
 } // namespace moac::testgen::detail

@@ -212,6 +212,7 @@ Expr Generator::gen(const Shape &s, Scope &scope, int depth) {
     w(Prod::Vector, r == 1 && s[0].isConstant() && s[0].constantPart() <= 4 ? 4 : 0);
     w(Prod::Where, 5);
     w(Prod::Compare, 2);
+    w(Prod::Zero, zeroDim && r <= 2 ? 4 : 0);
     for (int attempt = 0; attempt < 6; ++attempt)
       if (auto e = produce(Prod(rng.weighted(weights)), s, scope, depth))
         return e->bound > clampAbove ? clamp(*e, clampTo) : *e;
@@ -241,6 +242,7 @@ std::optional<Expr> Generator::produce(Prod p, const Shape &s, Scope &scope, int
   case Prod::Vector: return vector(s, scope, depth);
   case Prod::Call: return call(s, scope, depth);
   case Prod::Where: return where(s, scope, depth);
+  case Prod::Zero: return zero(s, scope, depth);
   case Prod::Compare:
     note("compare-value");
     return Expr{"(" + condition(s, scope, depth, true) + ")", true, 1, true};
@@ -345,6 +347,54 @@ std::optional<Expr> Generator::where(const Shape &s, Scope &scope, int depth) {
   return Expr{"where(" + c + ", " + a.text + ", " + b.text + ")", true, std::max(a.bound, b.bound), a.isInt && b.isInt};
 }
 
+// A reduction over an axis of extent z, a dim declared `>= 0`: of a comprehension [iz < z] e, of an input
+// ⟨z⟩ ++ s, or of z rows of an array ⟨d⟩ ++ s (z take, (-z) take, (d - z) drop) under `assume z <= d`. At
+// z = 0 each is the identity: + and − only (0), or * of terms in [-1, 1] (1), never max or min (∓inf).
+std::optional<Expr> Generator::zero(const Shape &s, Scope &scope, int depth) {
+  const size_t form = rng.below(3);
+  std::string operandText;
+  double bound = 1, n = double(opt.maxDim);
+  bool isInt = false;
+  if (form == 0) {
+    note("zero-comprehension");
+    Expr e = gen(s, scope, depth - 1);
+    operandText = "[" + freshIndex() + " < z] " + operand(e);
+    bound = e.bound;
+    isInt = e.isInt;
+  } else if (form == 1) {
+    Shape rows = concat({Extent::dim(int(rng.below(dimNames.size())))}, s);
+    if (!fits(rows))
+      return std::nullopt;
+    const std::string d = dimNames[size_t(rows[0].terms.begin()->first[0])];
+    Expr a = gen(rows, scope, depth - 1);
+    note("zero-take");
+    operandText = rng.pick<std::string>({"z take ", "(-z) take ", "(" + d + " - z) drop "}) + operand(a);
+    if (std::find(zeroBounds.begin(), zeroBounds.end(), d) == zeroBounds.end())
+      zeroBounds.push_back(d);
+    note("assume");
+    bound = a.bound;
+    isInt = a.isInt;
+  } else {
+    if (zeroInputs >= 2 || !fits(concat({Extent::constant(opt.maxDim)}, s)))
+      return std::nullopt;
+    note("zero-input");
+    // not among `inputs`: no other production knows an extent z
+    std::string name = "xz" + std::to_string(++zeroInputs), decl = "in " + name + " : f32[z";
+    for (const Extent &e : s)
+      decl += ", " + ext(e);
+    inputDecls.push_back(decl + "]");
+    operandText = name;
+  }
+  switch (rng.below(3)) {
+  case 0: return Expr{"+/ " + operandText, false, n * bound, isInt};
+  case 1: return Expr{(unicode() ? "−/ " : "-/ ") + operandText, false, n * bound, isInt};
+  default:
+    if (bound > 1)
+      return Expr{"*/ ((" + operandText + ") max -1.0 min 1.0)", false, 1, false};
+    return Expr{"*/ " + operandText, false, 1, isInt};
+  }
+}
+
 std::optional<Expr> Generator::unary(const Shape &s, Scope &scope, int depth) {
   Expr a = gen(s, scope, depth - 1);
   switch (rng.weighted({3, 2, 3, 2, 2, 3})) {
@@ -382,27 +432,42 @@ std::optional<Expr> Generator::unary(const Shape &s, Scope &scope, int depth) {
   }
 }
 
-// op/ A reduces the leading axis: A has shape ⟨e⟩ ++ s.
+// op/ A reduces the leading axis, op/[k] A axis k: A has shape s with an extent put in at k. −/ and ÷/
+// are right folds (x0 − (x1 − …)); ÷/'s terms are kept in [1, 2], so its value within 2^±⌈n/2⌉.
 std::optional<Expr> Generator::reduce(const Shape &s, Scope &scope, int depth) {
-  Shape operandShape = concat({pickExtent()}, s);
+  const size_t axis = rng.chance(30) ? rng.below(s.size() + 1) : 0;
+  Shape operandShape = s;
+  operandShape.insert(operandShape.begin() + long(axis), pickExtent());
   if (!fits(operandShape))
     return std::nullopt;
   Expr a = gen(operandShape, scope, depth - 1);
-  if (opt.emptyReductions && rng.chance(3)) {
+  if (axis > 0)
+    note("reduce-axis");
+  // the token, its axis when not the leading one (at times written [0]), and a space
+  auto form = [&](const char *op) {
+    return op + (axis > 0 || rng.chance(5) ? "[" + std::to_string(axis) + "] " : std::string(" "));
+  };
+  if (opt.emptyReductions && axis == 0 && rng.chance(3)) {
     // over an empty axis: the identity (0 or 1; max and min would give ∓inf)
     note("reduce-empty");
-    return Expr{rng.pick({"+/ ", "*/ "}) + std::string("(0 take ") + operand(a) + ")", false, 1, a.isInt};
+    std::string op = rng.pick({"+/ ", "*/ ", "-/ ", "// "});
+    return Expr{op + "(0 take " + operand(a) + ")", false, 1, a.isInt && op != "// "};
   }
-  double n = double(maxOf(operandShape[0]));
-  switch (rng.weighted({4, 3, 2, 2})) {
-  case 0: note("reduce+"); return Expr{"+/ " + operand(a), false, n * a.bound, a.isInt};
-  case 1: note("reduce-max"); return Expr{"max/ " + operand(a), false, a.bound, a.isInt};
-  case 2: note("reduce-min"); return Expr{"min/ " + operand(a), false, a.bound, a.isInt};
-  default:
+  double n = double(maxOf(operandShape[axis]));
+  switch (rng.weighted({4, 3, 2, 2, 2, 2})) {
+  case 0: note("reduce+"); return Expr{form("+/") + operand(a), false, n * a.bound, a.isInt};
+  case 1: note("reduce-max"); return Expr{form("max/") + operand(a), false, a.bound, a.isInt};
+  case 2: note("reduce-min"); return Expr{form("min/") + operand(a), false, a.bound, a.isInt};
+  case 3:
     note("reduce*");
     if (a.bound > 1)
       a = clamp(a, 1);
-    return Expr{(unicode() ? "×/ " : "*/ ") + operand(a), false, a.bound, a.isInt};
+    return Expr{form(unicode() ? "×/" : "*/") + operand(a), false, a.bound, a.isInt};
+  case 4: note("reduce-"); return Expr{form(unicode() ? "−/" : "-/") + operand(a), false, n * a.bound, a.isInt};
+  default:
+    note("reduce/");
+    return Expr{form(unicode() ? "÷/" : "//") + "((abs " + operand(a) + " + 1.0) min 2.0)", false,
+                std::pow(2.0, std::ceil(n / 2)), false};
   }
 }
 
@@ -415,7 +480,9 @@ std::optional<Expr> Generator::inner(const Shape &s, Scope &scope, int depth) {
     return std::nullopt;
   Expr a = gen(as, scope, depth - 1), b = gen(bs, scope, depth - 1);
   double n = double(maxOf(e));
-  size_t kind = rng.weighted({6, 4, 4});
+  size_t kind = rng.weighted({6, 4, 4, 3});
+  if (kind == 3)
+    return rightFoldInner(a, b, n);
   const char *f = kind == 0 ? "+" : kind == 1 ? "max" : rng.pick({"+", "*", "max", "min"});
   const char *g = kind == 0 ? "*" : kind == 1 ? "+" : rng.pick({"+", "-", "*", "/", "max", "min"});
   std::string fs = f, gs = g;
@@ -435,6 +502,22 @@ std::optional<Expr> Generator::inner(const Shape &s, Scope &scope, int depth) {
   note("inner" + fs + "." + gs);
   std::string op = fs == "+" && gs == "*" && unicode() ? "+.×" : fs + "." + gs;
   return Expr{operand(a) + " " + op + " " + rhs, false, bound, a.isInt && b.isInt && gs != "/"};
+}
+
+// A f.g B with f − or ÷, the right folds: with ÷ both operands in [1, 2] and g + or ×, so every term is
+// in [1, 4] and the quotient within 4^±⌈n/2⌉.
+Expr Generator::rightFoldInner(Expr a, Expr b, double n) {
+  if (rng.chance(50)) {
+    note("inner-.g");
+    const std::string g = rng.pick({"+", "-", "*", "max", "min"});
+    double term = g == "*" ? a.bound * b.bound : g == "max" || g == "min" ? std::max(a.bound, b.bound) : a.bound + b.bound;
+    return Expr{operand(a) + (unicode() ? " −." : " -.") + g + " " + operand(b), false, n * term, a.isInt && b.isInt};
+  }
+  note("inner/.g");
+  auto positive = [](const Expr &x) { return "((abs " + operand(x) + " + 1.0) min 2.0)"; };
+  const char *g = rng.pick({"+", "*"});
+  return Expr{positive(a) + (unicode() ? " ÷." : " /.") + g + " " + positive(b), false, std::pow(4.0, std::ceil(n / 2)),
+              false};
 }
 
 // A o.g B: A has shape s[0:p] and B s[p:].

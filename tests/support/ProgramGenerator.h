@@ -3,7 +3,8 @@
 // generateProgram(seed) writes the text of a program over the whole language: symbolic and fixed dims,
 // inputs of rank 0–3 in f32 and f64, elementwise operators with scalar extension, the unary functions,
 // the four reductions, inner and outer products, full and partial ψ, tran and <p> tran, take and drop
-// with both signs, cat (row append included), reshape, rav, iota, rho, comprehensions (nested too),
+// with both signs, cat (row append included), reshape, rav, iota, rho, comprehensions (nested too), a dim
+// declared `>= 0` whose reductions give the identity at 0 (with `assume` relations bounding it),
 // functions (shape-polymorphic, called several times and from each other), named bindings and several
 // outputs. It works type-directed: it picks the shape a subexpression must have and then an operator
 // that produces that shape from operands whose shapes it picks in turn, so every program type-checks
@@ -34,13 +35,16 @@ struct GeneratedProgram {
   std::string text;
   std::vector<std::string> dims;          // the run-time dims, in declaration order
   std::map<std::string, int64_t> minDims; // the least value each needs so that every guard holds
+  // a dim declared `>= 0` (its least 0 in minDims) and the dims its `assume z <= d` bound it by
+  std::map<std::string, std::vector<std::string>> atMost;
   std::vector<std::string> features;      // what the program exercises ("take-negative", "fn-generic", …)
 };
 
 GeneratedProgram generateProgram(uint64_t seed, const GeneratorOptions &options = {});
 
 // Binds every run-time dim of a generated program to a value in [minDims, maxDim], drawn from the
-// seed: 1 and the primes 2, 3, 5 most often, 4 less.
+// seed: 1 and the primes 2, 3, 5 most often, 4 less; a dim that may be 0 is 0 a third of the time, and at
+// most the dims its assumptions name.
 std::map<std::string, int64_t> chooseDims(const GeneratedProgram &program, uint64_t seed,
                                           const GeneratorOptions &options = {});
 

@@ -93,7 +93,8 @@ TEST_CASE("Lexer inf", "[lexer]") {
 
 TEST_CASE("Lexer reductions", "[lexer]") {
   const std::pair<const char *, BinOp> table[] = {
-      {"+/", BinOp::Add}, {"*/", BinOp::Mul}, {"max/", BinOp::Max}, {"min/", BinOp::Min}, {"×/", BinOp::Mul}};
+      {"+/", BinOp::Add}, {"*/", BinOp::Mul}, {"max/", BinOp::Max}, {"min/", BinOp::Min}, {"×/", BinOp::Mul},
+      {"-/", BinOp::Sub}, {"−/", BinOp::Sub}, {"//", BinOp::Div},  {"÷/", BinOp::Div}};
   for (auto [text, op] : table) {
     INFO(text);
     Token t = only(text);
@@ -102,9 +103,13 @@ TEST_CASE("Lexer reductions", "[lexer]") {
     CHECK(t.text == text);
     CHECK(t.length == std::string(text).size());
   }
-  SECTION("only associative operators reduce") {
-    CHECK(kindsOf("-/") == std::vector<std::string>{"'-'", "'/'", "end of line", "end of file"});
-    CHECK(kindsOf("//") == std::vector<std::string>{"'/'", "'/'", "end of line", "end of file"});
+  SECTION("a third slash ends the operator form: ///, +// are no reductions of a reduction") {
+    CHECK(kindsOf("+//") == std::vector<std::string>{"'+'", "a reduction", "end of line", "end of file"});
+    CHECK(kindsOf("///") == std::vector<std::string>{"'/'", "a reduction", "end of line", "end of file"});
+  }
+  SECTION("an axis is separate tokens: +/[1]") {
+    CHECK(kindsOf("+/[1] A") ==
+          std::vector<std::string>{"a reduction", "'['", "an integer", "']'", "a name", "end of line", "end of file"});
   }
   SECTION("a reduction applied to a name") {
     auto lexed = lexText("max/ x");
@@ -126,7 +131,8 @@ TEST_CASE("Lexer inner and outer products", "[lexer]") {
   const Case table[] = {
       {"+.*", Tok::Inner, BinOp::Add, BinOp::Mul}, {"max.+", Tok::Inner, BinOp::Max, BinOp::Add},
       {"min.max", Tok::Inner, BinOp::Min, BinOp::Max}, {"+.×", Tok::Inner, BinOp::Add, BinOp::Mul},
-      {"+.-", Tok::Inner, BinOp::Add, BinOp::Sub},
+      {"+.-", Tok::Inner, BinOp::Add, BinOp::Sub}, {"-.*", Tok::Inner, BinOp::Sub, BinOp::Mul},
+      {"÷.×", Tok::Inner, BinOp::Div, BinOp::Mul}, {"−.+", Tok::Inner, BinOp::Sub, BinOp::Add},
   };
   for (const Case &c : table) {
     INFO(c.text);
@@ -178,6 +184,7 @@ TEST_CASE("Lexer Unicode aliases", "[lexer]") {
       {"ψ", Tok::KwPsi},  {"ρ", Tok::KwRho}, {"ι", Tok::KwIota},  {"⍉", Tok::KwTran},
       {"↑", Tok::KwTake}, {"↓", Tok::KwDrop}, {"⟨", Tok::Less},   {"⟩", Tok::Greater},
       {"×", Tok::Star},   {"÷", Tok::Slash}, {"⧺", Tok::KwCat},  {"√", Tok::KwSqrt},
+      {"−", Tok::Minus}, // U+2212, the minus sign moac explain prints
   };
   for (auto [text, kind] : table) {
     INFO(text);
@@ -189,6 +196,7 @@ TEST_CASE("Lexer Unicode aliases", "[lexer]") {
   SECTION("a paper-style line lexes like its ASCII spelling") {
     CHECK(kindsOf("⟨l j⟩ ψ ⍉ K × √ dk") == kindsOf("<l j> psi tran K * sqrt dk"));
     CHECK(kindsOf("2 ↑ A ↓ B ÷ ρ ι n") == kindsOf("2 take A drop B / rho iota n"));
+    CHECK(kindsOf("x − m") == kindsOf("x - m"));
   }
   SECTION("other non-ASCII characters are errors") {
     auto lexed = lexText("a ∑ b");

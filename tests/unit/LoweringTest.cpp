@@ -437,7 +437,7 @@ TEST_CASE("decode on OpenACC: every vector-lane access is coalesced or a broadca
 
 TEST_CASE("the KV-cache append stores exactly row t of K and V, O(dk + dv), and decode reads the new rows",
           "[lower][update]") {
-  const char *kv = "dim t, cap, dk, dv\nin q : f64[dk]\nin k : f64[dk]\nin v : f64[dv]\n"
+  const char *kv = "dim t >= 0, cap, dk, dv\nin q : f64[dk]\nin k : f64[dk]\nin v : f64[dv]\n"
                    "inout K : f64[cap, dk]\ninout V : f64[cap, dv]\n"
                    "K = (t take K) cat k\nV = (t take V) cat v\n"
                    "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
@@ -481,10 +481,8 @@ TEST_CASE("the KV-cache append stores exactly row t of K and V, O(dk + dv), and 
       CHECK(written["K"] == rowK);
       CHECK(written["V"] == rowV);
       // o, and the whole storage of K and V after the step, as the interpreter has them
-      DimValues dims{{l.ctx->symbols.intern("t"), t == 0 ? 1 : t}, {l.ctx->symbols.intern("cap"), cap},
+      DimValues dims{{l.ctx->symbols.intern("t"), t}, {l.ctx->symbols.intern("cap"), cap},
                      {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
-      if (t == 0)
-        continue; // the interpreter binds positive dims only; the stores above are the check
       std::vector<NDArray> want = interpret(*l.typed, dims,
                                             {NDArray{{dk}, q}, NDArray{{dk}, k}, NDArray{{dv}, v},
                                              NDArray{{cap, dk}, K}, NDArray{{cap, dv}, V}}, InterpretOptions{true});
@@ -512,4 +510,40 @@ TEST_CASE("an update that keeps every element stores nothing; an elementwise upd
   CHECK(storesInto("dim n\ninout A : f32[n]\nA = A\nout y = +/ A\n") == 0);
   CHECK(storesInto("dim n\ninout A : f32[n]\nA = A * 0.5\n") == 4);
   CHECK(storesInto("dim n\nin b : f32[2]\ninout A : f32[n]\nA = (2 take A) cat b\n") == 2);
+}
+
+TEST_CASE("a right fold is never split, interleaved or spread: one loop from the last term, on every target",
+          "[lower][rightfold]") {
+  Schedule s;
+  s.threads = 8;
+  s.chunk = 1; // a sum would be split into min(8, n) chunks
+  s.lanes = 4; // and an inline sum interleaved over 4 accumulators
+  // (A along its leading axis: one lane per column, row-major on every target)
+  const char *text = "dim n, m\nin x : f64[n]\nin A : f64[n, m]\nout a = -/ x\nout b = ÷/ x\nout c = −/ A\n";
+  for (Target target : {Target::C, Target::OpenMP, Target::OpenACC, Target::Cuda}) {
+    Lowered l = lowerText(text, target, s);
+    CHECK(l.kernel.chunkCounts.empty());
+    for (const Decision &d : l.kernel.decisions)
+      CHECK(d.kind != Decision::InterleavedSum);
+    LoopEval ev(l.kernel, {{"n", 13}, {"m", 2}});
+    std::vector<double> x;
+    for (int64_t i = 0; i < 13; ++i)
+      x.push_back(double(int64_t(1) << i) * (i % 3 ? 1 : 3)); // no two orders of − or ÷ agree
+    ev.buffer("x") = x;
+    std::vector<double> A; // column 0 is x, column 1 x reversed
+    for (size_t i = 0; i < x.size(); ++i)
+      A.insert(A.end(), {x[i], x[x.size() - 1 - i]});
+    ev.buffer("A") = A;
+    ev.run();
+    double sub = x.back(), quo = x.back(), rev = x.front();
+    for (size_t i = x.size() - 1; i-- > 0;) {
+      sub = x[i] - sub;
+      quo = x[i] / quo;
+    }
+    for (size_t i = 1; i < x.size(); ++i)
+      rev = x[i] - rev; // the fold of x reversed
+    CHECK(ev.buffer("a")[0] == sub);
+    CHECK(ev.buffer("b")[0] == quo);
+    CHECK(ev.buffer("c") == std::vector<double>{sub, rev});
+  }
 }

@@ -28,7 +28,8 @@ std::string sexpr(const Expr &e) {
   }
   case ExprKind::Unary: return fmt::format("({}{})", spell(e.unop), args());
   case ExprKind::Binary: return fmt::format("({}{})", spell(e.op), args());
-  case ExprKind::Reduce: return fmt::format("({}/{})", spell(e.op), args());
+  case ExprKind::Reduce:
+    return fmt::format("({}/{}{})", spell(e.op), e.axis ? fmt::format("[{}]", e.axis) : "", args());
   case ExprKind::Inner: return fmt::format("({}.{}{})", spell(e.op), spell(e.op2), args());
   case ExprKind::Outer: return fmt::format("(o.{}{})", spell(e.op2), args());
   case ExprKind::Call: return fmt::format("(call {}{})", e.name, args());
@@ -149,6 +150,41 @@ TEST_CASE("Parser structural operators", "[parser]") {
   }
 }
 
+TEST_CASE("Parser reductions along an axis and the right folds", "[parser]") {
+  CHECK(parseExpr("+/[1] A") == "(+/[1] A)");
+  CHECK(parseExpr("+/ [1] A") == "(+/[1] A)");
+  CHECK(parseExpr("max/[2] A * 2") == "(* (max/[2] A) 2)");
+  CHECK(parseExpr("+/[1] +/ A") == "(+/[1] (+/ A))");
+  CHECK(parseExpr("+/[0] A") == "(+/ A)");
+  CHECK(parseExpr("+/[-1] A") == "(+/[-1] A)"); // rejected by the shape checker, at the axis
+  CHECK(parseExpr("-/ x") == "(-/ x)");
+  CHECK(parseExpr("−/[1] A") == "(-/[1] A)");
+  CHECK(parseExpr("// x") == "(// x)");
+  CHECK(parseExpr("÷/ x") == "(// x)");
+  CHECK(parseExpr("A -.* B") == "(-.* A B)");
+  CHECK(parseExpr("A ÷.× B") == "(/.* A B)");
+  SECTION("a bracket after a reduction that is not [number] is a comprehension") {
+    CHECK(parseExpr("+/ [i < n] i") == "(+/ ([i<n] i))");
+    CHECK(parseExpr("+/[i < n] i") == "(+/ ([i<n] i))");
+  }
+  SECTION("the node spans the reduction and its axis") {
+    auto parsed = parseText("x = +/[12] A\n");
+    REQUIRE(parsed.errors == 0);
+    const Expr &r = valueOf(parsed.program, 0);
+    CHECK(r.axis == 12);
+    CHECK(r.loc.col == 5);
+    CHECK(r.length == 6);
+  }
+  SECTION("an axis that is not an integer literal") {
+    auto parsed = parseText("x = +/[1.5] A\n");
+    CHECK(parsed.diags.find("t.moa:1:8: error: expected an integer axis but found '1.5'") == 0);
+  }
+  SECTION("the Unicode minus makes negative literals like '-'") {
+    CHECK(parseExpr("−1 take A") == "(take -1 A)");
+    CHECK(parseExpr("a − 1") == "(- a 1)");
+  }
+}
+
 TEST_CASE("Parser max and min as functions", "[parser]") {
   CHECK(parseExpr("max(a, b)") == "(max a b)");
   CHECK(parseExpr("min(a + 1, b) * 2") == "(* (min (+ a 1) b) 2)");
@@ -174,6 +210,29 @@ TEST_CASE("Parser comprehensions", "[parser]") {
     CHECK(c.binders[0].loc.col == 6);
     CHECK(c.binders[1].name == "j");
     CHECK(c.binders[1].loc.col == 13);
+  }
+}
+
+TEST_CASE("Parser dims declared >= k, and assumptions", "[parser]") {
+  auto parsed = parseText("dim t >= 0, n, w >= 2\nassume w <= n, t < n + 1\nassume n == w\n");
+  REQUIRE(parsed.errors == 0);
+  const auto &items = parsed.program.items;
+  REQUIRE(items.size() == 6);
+  CHECK(std::get<DimDecl>(items[0]).least == 0);
+  CHECK(std::get<DimDecl>(items[0]).leastLoc.col == 10);
+  CHECK(!std::get<DimDecl>(items[1]).least);
+  CHECK(std::get<DimDecl>(items[2]).least == 2);
+  CHECK(sexpr(*std::get<AssumeDecl>(items[3]).relation) == "(<= w n)");
+  CHECK(sexpr(*std::get<AssumeDecl>(items[4]).relation) == "(< t (+ n 1))");
+  CHECK(std::get<AssumeDecl>(items[4]).loc.col == 16);
+  CHECK(sexpr(*std::get<AssumeDecl>(items[5]).relation) == "(== n w)");
+  CHECK(dumpAst(parsed.program).find("Dim t >= 0 @1:5\n") == 0);
+  SECTION("the least value is an integer literal") {
+    auto bad = parseText("dim t >= -1\n");
+    CHECK(bad.diags.find("t.moa:1:10: error: expected the dim's least value, an integer such as 0 but found '-'") == 0);
+  }
+  SECTION("assume is a reserved word") {
+    CHECK(parseText("assume = 1\n").errors == 1);
   }
 }
 

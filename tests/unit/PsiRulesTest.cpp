@@ -312,6 +312,14 @@ TEST_CASE("psiOfPsi", "[psi]") {
       [](const std::vector<int64_t> &at) { return std::vector<int64_t>{1, at[0], at[1]}; });
 }
 
+TEST_CASE("psiOfReduce", "[psi]") {
+  // ⟨i j⟩ψ(op/[1] A) = op_l ⟨i l j⟩ψ A: the bound index goes in at the axis reduced
+  CHECK(strs(psiOfReduce(1, l, {i, j})) == std::vector<std::string>{"i", "l", "j"});
+  CHECK(strs(psiOfReduce(0, l, {i, j})) == std::vector<std::string>{"l", "i", "j"});
+  CHECK(strs(psiOfReduce(2, l, {i, j})) == std::vector<std::string>{"i", "j", "l"});
+  CHECK(strs(psiOfReduce(0, l, {})) == std::vector<std::string>{"l"});
+}
+
 TEST_CASE("psiOfTranspose", "[psi]") {
   // ⟨j l⟩ψ ⍉K = ⟨l j⟩ψ K: the paper's Kᵀ as index arithmetic
   CHECK(strs(psiOfTranspose({j, l})) == std::vector<std::string>{"l", "j"});
@@ -716,6 +724,50 @@ TEST_CASE("reduce in a program: a new binder over the leading axis", "[psi]") {
                                 "  t = max_{i<m} sum_{j<n} <j i> psi A\n");
   CHECK(rulesOf(r.dnf).count("reduce"));
   evaluateBoth(text, {{"n", 3}, {"m", 4}});
+}
+
+TEST_CASE("reduce along an axis in a program: the binder goes in at that axis", "[psi]") {
+  const char *text = "dim n, m, p\nin A : f32[n, m, p]\nout r = +/[1] A\nout s = min/[2] A\nout t = */[1] +/[1] A\n";
+  Reduced r = reduceText(text);
+  CHECK(dumpDnf(r.dnf, true) == "in A : f32<n m p>\n"
+                                "out r : f32<n p>\n"
+                                "  <i j> psi r = sum_{k<m} <i k j> psi A\n"
+                                "out s : f32<n m>\n"
+                                "  <i j> psi s = min_{k<p} <i j k> psi A\n"
+                                "out t : f32<n>\n"
+                                "  <i> psi t = prod_{j<p} sum_{k<m} <i k j> psi A\n");
+  evaluateBoth(text, {{"n", 2}, {"m", 3}, {"p", 4}});
+}
+
+TEST_CASE("right folds in a program: -/ and ÷/ keep their order, x0 op (x1 op (…))", "[psi]") {
+  const char *text = "dim n, m\nin A : f32[n, m]\nin x : f32[n]\nin y : f32[m]\n"
+                     "out a = -/ x\nout b = ÷/ (abs x + 1.0)\nout c = −/[1] A\nout d = A -.* y\n"
+                     "out e = (abs A + 1.0) ÷.+ y\nout f = -/ iota n\n";
+  Reduced r = reduceText(text);
+  CHECK(dumpDnf(r.dnf, true) == "in A : f32<n m>\n"
+                                "in x : f32<n>\n"
+                                "in y : f32<m>\n"
+                                "out a : f32<>\n"
+                                "  a = rsub_{i<n} <i> psi x\n"
+                                "out b : f32<>\n"
+                                "  b = rdiv_{i<n} abs(<i> psi x) + 1\n"
+                                "out c : f32<n>\n"
+                                "  <i> psi c = rsub_{j<m} <i j> psi A\n"
+                                "out d : f32<n>\n"
+                                "  <i> psi d = rsub_{j<m} <i j> psi A * <j> psi y\n"
+                                "out e : f32<n>\n"
+                                "  <i> psi e = rdiv_{j<m} abs(<i j> psi A) + 1 + <j> psi y\n"
+                                "out f : int<>\n"
+                                "  f = rsub_{i<n} i\n");
+  std::vector<NDArray> out = evaluateBoth(text, {{"n", 5}, {"m", 3}});
+  // x = 100, -50.5, 102, -51.5, 104: 100 − (−50.5 − (102 − (−51.5 − 104))) = 100 + 50.5 + 102 + 51.5 + 104
+  CHECK(out[0].data == std::vector<double>{408});
+  CHECK(out[5].data == std::vector<double>{2}); // 0 − (1 − (2 − (3 − 4)))
+  bool noted = false;
+  for (const TraceBlock &b : r.dnf.trace)
+    for (const TraceStep &s : b.steps)
+      noted |= s.rule == "reduce" && s.note.find("a right fold") != std::string::npos;
+  CHECK(noted);
 }
 
 TEST_CASE("inner product in a program: a new bound index", "[psi]") {

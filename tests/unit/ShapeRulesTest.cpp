@@ -308,7 +308,7 @@ TEST_CASE("shapeOfTake") {
     errorOf(shapeOfTake(intVector({SymExpr(1)}), f32({n})), Diag::NotInteger);
     errorOf(shapeOfTake(intData({}), f32({n})), Diag::NotInteger);
     auto sign = errorOf(shapeOfTake(intScalar(n - m), f32({n})), Diag::NotInteger);
-    CHECK(sign[1] == "the sign of n - m is not known");
+    CHECK(sign[1] == "the sign of n - m is not known (an 'assume' of the dims can declare it)");
   }
   SECTION("a zero count gives an empty leading axis") {
     RuleResult r = shapeOfTake(intScalar(0), f32({n, dk}));
@@ -431,6 +431,20 @@ TEST_CASE("shapeOfReduce") {
   CHECK(shapeOfReduce(BinOp::Add, f64({n})).type().elem == ElemType::F64);
   auto args = errorOf(shapeOfReduce(BinOp::Add, f32({})), Diag::NeedsRank);
   CHECK(args == std::vector<std::string>{"reduction", "1", "⟨⟩"});
+  SECTION("along axis k: ρA without its axis k") {
+    CHECK(shapeOf(shapeOfReduce(BinOp::Add, f32({n, dk}), 1)) == "⟨n⟩");
+    CHECK(shapeOf(shapeOfReduce(BinOp::Min, f32({B, n, dk}), 1)) == "⟨B dk⟩");
+    CHECK(shapeOf(shapeOfReduce(BinOp::Sub, f32({B, n, dk}), 2)) == "⟨B n⟩");
+    CHECK(shapeOf(shapeOfReduce(BinOp::Mul, f32({B, n, dk}), 0)) == "⟨n dk⟩");
+    auto past = errorOf(shapeOfReduce(BinOp::Add, f32({n, dk}), 2), Diag::ReduceAxis);
+    CHECK(past == std::vector<std::string>{"2", "2", "⟨n dk⟩", "1"});
+    errorOf(shapeOfReduce(BinOp::Add, f32({n, dk}), -1), Diag::ReduceAxis);
+  }
+  SECTION("the right folds: -/ keeps the type, ÷/ divides (a float, like /)") {
+    CHECK(shapeOfReduce(BinOp::Sub, intData({n})).type().elem == ElemType::Int);
+    CHECK(shapeOfReduce(BinOp::Div, intData({n})).type().elem == ElemType::F32);
+    CHECK(shapeOfReduce(BinOp::Div, f64({n})).type().elem == ElemType::F64);
+  }
 }
 
 TEST_CASE("shapeOfInner") {
@@ -445,17 +459,21 @@ TEST_CASE("shapeOfInner") {
     CHECK(shapeOfInner(BinOp::Add, BinOp::Mul, f32({n}), f64({n})).type().elem == ElemType::F64);
     CHECK(shapeOfInner(BinOp::Add, BinOp::Mul, intData({n}), intData({n})).type().elem == ElemType::Int);
     CHECK(shapeOfInner(BinOp::Add, BinOp::Div, intData({n}), intData({n})).type().elem == ElemType::F32);
+    CHECK(shapeOfInner(BinOp::Sub, BinOp::Mul, intData({n}), intData({n})).type().elem == ElemType::Int);
+    CHECK(shapeOfInner(BinOp::Div, BinOp::Add, intData({n}), intData({n})).type().elem == ElemType::F32);
   }
   SECTION("inner axes must match: dk vs n") {
     auto args = errorOf(shapeOfInner(BinOp::Add, BinOp::Mul, f32({dk}), f32({n, dk})), Diag::InnerMismatch);
     CHECK(args == std::vector<std::string>{"dk", "n"});
   }
-  SECTION("rank and reducer errors") {
+  SECTION("rank errors") {
     errorOf(shapeOfInner(BinOp::Add, BinOp::Mul, f32({}), f32({n})), Diag::NeedsRank);
     auto right = errorOf(shapeOfInner(BinOp::Add, BinOp::Mul, f32({n}), f32({})), Diag::NeedsRank);
     CHECK(right[0] == "the right operand of an inner product");
-    auto sub = errorOf(shapeOfInner(BinOp::Sub, BinOp::Mul, f32({n}), f32({n})), Diag::NotAReducer);
-    CHECK(sub == std::vector<std::string>{"-"});
+  }
+  SECTION("f may be any reducer, the right folds - and ÷ included") {
+    CHECK(shapeOf(shapeOfInner(BinOp::Sub, BinOp::Mul, f32({m, n}), f32({n}))) == "⟨m⟩");
+    CHECK(shapeOf(shapeOfInner(BinOp::Div, BinOp::Div, f32({n}), f32({n, dk}))) == "⟨dk⟩");
   }
 }
 

@@ -405,3 +405,52 @@ TEST_CASE("Shapes rejects bad updates", "[shapes][update]") {
   CHECK(contains(bad("dim n\ninout A : f32[n, 2]\nA = +/ A\n"), "must keep its element type, rank and trailing axes"));
   CHECK(contains(bad("dim n\ninout A : f32[n]\nout A = A * 2\n"), "cannot be an 'out'"));
 }
+
+TEST_CASE("Shapes of dims declared >= 0: extents from them may be 0, everything else as before", "[shapes][zero]") {
+  TypedProgram p = good("dim t >= 0, n\nin K : f32[t, n]\nout a = +/ K\nout b = [i < t] <i 0> psi K\n"
+                        "out c = iota t\nout d = (t take K) cat (2 take (1 drop K))\n");
+  CHECK(p.dims[0].least == 0);
+  CHECK(p.dims[1].least == 1);
+  CHECK(typeOf(p, "a") == "f32⟨n⟩");
+  CHECK(typeOf(p, "d") == "f32⟨t + 2, n⟩");
+  CHECK(guards(p) == std::vector<std::string>{"1 <= t (drop count within the leading extent)",
+                                              "2 <= t - 1 (take count within the leading extent)"});
+  SECTION("an extent that is 0 at t ≥ 1 too is guarded as before") {
+    CHECK(guards(good("dim t >= 0\nout a = iota (t - 1)\n")) == std::vector<std::string>{"1 <= t - 1 (extent positive)"});
+  }
+  SECTION("a dim declared >= 2 is a guard, and its sign is known") {
+    TypedProgram q = good("dim n >= 2\nin x : f32[n]\nin y : f32[n - 1]\nout a = ([i < n - 1] <i + 1> psi x) + y\n");
+    CHECK(guards(q) == std::vector<std::string>{"2 <= n (the dim's declared least value)"});
+  }
+  SECTION("what divides by such a dim is guarded") {
+    CHECK(guards(good("dim t >= 0, n\nout a = (iota n) div t\n")) ==
+          std::vector<std::string>{"1 <= t (divisor not zero)"});
+    CHECK(guards(good("dim t >= 0, n\nin A : f32[n, t]\nout a = rav A\n")) ==
+          std::vector<std::string>{"1 <= t (divisor not zero)"});
+    CHECK(good("dim t >= 0, n\nout a = (iota n) div (t + 1)\n").guards.empty());
+  }
+}
+
+TEST_CASE("Shapes of assumptions: facts for every later sign, and guards every run checks", "[shapes][zero]") {
+  TypedProgram p = good("dim n, w\nassume w <= n\nin K : f32[n, 4]\nout a = (n - w) drop K\nout b = (-w) take K\n");
+  CHECK(typeOf(p, "a") == "f32⟨w 4⟩");
+  CHECK(guards(p) == std::vector<std::string>{"w <= n (assumption)"});
+  SECTION("without it the drop is refused") {
+    CHECK(contains(bad("dim n, w\nin K : f32[n, 4]\nout a = (n - w) drop K\n"), "the sign of n - w is not known"));
+  }
+  SECTION("strict, reversed, equal, and chained assumptions") {
+    CHECK(guards(good("dim n, w\nassume n > w\nin K : f32[n]\nout a = (n - w - 1) drop K\n")) ==
+          std::vector<std::string>{"w < n (assumption)"});
+    CHECK(guards(good("dim n, w\nassume w == n\nin K : f32[n]\nout a = (n - w) take K\n")) ==
+          std::vector<std::string>{"w == n (assumption)"});
+    CHECK(guards(good("dim a, b, c\nassume a <= b, b <= c\nin K : f32[c]\nout x = (c - a) take K\n")).size() == 2);
+  }
+  SECTION("an assumption that always holds adds nothing; one that never holds is an error") {
+    CHECK(good("dim n\nassume 0 <= n\nout a = iota n\n").guards.empty());
+    CHECK(contains(bad("dim n\nassume n < 0\nout a = iota n\n"),
+                   "t.moa:2:10: error: assumption 'n < 0' holds for no values"));
+    CHECK(contains(bad("dim n\nassume n\nout a = iota n\n"), "t.moa:2:8: error: an assumption compares"));
+    CHECK(contains(bad("dim n\nin x : f32\nassume x <= n\nout a = iota n\n"),
+                   "error: a side of an assumption must be an integer expression"));
+  }
+}

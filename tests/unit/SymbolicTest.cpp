@@ -302,3 +302,38 @@ TEST_CASE("Symbolic product", "[symbolic]") {
   CHECK(product({n, dk, SymExpr(2)}) == 2 * n * dk);
   CHECK(product({n, SymExpr(0)}) == 0);
 }
+
+TEST_CASE("signOf: least values (dim t >= 0) and assumptions (assume w <= n)", "[symbolic]") {
+  SymbolTable table; // its own: the least values and facts below belong to it
+  Symbol t = table.intern("t"), n = table.intern("n"), w = table.intern("w"), c = table.intern("cap");
+  SymExpr T = SymExpr::symbol(t), N = SymExpr::symbol(n), W = SymExpr::symbol(w), C = SymExpr::symbol(c);
+  CHECK(signOf(T) == Sign::Positive); // the language's default: dims are at least 1
+  table.setLeast(t, 0);
+  CHECK(signOf(T) == Sign::NonNegative);
+  CHECK(signOf(T * N) == Sign::NonNegative);
+  CHECK(signOf(T + 1) == Sign::Positive);
+  CHECK(signOf(T - 1) == Sign::Unknown); // was NonNegative while t was at least 1
+  CHECK(signOf(-T) == Sign::NonPositive);
+  CHECK(signOf(T, Least::AsIfPositive) == Sign::Positive);
+  CHECK(signOf(T - 1, Least::AsIfPositive) == Sign::NonNegative);
+  table.setLeast(c, 3);
+  CHECK(signOf(C - 3) == Sign::NonNegative);
+  CHECK(signOf(C - 2) == Sign::Positive);
+  SECTION("an assumption decides what the least values leave open") {
+    CHECK(signOf(N - W) == Sign::Unknown);
+    table.assume(N - W); // assume w <= n
+    CHECK(signOf(N - W) == Sign::NonNegative);
+    CHECK(signOf(N - W + 1) == Sign::Positive);
+    CHECK(signOf(W - N) == Sign::NonPositive);
+    CHECK(signOf(W - N - 1) == Sign::Negative);
+    CHECK(signOf(2 * N - W) == Sign::Positive); // n − w ≥ 0 and n ≥ 1
+    table.assume(C - N - 1);                    // assume n < cap
+    CHECK(signOf(C - W) == Sign::Positive);     // the two facts together: cap − w ≥ 1
+    CHECK(signOf(C - T) == Sign::Unknown);      // nothing relates t and cap
+  }
+  SECTION("an equality, as two facts, makes the difference zero") {
+    table.assume(N - W);
+    table.assume(W - N);
+    CHECK(signOf(N - W) == Sign::Zero);
+  }
+}
