@@ -79,8 +79,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   (void)dv;
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online =
-      moart_chunks(moart_mul_checked(B, hq, &overflow), n, INT64_C(64), INT64_C(256));
+  const int64_t P_online = moart_chunks(B, n, INT64_C(64), INT64_C(256));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -139,13 +138,13 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                               &overflow),
       1); /* i */
   const int64_t moa_bound1 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(hq, 1, &overflow)),
-                              &overflow),
-      1); /* j */
-  const int64_t moa_bound2 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
       1); /* c */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(hq, 1, &overflow)),
+                              &overflow),
+      1); /* j */
   const int64_t moa_bound3 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
                               &overflow),
@@ -154,7 +153,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound2,
+                  moa_bound1,
                   moart_magnitude_div(
                       moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                       P_online, &overflow),
@@ -162,7 +161,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound2,
+                          moa_bound1,
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                 &overflow),
@@ -195,8 +194,8 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude,
@@ -206,16 +205,16 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                           &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(moart_mul_checked(dv, moa_bound1, &overflow), P_online, &overflow),
+        moart_mul_checked(moart_mul_checked(dv, moa_bound2, &overflow), P_online, &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            moa_bound2,
+            moa_bound1,
             moart_magnitude_div(
                 moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                 P_online, &overflow),
@@ -236,7 +235,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dk, &overflow), moa_bound0, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound2, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
@@ -244,12 +243,12 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                           moa_bound0, &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(hkv, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(hkv, moa_bound2, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
             moart_mul_checked(n, dk, &overflow),
-            moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow), hq, &overflow),
+            moart_magnitude_div(moart_mul_checked(hkv, moa_bound2, &overflow), hq, &overflow),
             &overflow),
         &overflow);
     moa_magnitude =
@@ -264,7 +263,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
         moa_magnitude,
         moart_mul_checked(
             moart_mul_checked(n, dv, &overflow),
-            moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow), hq, &overflow),
+            moart_magnitude_div(moart_mul_checked(hkv, moa_bound2, &overflow), hq, &overflow),
             &overflow),
         &overflow);
     moa_magnitude =
@@ -274,13 +273,13 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
         moart_mul_checked(moart_mul_checked(hq, moa_bound0, &overflow), P_online, &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+        moa_magnitude, moart_mul_checked(moa_bound2, P_online, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dv, &overflow), moa_bound0, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[8] = moart_size_checked(total, &overflow);
@@ -308,7 +307,7 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
   if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
+  const int64_t P_online = moart_chunks(B, n, INT64_C(64), INT64_C(256));
   float *O_acc = (float *)((char *)workspace + offsets[4]);
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
@@ -317,8 +316,8 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
 /* online (splits) */
 #pragma omp parallel for collapse(3) schedule(static)
   for (int64_t i = 0; i < B; ++i) {
-    for (int64_t j = 0; j < hq; ++j) {
-      for (int64_t c = 0; c < P_online; ++c) {
+    for (int64_t c = 0; c < P_online; ++c) {
+      for (int64_t j = 0; j < hq; ++j) {
         float m = -INFINITY; /* gqa-bf16.moa:9 */
         float acc = 0.0f;    /* gqa-bf16.moa:9 */
         for (int64_t k = 0; k < dv; ++k) {

@@ -76,8 +76,7 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
   (void)dv;
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online =
-      moart_chunks(moart_mul_checked(B, hq, &overflow), n, INT64_C(64), INT64_C(256));
+  const int64_t P_online = moart_chunks(B, n, INT64_C(64), INT64_C(256));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -130,13 +129,13 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
                               &overflow),
       1); /* i */
   const int64_t moa_bound1 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(hq, 1, &overflow)),
-                              &overflow),
-      1); /* j */
-  const int64_t moa_bound2 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
       1); /* c */
+  const int64_t moa_bound2 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(hq, 1, &overflow)),
+                              &overflow),
+      1); /* j */
   const int64_t moa_bound3 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
                               &overflow),
@@ -145,7 +144,7 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound2,
+                  moa_bound1,
                   moart_magnitude_div(
                       moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                       P_online, &overflow),
@@ -153,7 +152,7 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound2,
+                          moa_bound1,
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                 &overflow),
@@ -186,8 +185,8 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude,
@@ -197,16 +196,16 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
                           &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(moart_mul_checked(dv, moa_bound1, &overflow), P_online, &overflow),
+        moart_mul_checked(moart_mul_checked(dv, moa_bound2, &overflow), P_online, &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            moa_bound2,
+            moa_bound1,
             moart_magnitude_div(
                 moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                 P_online, &overflow),
@@ -227,7 +226,7 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dk, &overflow), moa_bound0, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound2, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
@@ -235,12 +234,12 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
                           moa_bound0, &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(hkv, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(hkv, moa_bound2, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
             moart_mul_checked(n, dk, &overflow),
-            moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow), hq, &overflow),
+            moart_magnitude_div(moart_mul_checked(hkv, moa_bound2, &overflow), hq, &overflow),
             &overflow),
         &overflow);
     moa_magnitude =
@@ -255,7 +254,7 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
         moa_magnitude,
         moart_mul_checked(
             moart_mul_checked(n, dv, &overflow),
-            moart_magnitude_div(moart_mul_checked(hkv, moa_bound1, &overflow), hq, &overflow),
+            moart_magnitude_div(moart_mul_checked(hkv, moa_bound2, &overflow), hq, &overflow),
             &overflow),
         &overflow);
     moa_magnitude =
@@ -265,13 +264,13 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
         moart_mul_checked(moart_mul_checked(hq, moa_bound0, &overflow), P_online, &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+        moa_magnitude, moart_mul_checked(moa_bound2, P_online, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dv, &overflow), moa_bound0, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[7] = moart_size_checked(total, &overflow);
@@ -299,15 +298,15 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
+  const int64_t P_online = moart_chunks(B, n, INT64_C(64), INT64_C(256));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
 
   /* online (splits) */
   for (int64_t i = 0; i < B; ++i) {
-    for (int64_t j = 0; j < hq; ++j) {
-      for (int64_t c = 0; c < P_online; ++c) {
+    for (int64_t c = 0; c < P_online; ++c) {
+      for (int64_t j = 0; j < hq; ++j) {
         float m = -INFINITY; /* gqa.moa:9 */
         float acc = 0.0f;    /* gqa.moa:9 */
         for (int64_t k = 0; k < dv; ++k) {

@@ -71,7 +71,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
   (void)dv;
   if (n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
-  const int64_t P_online = moart_chunks(n, n, INT64_C(64), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   (void)moart_bytes_checked(moart_mul_checked(moart_extent_checked(n, &overflow),
                                               moart_extent_checked(dk, &overflow), &overflow),
                             sizeof(float), &overflow); /* Q */
@@ -103,13 +103,13 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
                         &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
-      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
-                              &overflow),
-      1); /* i3 */
-  const int64_t moa_bound1 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
       1); /* c */
+  const int64_t moa_bound1 = moart_magnitude_max(
+      moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
+                              &overflow),
+      1); /* i3 */
   const int64_t moa_bound2 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(dv, 1, &overflow)),
                               &overflow),
@@ -118,7 +118,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound1,
+                  moa_bound0,
                   moart_magnitude_div(
                       moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                       P_online, &overflow),
@@ -126,7 +126,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound1,
+                          moa_bound0,
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                 &overflow),
@@ -157,21 +157,21 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
-    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(moart_mul_checked(dv, moa_bound0, &overflow), P_online, &overflow),
+        moart_mul_checked(moart_mul_checked(dv, moa_bound1, &overflow), P_online, &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            moa_bound1,
+            moa_bound0,
             moart_magnitude_div(
                 moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                 P_online, &overflow),
@@ -184,13 +184,13 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
@@ -198,10 +198,10 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+        moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[7] = moart_size_checked(total, &overflow);
@@ -225,15 +225,15 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online = moart_chunks(n, n, INT64_C(64), INT64_C(256));
+  const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
 
 /* online (splits) */
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t c = 0; c < P_online; ++c) {
+  for (int64_t c = 0; c < P_online; ++c) {
+    for (int64_t i = 0; i < n; ++i) {
       float m = -INFINITY; /* masked-softmax.moa:9 */
       float acc = 0.0f;    /* masked-softmax.moa:9 */
       for (int64_t j = 0; j < dv; ++j) {

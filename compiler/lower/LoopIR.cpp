@@ -321,6 +321,26 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        regionName(k, r), d.lanes, j, 32 / d.lanes, fmt::join(shared, " and "),
                        shared.size() == 1 ? "s" : "", j, d.lanes);
   }
+  case Decision::RowsShared: {
+    const Region &r = k.stages[d.region];
+    std::vector<std::string> shared;
+    forEachAccess(r.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+      const std::string &name = k.buffers[b].name;
+      if (!isStore && onlyThroughDivisions(offset, d.inner) &&
+          std::find(shared.begin(), shared.end(), name) == shared.end())
+        shared.push_back(name);
+    });
+    const std::string j = d.inner.name();
+    const std::string reads =
+        shared.empty()
+            ? fmt::format("no load of a term depends on {}, so every value of {} reads the same rows of a split", j, j)
+            : fmt::format("{} depend{} on {} only through floor divisions, so the values of {} that agree on them (a "
+                          "GQA group's query heads) read the same rows of a split",
+                          fmt::join(shared, " and "), shared.size() == 1 ? "s" : "", j, j);
+    return fmt::format("{}: the loop over {} runs inside the split loop: {}, one after the other on one thread, all "
+                       "but the first from its cache; the splits count the other frame elements (schedule reuse=on)",
+                       regionName(k, r), j, reads);
+  }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);
     return fmt::format("the {} over {} at {}:{} runs as {} independent chains: term {} goes into accumulator {} mod "

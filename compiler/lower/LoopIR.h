@@ -178,6 +178,7 @@ struct Decision {
     StoredScores,    // ...reading the group's stored scores twice a split: maximum, then weights (no rescaling)
     InterleavedSum,  // the inline sum or product over `inner` (at `loc`) adds into `lanes` accumulators
     PackedFrame,     // CUDA: stages[region]'s warps take `lanes` values of frame index `inner` together
+    RowsShared,      // stages[region]'s loop over frame index `inner` runs inside the split loop (same rows)
   } kind;
   size_t buffer = 0;
   size_t region = 0;

@@ -312,6 +312,54 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
   }
 }
 
+// CPU and OpenACC targets: the frame indices that no load of a split's terms tells apart — each load that
+// depends on the term index depends on them only through floor divisions (a GQA group's query heads,
+// ⌊hkv·g / hq⌋) or not at all (queries over one K) — so that iterations differing only in them read the same
+// rows of K and V. Those loops run inside the split loop: a thread runs them back to back, and all but the
+// first read the split's rows from its cache. The splits then count only the other frame elements.
+std::vector<bool> framesSharingRows(const FusedGroup &g, const std::vector<LStmt> &body) {
+  std::vector<bool> shares(g.frame.size(), true);
+  forEachAccess(body, [&](size_t, const SymExpr &offset, bool isStore) {
+    if (isStore || !offset.dependsOn(g.var))
+      return;
+    for (size_t f = 0; f < g.frame.size(); ++f)
+      if (offset.dependsOn(g.frame[f]) && !onlyThroughDivisions(offset, g.frame[f]))
+        shares[f] = false;
+  });
+  return shares;
+}
+
+// The split pass's perfect nest of parallel loops around `body`: the frame loops that tell rows apart,
+// the split loop, then those that share rows (framesSharingRows), each recorded as a decision.
+LStmt splitNest(Kernel &k, const FusedGroup &g, Symbol c, const SymExpr &P, const std::vector<bool> &inside,
+                std::vector<LStmt> body, ChunkCount &splits) {
+  auto wrap = [&](Symbol var, const SymExpr &extent, std::vector<LStmt> inner) {
+    LStmt l = loop(var, 0, extent, 1, LoopKind::Parallel, g.loc);
+    l.body = std::move(inner);
+    return l;
+  };
+  SymExpr items(1);
+  for (size_t d = g.frame.size(); d-- > 0;)
+    if (inside[d]) {
+      body = {wrap(g.frame[d], g.frameShape[d], std::move(body))};
+    } else {
+      items = g.frameShape[d] * items;
+    }
+  LStmt nest = wrap(c, P, std::move(body));
+  for (size_t d = g.frame.size(); d-- > 0;)
+    if (!inside[d])
+      nest = wrap(g.frame[d], g.frameShape[d], {std::move(nest)});
+  splits.items = items;
+  for (size_t d = 0; d < g.frame.size(); ++d)
+    if (inside[d]) {
+      Decision s{Decision::RowsShared};
+      s.region = k.stages.size();
+      s.inner = g.frame[d];
+      k.decisions.push_back(s);
+    }
+  return nest;
+}
+
 // The accesses of a split pass's vector loops, each measured along its own loop's index (the lanes).
 void reportVectorAccesses(SymbolTable &symbols, Kernel &k, const std::vector<LStmt> &body, int64_t block) {
   for (const LStmt &s : body) {
@@ -435,15 +483,11 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
       dims.insert(d.sym);
   std::vector<LStmt> body = storedScores ? pass.stored(weights) : pass.online(target == Target::Cuda, dims);
 
-  LStmt nest = loop(c, 0, P, 1, LoopKind::Parallel, g.loc);
-  nest.body = std::move(body);
-  for (size_t d = g.frame.size(); d-- > 0;) {
-    LStmt l = loop(g.frame[d], 0, g.frameShape[d], 1, LoopKind::Parallel, g.loc);
-    l.body.push_back(std::move(nest));
-    nest = std::move(l);
-  }
+  const bool reuse = target != Target::Cuda && schedule.reuse; // CUDA packs such indices instead (packFrame)
+  const std::vector<bool> inside =
+      reuse ? framesSharingRows(g, body) : std::vector<bool>(g.frame.size(), false);
   Region region{out.buffers[0], Region::Splits, g.loc, int(g.frame.size()) + 1, {}, std::nullopt};
-  region.body.push_back(std::move(nest));
+  region.body.push_back(splitNest(k, g, c, P, inside, std::move(body), k.chunkCounts[splitsCount]));
   Decision d{Decision::FusedSplits};
   d.buffer = out.buffers[0];
   d.region = k.stages.size();

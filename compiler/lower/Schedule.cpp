@@ -27,10 +27,10 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
         return fmt::format("layout must be auto, rowmajor or lifted, not '{}'", value);
       continue;
     }
-    if (key == "fuse") {
+    if (key == "fuse" || key == "reuse") {
       if (value != "on" && value != "off")
-        return fmt::format("fuse must be on or off, not '{}'", value);
-      schedule.fuse = value == "on";
+        return fmt::format("{} must be on or off, not '{}'", key, value);
+      (key == "fuse" ? schedule.fuse : schedule.reuse) = value == "on";
       continue;
     }
     if (key == "scores") {
@@ -72,7 +72,7 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
         return fmt::format("schedule value {} for pack must be a power of two at most 32", number);
       schedule.pack = number;
     } else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, scores, splits, lanes, pack)", key);
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, pack)", key);
   }
   return std::nullopt;
 }

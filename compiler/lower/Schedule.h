@@ -51,6 +51,11 @@ struct Schedule {
   // (a GQA group's query heads read the same rows of K and V: lower/LowerFused.cpp). A power of two ≤ 32;
   // 1 is a warp per value. Other targets ignore it. 2 measured fastest (bench/cuda/NOTES.md).
   int64_t pack = 2;
+  // CPU and OpenACC: a fused split pass's frame indices that its loads of the terms depend on only through
+  // floor divisions, or not at all (a GQA group's query heads), loop inside the split loop, so that a thread
+  // reads a split's rows once from memory for all of them, then from its cache (reuse=on); the splits count
+  // the other frame elements only. reuse=off keeps the split loop innermost. lower/LowerFused.cpp.
+  bool reuse = true;
 
   int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
   int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 8 : chunk; }

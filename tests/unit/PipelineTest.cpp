@@ -313,6 +313,82 @@ TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's f
   CHECK(!packed(*direct->c.kernel));
 }
 
+TEST_CASE("On the CPU targets the query heads of a GQA group loop inside the split loop, by the DNF's floor "
+          "divisions; queries over one K alike; reuse=off keeps the split loop innermost",
+          "[pipeline][schedule]") {
+  const std::string gqa = "dim B, hq, hkv, n, dk, dv\nin Q : f32[B, hq, dk]\nin K : f32[B, hkv, n, dk]\n"
+                          "in V : f32[B, hkv, n, dv]\n"
+                          "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                          "fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V\n"
+                          "out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, "
+                          "<b, g * hkv div hq> psi V)\n";
+  // the split pass's nest, outermost first, and what its splits count
+  auto nest = [](const Kernel &k) {
+    std::vector<std::string> vars;
+    for (const Region &r : k.stages)
+      if (r.part == Region::Splits)
+        for (const LStmt *s = &r.body[0]; s->kind == LStmt::Loop && s->loopKind == LoopKind::Parallel;
+             s = &s->body[0])
+          vars.push_back(s->var.name());
+    return vars;
+  };
+  auto shared = [](const Kernel &k) {
+    return std::count_if(k.decisions.begin(), k.decisions.end(),
+                         [](const Decision &d) { return d.kind == Decision::RowsShared; });
+  };
+  for (Target t : {Target::C, Target::OpenMP}) {
+    auto run = runText(gqa, Stage::Code, t);
+    INFO(run->diags);
+    REQUIRE(run->c.ok());
+    const Kernel &k = *run->c.kernel;
+    CHECK(nest(k) == std::vector<std::string>{"i", "c", "j"}); // b, the split, then g
+    REQUIRE(k.chunkCounts.size() == 1);
+    CHECK(k.chunkCounts[0].items.str() == "B"); // the splits count the batch only
+    REQUIRE(shared(k) == 1);
+  }
+  auto omp = runText(gqa, Stage::Code, Target::OpenMP);
+  const Kernel &ompKernel = *omp->c.kernel;
+  auto rows = std::find_if(ompKernel.decisions.begin(), ompKernel.decisions.end(),
+                           [](const Decision &x) { return x.kind == Decision::RowsShared; });
+  REQUIRE(rows != ompKernel.decisions.end());
+  CHECK(describeDecision(ompKernel, *rows) ==
+        "online (splits): the loop over j runs inside the split loop: K and V depend on j only through floor "
+        "divisions, so the values of j that agree on them (a GQA group's query heads) read the same rows of a split, "
+        "one after the other on one thread, all but the first from its cache; the splits count the other frame "
+        "elements (schedule reuse=on)");
+  Schedule off;
+  off.reuse = false;
+  auto apartRun = runText(gqa, Stage::Code, Target::OpenMP, off);
+  const Kernel &apart = *apartRun->c.kernel;
+  CHECK(nest(apart) == std::vector<std::string>{"i", "j", "c"});
+  CHECK(apart.chunkCounts[0].items.str() == "B*hq");
+  CHECK(shared(apart) == 0);
+  // CUDA packs such heads into a warp instead; heads indexed directly (MHA) read rows of their own
+  CHECK(shared(*runText(gqa, Stage::Code, Target::Cuda)->c.kernel) == 0);
+  std::string mha = gqa;
+  mha.replace(mha.find("<b, g * hkv div hq> psi K"), 25, "<b, g> psi K");
+  mha.replace(mha.find("<b, g * hkv div hq> psi V"), 25, "<b, g> psi V");
+  mha.replace(mha.find("hkv, n, dk]"), 3, "hq");
+  mha.replace(mha.find("hkv, n, dv]"), 3, "hq");
+  auto headsRun = runText(mha, Stage::Code, Target::OpenMP);
+  const Kernel &heads = *headsRun->c.kernel;
+  CHECK(nest(heads) == std::vector<std::string>{"i", "j", "c"});
+  CHECK(shared(heads) == 0);
+  // queries over one K and V (prefill): no load of a term depends on the query, which loops inside
+  const std::string prefill = "dim m, n, dk, dv\nin Q : f32[m, dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
+                              "fn softmax(x) {\n  mx = max/ x\n  e = exp(x - mx)\n  e / (+/ e)\n}\n"
+                              "out O = [i < m] softmax((<i> psi Q) +.* tran K) +.* V\n";
+  auto query = runText(prefill, Stage::Code, Target::C);
+  INFO(query->diags);
+  REQUIRE(query->c.ok());
+  const Kernel &queries = *query->c.kernel;
+  const std::vector<std::string> order = nest(queries);
+  REQUIRE(order.size() == 2);
+  CHECK(order[0] == "c");
+  CHECK(queries.chunkCounts[0].items.str() == "1");
+  CHECK(shared(queries) == 1);
+}
+
 TEST_CASE("CUDA prints a combine three times: a warp a result, a block a result for few results, a thread a result "
           "for few partials",
           "[pipeline][cuda]") {
