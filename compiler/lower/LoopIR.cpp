@@ -255,6 +255,18 @@ static std::string liftTransform(const Layout &l) {
                      l.axis, l.block, l.block, l.axis);
 }
 
+// The buffers a region loads at offsets that depend on `var` only through floor divisions, in order of
+// first load.
+static std::vector<std::string> loadedOnlyThroughDivisions(const Kernel &k, const Region &r, Symbol var) {
+  std::vector<std::string> shared;
+  forEachAccess(r.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+    const std::string &name = k.buffers[b].name;
+    if (!isStore && onlyThroughDivisions(offset, var) && std::find(shared.begin(), shared.end(), name) == shared.end())
+      shared.push_back(name);
+  });
+  return shared;
+}
+
 std::string describeDecision(const Kernel &k, const Decision &d) {
   const std::string &name = k.buffers[d.buffer].name;
   switch (d.kind) {
@@ -307,13 +319,7 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
   }
   case Decision::PackedFrame: {
     const Region &r = k.stages[d.region];
-    std::vector<std::string> shared;
-    forEachAccess(r.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-      const std::string &name = k.buffers[b].name;
-      if (!isStore && onlyThroughDivisions(offset, d.inner) &&
-          std::find(shared.begin(), shared.end(), name) == shared.end())
-        shared.push_back(name);
-    });
+    const std::vector<std::string> shared = loadedOnlyThroughDivisions(k, r, d.inner);
     const std::string j = d.inner.name();
     return fmt::format("{}: a warp takes {} adjacent values of {} together, each on {} of its lanes: {} depend{} on {} "
                        "only through floor divisions, so values that agree on them (the query heads of a GQA group) "
@@ -323,13 +329,7 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
   }
   case Decision::RowsShared: {
     const Region &r = k.stages[d.region];
-    std::vector<std::string> shared;
-    forEachAccess(r.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-      const std::string &name = k.buffers[b].name;
-      if (!isStore && onlyThroughDivisions(offset, d.inner) &&
-          std::find(shared.begin(), shared.end(), name) == shared.end())
-        shared.push_back(name);
-    });
+    const std::vector<std::string> shared = loadedOnlyThroughDivisions(k, r, d.inner);
     const std::string j = d.inner.name();
     const std::string reads =
         shared.empty()
