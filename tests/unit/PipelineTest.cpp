@@ -263,13 +263,28 @@ TEST_CASE("a fused group's split pass is typed records too: its partials, splits
   CHECK(code.find("moart_rescalef(") != std::string::npos);
 }
 
+namespace {
+
+// GQA decode: query head g reads KV head g·hkv div hq.
+const std::string gqaProgram =
+    "dim B, hq, hkv, n, dk, dv\nin Q : f32[B, hq, dk]\nin K : f32[B, hkv, n, dk]\nin V : f32[B, hkv, n, dv]\n"
+    "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+    "fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V\n"
+    "out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, <b, g * hkv div hq> psi V)\n";
+
+// The same program with the heads indexed directly (MHA): K and V have hq heads.
+std::string mhaFrom(std::string gqa) {
+  gqa.replace(gqa.find("<b, g * hkv div hq> psi K"), 25, "<b, g> psi K");
+  gqa.replace(gqa.find("<b, g * hkv div hq> psi V"), 25, "<b, g> psi V");
+  gqa.replace(gqa.find("hkv, n, dk]"), 3, "hq");
+  gqa.replace(gqa.find("hkv, n, dv]"), 3, "hq");
+  return gqa;
+}
+
+} // namespace
+
 TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's floor divisions", "[pipeline][cuda]") {
-  const std::string gqa = "dim B, hq, hkv, n, dk, dv\nin Q : f32[B, hq, dk]\nin K : f32[B, hkv, n, dk]\n"
-                          "in V : f32[B, hkv, n, dv]\n"
-                          "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
-                          "fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V\n"
-                          "out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, "
-                          "<b, g * hkv div hq> psi V)\n";
+  const std::string gqa = gqaProgram;
   auto packed = [](const Kernel &k) -> const Region * {
     for (const Region &r : k.stages)
       if (r.packing > 1)
@@ -302,11 +317,7 @@ TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's f
   Schedule one;
   one.pack = 1;
   CHECK(!packed(*runText(gqa, Stage::Code, Target::Cuda, one)->c.kernel));
-  std::string mha = gqa;
-  mha.replace(mha.find("<b, g * hkv div hq> psi K"), 25, "<b, g> psi K");
-  mha.replace(mha.find("<b, g * hkv div hq> psi V"), 25, "<b, g> psi V");
-  mha.replace(mha.find("hkv, n, dk]"), 3, "hq");
-  mha.replace(mha.find("hkv, n, dv]"), 3, "hq");
+  const std::string mha = mhaFrom(gqa);
   auto direct = runText(mha, Stage::Code, Target::Cuda);
   INFO(direct->diags);
   REQUIRE(direct->c.ok());
@@ -316,12 +327,7 @@ TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's f
 TEST_CASE("On the CPU targets the query heads of a GQA group loop inside the split loop, by the DNF's floor "
           "divisions; queries over one K alike; reuse=off keeps the split loop innermost",
           "[pipeline][schedule]") {
-  const std::string gqa = "dim B, hq, hkv, n, dk, dv\nin Q : f32[B, hq, dk]\nin K : f32[B, hkv, n, dk]\n"
-                          "in V : f32[B, hkv, n, dv]\n"
-                          "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
-                          "fn attend(q, K, V) = softmax((q +.* tran K) / sqrt(dk)) +.* V\n"
-                          "out O = [b < B, g < hq] attend(<b g> psi Q, <b, g * hkv div hq> psi K, "
-                          "<b, g * hkv div hq> psi V)\n";
+  const std::string gqa = gqaProgram;
   // the split pass's nest, outermost first, and what its splits count
   auto nest = [](const Kernel &k) {
     std::vector<std::string> vars;
@@ -365,11 +371,7 @@ TEST_CASE("On the CPU targets the query heads of a GQA group loop inside the spl
   CHECK(shared(apart) == 0);
   // CUDA packs such heads into a warp instead; heads indexed directly (MHA) read rows of their own
   CHECK(shared(*runText(gqa, Stage::Code, Target::Cuda)->c.kernel) == 0);
-  std::string mha = gqa;
-  mha.replace(mha.find("<b, g * hkv div hq> psi K"), 25, "<b, g> psi K");
-  mha.replace(mha.find("<b, g * hkv div hq> psi V"), 25, "<b, g> psi V");
-  mha.replace(mha.find("hkv, n, dk]"), 3, "hq");
-  mha.replace(mha.find("hkv, n, dv]"), 3, "hq");
+  const std::string mha = mhaFrom(gqa);
   auto headsRun = runText(mha, Stage::Code, Target::OpenMP);
   const Kernel &heads = *headsRun->c.kernel;
   CHECK(nest(heads) == std::vector<std::string>{"i", "j", "c"});
