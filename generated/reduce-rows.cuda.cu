@@ -28,7 +28,7 @@
  *   out rowProd : f32⟨n⟩
  *     ⟨i⟩ψ rowProd = Π_{j<m} ⟨i j⟩ψ A
  *   out total : f32⟨⟩
- *     total = Σ_{i<m} Σ_{j<n} ⟨j i⟩ψ A
+ *     total = Σ_{i<m} ⟨i⟩ψ colSum
  *   out mean : f32⟨⟩
  *     mean = total ÷ (n*m)
  *
@@ -1595,8 +1595,8 @@ __global__ void __launch_bounds__(256)
     moa_reduce_rows_stage15(int64_t n, int64_t m, int64_t P_colSum, int64_t Q_colSum,
                             int64_t P_rowSum, int64_t Q_rowSum, int64_t P_rowMax, int64_t Q_rowMax,
                             int64_t P_rowMin, int64_t Q_rowMin, int64_t P_rowProd,
-                            int64_t Q_rowProd, int64_t P_total, int64_t Q_total,
-                            const float *__restrict__ A, float *total_part) {
+                            int64_t Q_rowProd, int64_t P_total, int64_t Q_total, float *colSum,
+                            float *total_part) {
   (void)n;
   (void)m;
   (void)P_colSum;
@@ -1621,11 +1621,7 @@ __global__ void __launch_bounds__(256)
     const int64_t c16 = 0 + moa_rest;
     float acc16 = 0.0f; /* reduce-rows.moa:11 */
     for (int64_t l6 = c16; l6 < m; l6 += P_total) {
-      float acc17 = 0.0f; /* reduce-rows.moa:11 */
-      for (int64_t l7 = 0; l7 < n; ++l7) {
-        acc17 = acc17 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
-      }
-      acc16 = acc16 + acc17; /* reduce-rows.moa:11 */
+      acc16 = acc16 + colSum[l6]; /* reduce-rows.moa:11 */
     }
     total_part[c16] = acc16; /* reduce-rows.moa:11 */
   }
@@ -1661,16 +1657,16 @@ __global__ void __launch_bounds__(128)
        moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     int64_t moa_rest = moa_t;
     const int64_t g6 = 0 + moa_rest;
-    float acc18 = 0.0f; /* reduce-rows.moa:11 */
+    float acc17 = 0.0f; /* reduce-rows.moa:11 */
     if (moa_lane != 0)
-      acc18 = -0.0f;
+      acc17 = -0.0f;
 #pragma unroll 4
     for (int64_t c17 = g6 + moa_lane * Q_total; c17 < P_total; c17 += 32 * Q_total) {
-      acc18 = acc18 + total_part[c17]; /* reduce-rows.moa:11 */
+      acc17 = acc17 + total_part[c17]; /* reduce-rows.moa:11 */
     }
-    acc18 = moart_warp_addf(acc18); /* the lanes' partial results combined */
+    acc17 = moart_warp_addf(acc17); /* the lanes' partial results combined */
     if (moa_lane == 0) {
-      total_group[g6] = acc18; /* reduce-rows.moa:11 */
+      total_group[g6] = acc17; /* reduce-rows.moa:11 */
     }
     __syncwarp();
   }
@@ -1707,17 +1703,17 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
   for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {
     int64_t moa_rest = moa_t;
     const int64_t g6 = 0 + moa_rest;
-    float acc18 = 0.0f;
+    float acc17 = 0.0f;
     if (moa_lane != 0)
-      acc18 = -0.0f;
+      acc17 = -0.0f;
 #pragma unroll 4
     for (int64_t c17 = g6 + moa_lane * Q_total; c17 < P_total; c17 += moa_width * Q_total) {
-      acc18 = acc18 + total_part[c17];
+      acc17 = acc17 + total_part[c17];
     }
-    acc18 =
-        moart_group_addf(acc18, moa_width, moa_scratch); /* the lanes' partial results combined */
+    acc17 =
+        moart_group_addf(acc17, moa_width, moa_scratch); /* the lanes' partial results combined */
     if (moa_lane == 0) {
-      total_group[g6] = acc18;
+      total_group[g6] = acc17;
     }
     moart_group_sync(moa_width);
   }
@@ -1752,11 +1748,11 @@ __global__ void __launch_bounds__(256)
        moa_t += (int64_t)gridDim.x * blockDim.x) {
     int64_t moa_rest = moa_t;
     const int64_t g6 = 0 + moa_rest;
-    float acc18 = 0.0f;
+    float acc17 = 0.0f;
     for (int64_t c17 = g6; c17 < P_total; c17 += Q_total) {
-      acc18 = acc18 + total_part[c17];
+      acc17 = acc17 + total_part[c17];
     }
-    total_group[g6] = acc18;
+    total_group[g6] = acc17;
   }
 }
 
@@ -1783,11 +1779,11 @@ __global__ void __launch_bounds__(256)
   (void)Q_total;
   moart_cuda_start_next();
   moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
-  float acc19 = 0.0f;         /* reduce-rows.moa:11 */
+  float acc18 = 0.0f;         /* reduce-rows.moa:11 */
   for (int64_t c18 = 0; c18 < Q_total; ++c18) {
-    acc19 = acc19 + total_group[c18]; /* reduce-rows.moa:11 */
+    acc18 = acc18 + total_group[c18]; /* reduce-rows.moa:11 */
   }
-  total[0] = acc19; /* reduce-rows.moa:11 */
+  total[0] = acc18; /* reduce-rows.moa:11 */
 }
 
 /* mean */
@@ -2686,7 +2682,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
                                    256, stream, &moa_attribute);
       (void)cudaLaunchKernelEx(&moa_config, moa_reduce_rows_stage15, n, m, P_colSum, Q_colSum,
                                P_rowSum, Q_rowSum, P_rowMax, Q_rowMax, P_rowMin, Q_rowMin,
-                               P_rowProd, Q_rowProd, P_total, Q_total, A, total_part);
+                               P_rowProd, Q_rowProd, P_total, Q_total, colSum, total_part);
     }
   }
 

@@ -28,7 +28,7 @@
  *   out rowProd : f32⟨n⟩
  *     ⟨i⟩ψ rowProd = Π_{j<m} ⟨i j⟩ψ A
  *   out total : f32⟨⟩
- *     total = Σ_{i<m} Σ_{j<n} ⟨j i⟩ψ A
+ *     total = Σ_{i<m} ⟨i⟩ψ colSum
  *   out mean : f32⟨⟩
  *     mean = total ÷ (n*m)
  *
@@ -172,7 +172,6 @@ static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets
   offsets[19] = (size_t)total;
   total = moart_add_checked(
       total, (Q_total > 1 ? moart_bytes_checked(Q_total, sizeof(float), &overflow) : 0), &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(n, 8, &overflow), &overflow);
   (void)moart_mul_checked(n, m, &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_colSum, 1, &overflow)),
@@ -276,33 +275,19 @@ static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets
           moart_magnitude_max(moa_bound22, moart_add_checked(m, P_total, &overflow)), &overflow),
       1); /* l */
   const int64_t moa_bound24 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(n, 8, &overflow), &overflow), 8,
-                     &overflow)),
-          &overflow),
-      1); /* l2 */
-  const int64_t moa_bound25 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(moart_mul_checked(8, moart_magnitude_div(n, 8, &overflow), &overflow),
-                              moart_add_checked(n, 1, &overflow)),
-          &overflow),
-      1); /* l2 */
-  const int64_t moa_bound26 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(Q_total, 1, &overflow)),
                               &overflow),
       1); /* g */
-  const int64_t moa_bound27 = moart_magnitude_max(
+  const int64_t moa_bound25 = moart_magnitude_max(
       moart_magnitude_checked(
-          moart_magnitude_max(moa_bound26, moart_add_checked(P_total, Q_total, &overflow)),
+          moart_magnitude_max(moa_bound24, moart_add_checked(P_total, Q_total, &overflow)),
           &overflow),
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, P_colSum, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moart_mul_checked(7, m, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 1, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, m, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude =
@@ -365,17 +350,10 @@ static int moa_reduce_rows_workspace_layout(int64_t n, int64_t m, size_t offsets
         moart_add_checked(moa_magnitude, moart_mul_checked(n, moa_bound20, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_total, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound22, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(n, 8, &overflow), &overflow),
-        &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound24, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound23, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(m, moa_bound25, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, Q_total, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound26, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound27, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound24, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound25, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[20] = moart_size_checked(total, &overflow);
@@ -645,38 +623,12 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
 
 /* total (partials) */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(A [0:n * m], total_part [0:P_total])
+    present(colSum [0:m], total_part [0:P_total])
   for (int64_t c16 = 0; c16 < P_total; ++c16) {
-    const int64_t moa_div0 = moart_floordiv(n, 8);
     float acc16 = 0.0f; /* reduce-rows.moa:11 */
 #pragma acc loop seq
     for (int64_t l6 = c16; l6 < m; l6 += P_total) {
-      float acc17 = 0.0f;     /* reduce-rows.moa:11 */
-      float acc_lane = 0.0f;  /* reduce-rows.moa:11 */
-      float acc_lane2 = 0.0f; /* reduce-rows.moa:11 */
-      float acc_lane3 = 0.0f; /* reduce-rows.moa:11 */
-      float acc_lane4 = 0.0f; /* reduce-rows.moa:11 */
-      float acc_lane5 = 0.0f; /* reduce-rows.moa:11 */
-      float acc_lane6 = 0.0f; /* reduce-rows.moa:11 */
-      float acc_lane7 = 0.0f; /* reduce-rows.moa:11 */
-#pragma acc loop seq
-      for (int64_t l7 = 0; l7 < 8 * moa_div0; l7 += 8) {
-        acc17 = acc17 + A[(m * l7 + l6)];                 /* reduce-rows.moa:11 */
-        acc_lane = acc_lane + A[(m * l7 + m + l6)];       /* reduce-rows.moa:11 */
-        acc_lane2 = acc_lane2 + A[(m * l7 + 2 * m + l6)]; /* reduce-rows.moa:11 */
-        acc_lane3 = acc_lane3 + A[(m * l7 + 3 * m + l6)]; /* reduce-rows.moa:11 */
-        acc_lane4 = acc_lane4 + A[(m * l7 + 4 * m + l6)]; /* reduce-rows.moa:11 */
-        acc_lane5 = acc_lane5 + A[(m * l7 + 5 * m + l6)]; /* reduce-rows.moa:11 */
-        acc_lane6 = acc_lane6 + A[(m * l7 + 6 * m + l6)]; /* reduce-rows.moa:11 */
-        acc_lane7 = acc_lane7 + A[(m * l7 + 7 * m + l6)]; /* reduce-rows.moa:11 */
-      }
-#pragma acc loop seq
-      for (int64_t l7 = 8 * moa_div0; l7 < n; ++l7) {
-        acc17 = acc17 + A[(m * l7 + l6)]; /* reduce-rows.moa:11 */
-      }
-      acc17 = (((acc17 + acc_lane) + (acc_lane2 + acc_lane3)) +
-               ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* reduce-rows.moa:11 */
-      acc16 = acc16 + acc17;                                         /* reduce-rows.moa:11 */
+      acc16 = acc16 + colSum[l6]; /* reduce-rows.moa:11 */
     }
     total_part[c16] = acc16; /* reduce-rows.moa:11 */
   }
@@ -686,12 +638,12 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(total_part [0:P_total], total_group [0:Q_total])
     for (int64_t g6 = 0; g6 < Q_total; ++g6) {
-      float acc18 = 0.0f; /* reduce-rows.moa:11 */
+      float acc17 = 0.0f; /* reduce-rows.moa:11 */
 #pragma acc loop seq
       for (int64_t c17 = g6; c17 < P_total; c17 += Q_total) {
-        acc18 = acc18 + total_part[c17]; /* reduce-rows.moa:11 */
+        acc17 = acc17 + total_part[c17]; /* reduce-rows.moa:11 */
       }
-      total_group[g6] = acc18; /* reduce-rows.moa:11 */
+      total_group[g6] = acc17; /* reduce-rows.moa:11 */
     }
   }
 
@@ -699,12 +651,12 @@ int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum
   if (Q_total > 1) {
 #pragma acc serial present(total [0:1], total_group [0:Q_total])
     {
-      float acc19 = 0.0f; /* reduce-rows.moa:11 */
+      float acc18 = 0.0f; /* reduce-rows.moa:11 */
 #pragma acc loop seq
       for (int64_t c18 = 0; c18 < Q_total; ++c18) {
-        acc19 = acc19 + total_group[c18]; /* reduce-rows.moa:11 */
+        acc18 = acc18 + total_group[c18]; /* reduce-rows.moa:11 */
       }
-      total[0] = acc19; /* reduce-rows.moa:11 */
+      total[0] = acc18; /* reduce-rows.moa:11 */
     }
   }
 

@@ -1,5 +1,6 @@
 #include "Psi.h"
 
+#include "Cse.h"
 #include "Gamma.h"
 #include "Hoist.h"
 
@@ -649,6 +650,7 @@ DnfProgram PsiReducer::run() {
       out.updates.push_back(analyse(*b).array);
   }
   out.order = hoistInvariants(symbols, out, order, names);
+  shareCommonSubexpressions(symbols, out, names);
   return std::move(out);
 }
 

@@ -721,7 +721,7 @@ TEST_CASE("reduce in a program: a new binder over the leading axis", "[psi]") {
                                 "out c : f32<m>\n"
                                 "  <i> psi c = sum_{j<n} <j i> psi A\n"
                                 "out t : f32<>\n"
-                                "  t = max_{i<m} sum_{j<n} <j i> psi A\n");
+                                "  t = max_{i<m} <i> psi c\n"); // the column sums are c's (Cse.h)
   CHECK(rulesOf(r.dnf).count("reduce"));
   evaluateBoth(text, {{"n", 3}, {"m", 4}});
 }
@@ -735,7 +735,7 @@ TEST_CASE("reduce along an axis in a program: the binder goes in at that axis", 
                                 "out s : f32<n m>\n"
                                 "  <i j> psi s = min_{k<p} <i j k> psi A\n"
                                 "out t : f32<n>\n"
-                                "  <i> psi t = prod_{j<p} sum_{k<m} <i k j> psi A\n");
+                                "  <i> psi t = prod_{j<p} <i j> psi r\n"); // the sums over m are r's (Cse.h)
   evaluateBoth(text, {{"n", 2}, {"m", 3}, {"p", 4}});
 }
 
