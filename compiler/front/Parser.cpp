@@ -173,10 +173,18 @@ private:
     }
     ~Chain() { p.nesting -= links; }
   };
+  // Inside a bracket the enclosing vector's element level no longer applies: `<(a > b)>`, `<f(x > y)>`.
   struct Bracket {
     Parser &p;
-    explicit Bracket(Parser &p) : p(p) { ++p.bracketDepth; }
-    ~Bracket() { --p.bracketDepth; }
+    bool savedElement;
+    explicit Bracket(Parser &p) : p(p), savedElement(p.vectorElement) {
+      ++p.bracketDepth;
+      p.vectorElement = false;
+    }
+    ~Bracket() {
+      --p.bracketDepth;
+      p.vectorElement = savedElement;
+    }
   };
 
   const std::vector<Token> &toks;
@@ -186,6 +194,7 @@ private:
   unsigned bracketDepth = 0;
   unsigned nesting = 0;
   bool spacedVector = false; // inside <…> separated by spaces: ` -1` starts a new element
+  bool vectorElement = false; // an element of <…> outside any inner bracket: a `>` there closes the vector
 };
 
 static ExprPtr node(ExprKind kind, const Token &at) {
@@ -785,6 +794,7 @@ ExprPtr Parser::vector() {
       break;
     bool savedSpaced = spacedVector;
     spacedVector = !v->commas;
+    vectorElement = true; // Bracket b restores the enclosing value when the vector closes
     try {
       v->args.push_back(addExpr());
     } catch (ParseError &) {
@@ -830,7 +840,9 @@ ExprPtr Parser::comprehension() {
     } while (accept(Tok::Comma));
     close(Tok::RBracket, "]", "[", open.loc);
   }
-  c->args.push_back(expr());
+  // The body extends as far to the right as it can: to the end of the expression, or, in an element of a
+  // vector, to the end of the element (`<+/ [j < n] <j> psi v>`: the `>` closes the vector).
+  c->args.push_back(vectorElement ? addExpr() : expr());
   return c;
 }
 

@@ -202,6 +202,12 @@ TEST_CASE("Parser comprehensions", "[parser]") {
   CHECK(parseExpr("[i < 2 * n] i") == "([i<(* 2 n)] i)");
   CHECK(parseExpr("1 + [i < n] i * 2") == "(+ 1 ([i<n] (* i 2)))");
   CHECK(parseExpr("([i < n] i) * 2") == "(* ([i<n] i) 2)");
+  // In an element of a vector the body ends with the element: the `>` closes the vector (a body parsed as a
+  // whole expression read it as a comparison and failed at the ')' after it: difftest seed 1103085).
+  CHECK(parseExpr("<+/ [j < n] <j> psi v, 2>") == "<(+/ ([j<n] (psi <j> v))), 2>");
+  CHECK(parseExpr("(<-/ [j < n] (v * 2)>)") == "<(-/ ([j<n] (* v 2)))>");
+  CHECK(parseExpr("<f([j < n] a > b)>") == "<(call f ([j<n] (> a b)))>");
+  CHECK(parseExpr("<([j < n] a > b)>") == "<([j<n] (> a b))>");
   SECTION("binder locations") {
     auto parsed = parseText("x = [i < n, j < m] i\n");
     REQUIRE(parsed.errors == 0);
