@@ -4,6 +4,7 @@
 // timed), the decision in the trace, and the DNF evaluated against the reference interpreter.
 #include "FrontEnd.h"
 
+#include "DnfAgreement.h"
 #include "DnfEval.h"
 #include "Fuse.h"
 #include "Interpreter.h"
@@ -61,27 +62,7 @@ void agrees(const Reduced &r, std::initializer_list<std::pair<const char *, int6
   DimValues dims;
   for (auto [name, v] : values)
     dims[r.ctx->symbols.intern(name)] = v;
-  std::vector<NDArray> inputs;
-  uint64_t state = 12345;
-  for (const TInput &in : r.typed->inputs) {
-    NDArray a{concreteShape(in.shape, dims), {}};
-    int64_t count = 1;
-    for (int64_t s : a.shape)
-      count *= s;
-    for (int64_t e = 0; e < count; ++e) {
-      state = state * 6364136223846793005u + 1442695040888963407u;
-      a.data.push_back(double(state >> 11) / 9007199254740992.0 * 4 - 2);
-    }
-    inputs.push_back(std::move(a));
-  }
-  std::vector<NDArray> expected = interpret(*r.typed, dims, inputs, InterpretOptions{true}),
-                       got = evaluateDnf(r.dnf, dims, inputs);
-  REQUIRE(got.size() == expected.size());
-  for (size_t o = 0; o < got.size(); ++o) {
-    REQUIRE(got[o].shape == expected[o].shape);
-    for (size_t e = 0; e < got[o].data.size(); ++e)
-      CHECK(got[o].data[e] == Approx(expected[o].data[e]).epsilon(1e-12));
-  }
+  test::dnfAgreesWithInterpreter(*r.typed, r.dnf, dims);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 // (DnfEval runs the group's monoid over three splits) against the reference interpreter.
 #include "FrontEnd.h"
 
+#include "DnfAgreement.h"
 #include "DnfEval.h"
 #include "Fuse.h"
 #include "Interpreter.h"
@@ -48,30 +49,9 @@ std::vector<std::string> memberNames(const FusedGroup &g) {
   return out;
 }
 
-// Interpreter and fused DNF on the same seeded-like inputs (values in [-2, 2)), within 1e-12 relative:
-// the interpreter computes f32 values in f64 here, as the DNF evaluator does.
+// Interpreter and fused DNF on the same inputs (DnfAgreement.h).
 void agrees(const Fused &f, const DimValues &dims) {
-  std::vector<NDArray> inputs;
-  uint64_t state = 12345;
-  for (const TInput &in : f.typed->inputs) {
-    NDArray a{concreteShape(in.shape, dims), {}};
-    int64_t count = 1;
-    for (int64_t s : a.shape)
-      count *= s;
-    for (int64_t e = 0; e < count; ++e) {
-      state = state * 6364136223846793005u + 1442695040888963407u;
-      a.data.push_back(double(state >> 11) / 9007199254740992.0 * 4 - 2);
-    }
-    inputs.push_back(std::move(a));
-  }
-  std::vector<NDArray> expected = interpret(*f.typed, dims, inputs, InterpretOptions{true}),
-                       got = evaluateDnf(f.dnf, dims, inputs);
-  REQUIRE(got.size() == expected.size());
-  for (size_t o = 0; o < got.size(); ++o) {
-    REQUIRE(got[o].shape == expected[o].shape);
-    for (size_t e = 0; e < got[o].data.size(); ++e)
-      CHECK(got[o].data[e] == Approx(expected[o].data[e]).epsilon(1e-12));
-  }
+  test::dnfAgreesWithInterpreter(*f.typed, f.dnf, dims);
 }
 
 DimValues dimsOf(const Fused &f, std::initializer_list<std::pair<const char *, int64_t>> values) {
