@@ -34,15 +34,6 @@ std::vector<const DExpr *> nodesOf(const DExprPtr &e) {
   return out;
 }
 
-std::set<size_t> arraysRead(const DExprPtr &e) {
-  std::set<size_t> out;
-  forEachNode(e, [&](const DExpr &x) {
-    if (x.kind == DKind::Read)
-      out.insert(x.array);
-  });
-  return out;
-}
-
 // The index at which e is d's body, or nullopt. d's own indices are found where the body uses them as whole
 // index entries (⟨l i⟩ψ x, not ⟨i + 1⟩ψ x); each must be an index symbol around e whose range is that axis's
 // extent, so that the read is in range wherever e is evaluated (in either branch of a select too); and the

@@ -284,6 +284,16 @@ void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f)
   }
 }
 
+std::set<size_t> arraysRead(const DExprPtr &e) {
+  std::set<size_t> out;
+  if (e)
+    forEachNode(e, [&](const DExpr &x) {
+      if (x.kind == DKind::Read)
+        out.insert(x.array);
+    });
+  return out;
+}
+
 DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const DExprPtr &)> &f) {
   if (e->args.empty())
     return e;

@@ -83,6 +83,8 @@ bool containsReduce(const DExprPtr &e);
 // The walker: calls f for e and every node below it, each node before its arguments and the arguments
 // left to right (a node shared by two parents is met once per parent).
 void forEachNode(const DExprPtr &e, const std::function<void(const DExpr &)> &f);
+// The arrays e reads (its Read nodes' ids); none for a null e.
+std::set<size_t> arraysRead(const DExprPtr &e);
 // The mutator: e with each argument replaced by f(position, argument), called left to right; every other
 // field is kept, and e itself is returned when no argument changed (unchanged subtrees stay shared).
 DExprPtr mapArgs(const DExprPtr &e, const std::function<DExprPtr(size_t, const DExprPtr &)> &f);

@@ -19,16 +19,6 @@ bool reads(const DExprPtr &e, size_t array) {
   return found;
 }
 
-std::set<size_t> arraysRead(const DExprPtr &e) {
-  std::set<size_t> out;
-  if (e)
-    forEachNode(e, [&](const DExpr &x) {
-      if (x.kind == DKind::Read)
-        out.insert(x.array);
-    });
-  return out;
-}
-
 // e with every argument passed through f.
 template <typename F> DExprPtr rebuild(const DExprPtr &e, F &&f) {
   return mapArgs(e, [&](size_t, const DExprPtr &a) { return f(a); });
