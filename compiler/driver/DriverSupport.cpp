@@ -66,6 +66,7 @@ moart_dtype dtypeOf(ElemType elem) {
   case ElemType::F64: return MOART_F64;
   case ElemType::BF16: return MOART_BF16;
   case ElemType::F16: return MOART_F16;
+  case ElemType::I32: return MOART_I32;
   case ElemType::Int: break;
   }
   return MOART_I64;
@@ -78,7 +79,9 @@ NDArray toNDArray(const moart_array &a) {
            : a.dtype == MOART_BF16 ? ElemType::BF16
            : a.dtype == MOART_F16  ? ElemType::F16
                                    : ElemType::Int;
-  if (r.elem == ElemType::Int)
+  if (a.dtype == MOART_I32) // an i32 array computes as int: its values, widened
+    r.ints.assign(static_cast<const int32_t *>(a.data), static_cast<const int32_t *>(a.data) + a.count);
+  else if (r.elem == ElemType::Int)
     r.ints.assign(static_cast<const int64_t *>(a.data), static_cast<const int64_t *>(a.data) + a.count);
   for (int64_t i = 0; i < a.count; ++i) {
     if (a.dtype == MOART_F32)
@@ -95,16 +98,18 @@ NDArray toNDArray(const moart_array &a) {
   return r;
 }
 
-// The result of an output as an f64 array, or i64 for an integer output.
+// The result of an output as an f64 array, or i64 (i32 for an i32 output) for an integer output.
 moart_status fromNDArray(const NDArray &v, ElemType elem, OwnedArray &out) {
   if (v.shape.size() > MOART_MAX_RANK)
     return MOART_ERR_RANK;
-  moart_dtype dtype = elem == ElemType::Int ? MOART_I64 : MOART_F64;
+  moart_dtype dtype = elem == ElemType::I32 ? MOART_I32 : elem == ElemType::Int ? MOART_I64 : MOART_F64;
   moart_status st = moart_array_create(&out.a, dtype, int(v.shape.size()), v.shape.data());
   if (st != MOART_OK)
     return st;
   for (size_t i = 0; i < v.count(); ++i) {
-    if (dtype == MOART_I64)
+    if (dtype == MOART_I32) // the interpreter checked that the stored values fit
+      static_cast<int32_t *>(out.a.data)[i] = int32_t(v.elem == ElemType::Int ? v.ints[i] : std::llround(v.data[i]));
+    else if (dtype == MOART_I64)
       static_cast<int64_t *>(out.a.data)[i] = v.elem == ElemType::Int ? v.ints[i] : int64_t(std::llround(v.data[i]));
     else
       static_cast<double *>(out.a.data)[i] = v.data[i];

@@ -331,11 +331,11 @@ void Parser::assumeDecl(Program &program) {
   endOfStatement();
 }
 
-// TYPE = "f32" | "f64" | "bf16" | "f16"
+// TYPE = "f32" | "f64" | "bf16" | "f16" | "i32" | "i64" | "int"   (int is i64)
 ElemType Parser::elemType(SourceLoc &loc) {
   const Token &type = peek();
   if (type.kind != Tok::Ident)
-    fail(Diag::Expected, "an element type (f32, f64, bf16 or f16)", describe(type));
+    fail(Diag::Expected, "an element type (f32, f64, bf16, f16, i32 or i64)", describe(type));
   std::optional<ElemType> elem = parseElemType(type.text);
   if (!elem)
     fail(Diag::UnknownType, type.text);

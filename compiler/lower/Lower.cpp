@@ -131,7 +131,7 @@ private:
 
 LExprPtr Lowerer::load(size_t array, const SymVec &index) {
   const Buffer &b = k.buffers[bufferOf[array]];
-  return loadAt(bufferOf[array], b.offset(index), b.elem == ElemType::Int);
+  return loadAt(bufferOf[array], b.offset(index), isInteger(b.elem));
 }
 
 // A reduction becomes an accumulator declared before its use and a serial loop that folds the body

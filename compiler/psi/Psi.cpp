@@ -304,7 +304,7 @@ DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc l
       index.push_back(SymExpr::symbol(v).substitute(subst));
     index.insert(index.end(), idx.begin(), idx.end());
     step("stored", psiText(idx, b.name), psiText(index, out.arrays[info.array].name), "read from memory");
-    return dRead(info.array, index, out.arrays[info.array].elem == ElemType::Int, loc);
+    return dRead(info.array, index, isInteger(out.arrays[info.array].elem), loc);
   }
   std::map<Symbol, SymExpr> bindings = subst;
   for (size_t k = 0; k < info.own.size(); ++k)
@@ -333,7 +333,7 @@ DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
   switch (e.kind) {
   case TKind::IntConst: return dInt(e.intValue.substitute(subst), loc);
   case TKind::FloatConst: return dFloat(e.floatValue, loc);
-  case TKind::Input: return dRead(e.input, idx, out.arrays[e.input].elem == ElemType::Int, loc);
+  case TKind::Input: return dRead(e.input, idx, isInteger(out.arrays[e.input].elem), loc);
   case TKind::Ref: return reduceRef(*e.ref, idx, loc);
   case TKind::Let:
     bindingScope[e.let.get()] = scope;

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -290,6 +291,13 @@ std::vector<NDArray> Evaluator::run() {
     if (isHalf(stored)) {
       At at{b->loc, 1};
       value = std::make_shared<const NDArray>(convert(convert(*value, stored, at), computed(stored), at));
+    } else if (stored == ElemType::I32) {
+      // an i32 store narrows: a value outside int32 is an error, never wrapped (docs/language.md §1)
+      for (int64_t v : value->ints)
+        if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+          throw EvalError(fmt::format("integer overflow: {} does not fit in the i32 {} '{}'", v,
+                                      b->updates ? "inout" : "output", b->name),
+                          b->loc, uint32_t(b->name.size()));
     }
     bound[b.get()] = value;
   }

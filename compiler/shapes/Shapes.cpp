@@ -694,9 +694,9 @@ void ShapeChecker::defineBinding(const Binding *bind) {
   b->isOutput = bind->isOutput;
   b->updates = slot;
   if (bind->elem) {
-    // a declared type stores the value as it is, or an f32 value rounded to bf16 or f16
+    // a declared type stores the value as it is, an f32 value rounded to bf16 or f16, an int one in i32
     ElemType have = value->type.elem;
-    if (*bind->elem != have && !(isHalf(*bind->elem) && have == ElemType::F32)) {
+    if (computeType(*bind->elem) != have) {
       diags.reportSpan(Diag::OutputType, bind->elemLoc, uint32_t(std::strlen(spell(*bind->elem))), bind->name,
                        spell(*bind->elem), spell(have));
       return;
