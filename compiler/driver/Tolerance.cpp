@@ -63,8 +63,9 @@ private:
       return it->second;
     throw EvalError(fmt::format("no value for '{}'", s.name()), SourceLoc{});
   }
-  int64_t integer(const SymExpr &e) const {
-    return e.evaluate([this](Symbol s) { return value(s); });
+  int64_t integer(const SymExpr &e) const { // a gather's load reads its (exact, integer) input
+    return e.evaluate([this](Symbol s) { return value(s); },
+                      [this](uint32_t array, int64_t at) { return int64_t(inputData.at(array)->data.at(size_t(at))); });
   }
   // One rounding of the current array's arithmetic: relative u, absolute tiny (underflow).
   double rounding(double v) const { return u * std::fabs(v) + tiny; }

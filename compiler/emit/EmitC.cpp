@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -78,6 +79,8 @@ std::string cInteger(const SymExpr &e, const std::function<std::string(Symbol)> 
         factors.push_back(nameOf(f->sym));
       else if (const std::string *held = local ? local(*f) : nullptr)
         factors.push_back(*held);
+      else if (f->kind == SymExpr::Atom::Load)
+        throw std::logic_error("emit: a gather's load in an integer printed outside a kernel statement");
       else
         factors.push_back(fmt::format("{}({}, {})", f->kind == SymExpr::Atom::Div ? "moart_floordiv" : "moart_floormod",
                                       cInteger(f->lhs, nameOf, local), cInteger(f->rhs, nameOf, local)));
@@ -94,6 +97,8 @@ std::string CPrinter::integer(const SymExpr &e) {
   return cInteger(
       e, [&](Symbol s) { return name(s); },
       [&](const SymExpr::Atom &a) -> const std::string * {
+        if (a.kind == SymExpr::Atom::Load) // a gather's index: the element, widened to int64_t
+          return &printedLoads.emplace_back(fmt::format("(int64_t){}[{}]", cn.buffer(a.array), integer(a.lhs)));
         auto at = hoisted.find({a.kind == SymExpr::Atom::Div, a.lhs, a.rhs});
         return at == hoisted.end() ? nullptr : &at->second;
       });

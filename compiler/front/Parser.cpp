@@ -147,6 +147,7 @@ private:
   ExprPtr vector();
   ExprPtr comprehension();
   std::vector<ExprPtr> callArgs(SourceLoc open);
+  ExprPtr subscript(const Token &name);
   std::string identifier(const char *what, SourceLoc &loc);
 
   struct Nest {
@@ -676,9 +677,9 @@ ExprPtr Parser::structural() {
   return binary(kind, op, std::move(lhs), std::move(rhs));
 }
 
-// primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | "(" expr ")"
-//         | ("max" | "min" | "pow") "(" expr "," expr ")" | "where" "(" expr "," expr "," expr ")"
-//         | vector | comprehension
+// primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | IDENT "[" index "]"
+//         | "(" expr ")" | ("max" | "min" | "pow") "(" expr "," expr ")"
+//         | "where" "(" expr "," expr "," expr ")" | vector | comprehension
 ExprPtr Parser::primary() {
   const Token &t = peek();
   switch (t.kind) {
@@ -706,6 +707,8 @@ ExprPtr Parser::primary() {
       call->args = callArgs(open);
       return call;
     }
+    if (at(Tok::LBracket) && peek().loc.offset == name.loc.offset + name.length)
+      return subscript(name);
     ExprPtr e = node(ExprKind::Name, name);
     e->name = name.text;
     return e;
@@ -752,6 +755,31 @@ ExprPtr Parser::primary() {
   default:
     fail(Diag::Expected, "an expression", describe(t));
   }
+}
+
+// IDENT "[" addExpr { "," addExpr } "]": `ids[i, j]` is `<i, j> psi ids`, the element of an array (no
+// space before "["; a gather's index reads one: <ids[i]> psi E)
+ExprPtr Parser::subscript(const Token &name) {
+  SourceLoc open = advance().loc;
+  ExprPtr index = node(ExprKind::Vector, name);
+  index->commas = true;
+  {
+    Bracket b(*this);
+    bool savedSpaced = spacedVector;
+    spacedVector = false;
+    do
+      index->args.push_back(addExpr());
+    while (accept(Tok::Comma));
+    spacedVector = savedSpaced;
+    close(Tok::RBracket, "]", "[", open);
+  }
+  ExprPtr array = node(ExprKind::Name, name);
+  array->name = name.text;
+  ExprPtr e = node(ExprKind::Psi, name);
+  e->length = index->length = toks[pos - 1].loc.offset + toks[pos - 1].length - name.loc.offset;
+  e->args.push_back(std::move(index));
+  e->args.push_back(std::move(array));
+  return e;
 }
 
 // args = [ expr { "," expr } ] ")"

@@ -483,6 +483,12 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
     return dInt(idx[0], loc);
   case TKind::Psi: {
     const TExpr &a = *e.args[1];
+    if (!e.gatherIndex.empty()) { // the index holds elements of an integer array: loads in the index
+      SymVec inner = psiOfPsi(substituted(e.gatherIndex), idx);
+      step("gather", psiText(idx, e), psiText(inner, a),
+           "an index read from array data: each element checked against its axis before the kernel runs");
+      return reduce(a, inner);
+    }
     SymVec inner = psiOfPsi(values(*e.args[0]), idx);
     step("psi of psi", psiText(idx, e), psiText(inner, a), "selections compose by concatenating indices");
     return reduce(a, inner);

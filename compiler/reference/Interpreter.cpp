@@ -67,6 +67,8 @@ public:
     checkGuards(program.guards, values);
   }
   void checkInputs();
+  void checkGathers(const TExpr &e);
+  void checkGathers();
   void analyse();
   std::vector<NDArray> run();
 
@@ -184,6 +186,31 @@ void Evaluator::checkInputs() {
     NDArray stored = isHalf(in.elem) ? convert(given[i], in.elem, where) : given[i]; // representable
     inputs.push_back(std::make_shared<const NDArray>(convert(stored, computed(in.elem), where)));
   }
+}
+
+// A gather reads its index from an integer array: every element of the array must lie in [0, extent) of
+// the axis it indexes, checked before anything is computed (as the kernels do), used or not.
+void Evaluator::checkGathers(const TExpr &e) {
+  for (const SymExpr &entry : e.gatherIndex)
+    entry.forEachLoad([&](const SymExpr::Atom &load) {
+      int64_t bound = evalSym(load.rhs, at(e));
+      const NDArray &ids = *inputs.at(load.array);
+      for (size_t k = 0; k < ids.ints.size(); ++k)
+        if (ids.ints[k] < 0 || ids.ints[k] >= bound)
+          throw EvalError(fmt::format("gather index out of range: '{}' holds {} at element {}, outside [0, {}) = "
+                                      "[0, {}), the axis it indexes",
+                                      load.name, ids.ints[k], k, load.rhs.str(), bound),
+                          e.loc, e.length);
+    });
+  if (e.let)
+    checkGathers(*e.let->value);
+  for (const auto &a : e.args)
+    checkGathers(*a);
+}
+
+void Evaluator::checkGathers() {
+  for (const auto &b : program.bindings)
+    checkGathers(*b->value);
 }
 
 void Evaluator::collectIndices(const TExpr &e) {
@@ -548,6 +575,7 @@ std::vector<NDArray> interpret(const TypedProgram &program, const DimValues &dim
   Evaluator evaluator(program, inputs, options);
   evaluator.bind(dims);
   evaluator.checkInputs();
+  evaluator.checkGathers();
   evaluator.analyse();
   return evaluator.run();
 }
