@@ -7,9 +7,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <map>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -59,20 +57,6 @@ void mapInto(moart_array &a, const InputRange &range) {
   }
 }
 
-// An index array's seeded integers folded into [0, bound), the least extent of the axes it indexes, so that
-// every gather reads in range (docs/cli.md): v mod bound, the same values for every range.
-void foldIndices(moart_array &a, int64_t bound) {
-  for (int64_t i = 0; i < a.count; ++i) {
-    if (a.dtype == MOART_I32) {
-      int32_t &x = static_cast<int32_t *>(a.data)[i];
-      x = int32_t(((int64_t(x) % bound) + bound) % bound);
-    } else if (a.dtype == MOART_I64) {
-      int64_t &x = static_cast<int64_t *>(a.data)[i];
-      x = ((x % bound) + bound) % bound;
-    }
-  }
-}
-
 // The set's inputs (written into *dir when given) and the reference's copy.
 std::optional<std::vector<NDArray>> makeSet(const CheckRun &run, const InputRange &range, DiagnosticEngine &diags,
                                             const fs::path *dir) {
@@ -82,15 +66,8 @@ std::optional<std::vector<NDArray>> makeSet(const CheckRun &run, const InputRang
   if (!inputs)
     return std::nullopt;
   std::vector<NDArray> reference;
-  std::map<size_t, SymVec> indexArrays = gatherBounds(run.typed);
   for (size_t i = 0; i < inputs->size(); ++i) {
     mapInto((*inputs)[i].a, range);
-    if (auto it = indexArrays.find(i); it != indexArrays.end()) {
-      std::vector<int64_t> bounds = concreteShape(it->second, run.dims);
-      int64_t least = *std::min_element(bounds.begin(), bounds.end());
-      if (least > 0)
-        foldIndices((*inputs)[i].a, least);
-    }
     if (dir && !writeArray(dir->string(), run.typed.inputs[i].name, run.extension, (*inputs)[i].a, diags))
       return std::nullopt;
     reference.push_back(toNDArray((*inputs)[i].a));

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <set>
 
 namespace moac {
@@ -187,11 +188,26 @@ bool guardHolds(const Guard &guard, const DimValues &dims) {
   }
 }
 
+// An index array's seeded integers folded into [0, bound), the least extent of the axes it indexes, so that
+// every gather reads in range (docs/cli.md): v mod bound.
+static void foldIndices(moart_array &a, int64_t bound) {
+  for (int64_t i = 0; i < a.count; ++i) {
+    if (a.dtype == MOART_I32) {
+      int32_t &x = static_cast<int32_t *>(a.data)[i];
+      x = int32_t(((int64_t(x) % bound) + bound) % bound);
+    } else if (a.dtype == MOART_I64) {
+      int64_t &x = static_cast<int64_t *>(a.data)[i];
+      x = ((x % bound) + bound) % bound;
+    }
+  }
+}
+
 // Each input from DIR/<name>.npy or .moarr (its dtype and shape must be the declared ones) or from the
 // seeded fill with stream = the input's declaration index.
 std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
                                                   const RunOptions &opts, DiagnosticEngine &diags) {
   std::vector<OwnedArray> arrays;
+  const std::map<size_t, SymVec> indexArrays = gatherBounds(program);
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const TInput &in = program.inputs[i];
     uint32_t length = uint32_t(in.name.size());
@@ -231,6 +247,12 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
       moart_status st = moart_array_create(&array.a, dtypeOf(in.elem), int(shape.size()), shape.data());
       if (st == MOART_OK)
         st = moart_fill_uniform(&array.a, opts.seed, uint64_t(i));
+      // an index array's fill folded into the least extent it indexes, so that every gather is in range
+      if (auto it = indexArrays.find(i); st == MOART_OK && it != indexArrays.end()) {
+        std::vector<int64_t> bounds = concreteShape(it->second, dims);
+        if (int64_t least = *std::min_element(bounds.begin(), bounds.end()); least > 0)
+          foldIndices(array.a, least);
+      }
       if (st != MOART_OK) {
         diags.reportSpan(Diag::InputFileError, in.loc, length, in.name,
                          fmt::format("cannot make a {}{} array: {}", spell(in.elem), strExtents(shape),
