@@ -5,7 +5,7 @@ The format and the fill formula are specified in docs/runtime.md:
   file  = b"MOARR\\x01\\0\\0" | u32 dtype | u32 rank | rank x u64 extents | elements
   little-endian throughout, elements in logical row-major order;
   dtype 1 = float32, 2 = float64, 3 = int64, 4 = bf16 (its bit patterns, read and
-  written as uint16: numpy has no bfloat16), 5 = float16.
+  written as uint16: numpy has no bfloat16), 5 = float16, 6 = int32.
 
     import moarr
     a = moarr.read("k.moarr")
@@ -17,10 +17,11 @@ import numpy as np
 
 MAGIC = b"MOARR\x01\x00\x00"
 MAX_RANK = 8
-DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8"), 3: np.dtype("<i8"), 4: np.dtype("<u2"), 5: np.dtype("<f2")}
+DTYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8"), 3: np.dtype("<i8"), 4: np.dtype("<u2"), 5: np.dtype("<f2"),
+          6: np.dtype("<i4")}
 CODES = {np.dtype("float32"): 1, np.dtype("float64"): 2, np.dtype("int64"): 3, np.dtype("uint16"): 4,
-         np.dtype("float16"): 5}
-NAMES = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "bf16": np.uint16, "f16": np.float16}
+         np.dtype("float16"): 5, np.dtype("int32"): 6}
+NAMES = {"f32": np.float32, "f64": np.float64, "i64": np.int64, "bf16": np.uint16, "f16": np.float16, "i32": np.int32}
 
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
@@ -68,11 +69,11 @@ def read(path):
 
 
 def write(path, array):
-    """Write a float32, float64, int64, float16 or uint16 (bf16 bits) array (any rank up to 8) to path."""
+    """Write a float32, float64, int64, int32, float16 or uint16 (bf16 bits) array (any rank up to 8) to path."""
     a = np.asarray(array)
     native = a.dtype.newbyteorder("=")
     if native not in CODES:
-        raise TypeError(f"moarr: dtype {a.dtype} is not float32, float64, int64, float16 or uint16 (bf16)")
+        raise TypeError(f"moarr: dtype {a.dtype} is not float32, float64, int64, int32, float16 or uint16 (bf16)")
     if a.ndim > MAX_RANK:
         raise ValueError(f"moarr: rank {a.ndim} exceeds the maximum of {MAX_RANK}")
     header = MAGIC + np.array([CODES[native], a.ndim], "<u4").tobytes()
@@ -118,11 +119,13 @@ def fill(shape, dtype, seed, stream=0):
         values = ((bits >> np.uint64(40)).astype(np.float64) * 2.0**-23 - 1.0).astype(np.float32)
     elif dtype == np.int64:
         values = (bits >> np.uint64(43)).astype(np.int64) - (1 << 20)
+    elif dtype == np.int32:  # the same integers as i64, stored in 32 bits
+        values = ((bits >> np.uint64(43)).astype(np.int64) - (1 << 20)).astype(np.int32)
     elif dtype == np.uint16:  # bf16: multiples of 2^-7, exact; their bits are the float32's top half
         f32 = ((bits >> np.uint64(56)).astype(np.float64) * 2.0**-7 - 1.0).astype(np.float32)
         values = (f32.view(np.uint32) >> np.uint32(16)).astype(np.uint16)
     elif dtype == np.float16:
         values = ((bits >> np.uint64(53)).astype(np.float64) * 2.0**-10 - 1.0).astype(np.float16)
     else:
-        raise TypeError(f"moarr: dtype {dtype} is not float32, float64, int64, bf16 or float16")
+        raise TypeError(f"moarr: dtype {dtype} is not float32, float64, int64, int32, bf16 or float16")
     return values.reshape(shape)

@@ -28,8 +28,9 @@ private:
       return it->second;
     throw EvalError(fmt::format("no value for '{}'", s.name()), SourceLoc{});
   }
-  int64_t integer(const SymExpr &e) const {
-    return e.evaluate([this](Symbol s) { return value(s); });
+  int64_t integer(const SymExpr &e) const { // a gather's load reads its (integer) input
+    return e.evaluate([this](Symbol s) { return value(s); },
+                      [this](uint32_t array, int64_t at) { return int64_t(arrays.at(array).data.at(size_t(at))); });
   }
   double eval(const DExpr &e);
   double evalFused(const DExpr &e);

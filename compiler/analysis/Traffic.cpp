@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
 namespace moac {
 
 int64_t elementBytes(ElemType t) { return elemBytes(t); }
@@ -52,6 +57,69 @@ void collectStandard(const TExpr &e, const SymExpr &copies, bool root, std::vect
 
 } // namespace
 
+// The elements of an input that its gathers read, when every read of it is a gather (an index holding a
+// value read from an index array): each gathered read's index space, the extents of the indices it depends
+// on (E[ids[i], j] reads m·d elements of E's V·d), counted once where two reads (a score computed in two
+// places) have the same space. The rows no index names are never touched; rows named twice count twice
+// (an upper bound on the distinct rows, which caches may serve once).
+static std::optional<SymExpr> gatheredElements(const DnfProgram &dnf, size_t input) {
+  std::map<Symbol, SymExpr> extents;
+  std::vector<const DExprPtr *> bodies;
+  for (const DnfArray &a : dnf.arrays) {
+    for (size_t k = 0; k < a.index.size() && k < a.shape.size(); ++k)
+      extents[a.index[k]] = a.shape[k];
+    if (a.body)
+      bodies.push_back(&a.body);
+  }
+  for (const FusedGroup &g : dnf.groups) {
+    for (size_t k = 0; k < g.frame.size(); ++k)
+      extents[g.frame[k]] = g.frameShape[k];
+    extents[g.var] = g.extent;
+    bodies.push_back(&g.score);
+    for (const FusedMember &member : g.members) {
+      for (size_t k = 0; k < member.extra.size(); ++k)
+        extents[member.extra[k]] = member.extraShape[k];
+      if (member.weight)
+        bodies.push_back(&member.weight);
+    }
+  }
+  std::vector<SymVec> reads;
+  bool plain = false;
+  for (const DExprPtr *body : bodies)
+    forEachNode(*body, [&](const DExpr &e) {
+      if (e.kind == DKind::Reduce)
+        extents[e.var] = e.extent;
+      if (e.kind != DKind::Read || e.array != input)
+        return;
+      plain |= std::none_of(e.index.begin(), e.index.end(), [](const SymExpr &x) { return x.hasLoad(); });
+      if (std::find(reads.begin(), reads.end(), e.index) == reads.end())
+        reads.push_back(e.index);
+    });
+  if (plain || reads.empty())
+    return std::nullopt;
+  std::vector<SymExpr> spaces;
+  for (const SymVec &index : reads) {
+    std::set<Symbol> used; // the indices it depends on (a load's bound is over dims)
+    for (const SymExpr &x : index)
+      for (Symbol s : x.symbols())
+        if (std::none_of(dnf.dims.begin(), dnf.dims.end(), [&](const TDim &d) { return d.sym == s; }))
+          used.insert(s);
+    SymExpr space(1);
+    for (Symbol s : used) {
+      auto it = extents.find(s);
+      if (it == extents.end())
+        return std::nullopt; // a symbol of no known extent: count the whole array
+      space = space * it->second;
+    }
+    if (std::find(spaces.begin(), spaces.end(), space) == spaces.end()) // the same rows read again
+      spaces.push_back(space);
+  }
+  SymExpr total;
+  for (const SymExpr &space : spaces)
+    total = total + space;
+  return total;
+}
+
 TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
   TrafficModel m;
   for (size_t id = 0; id < dnf.arrays.size(); ++id) {
@@ -67,6 +135,10 @@ TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
                         ? a.name + " (after the update)"
                         : fmt::format("{} (its {} rows after the update)", a.name, dnf.arrays[u].shape[0].str());
       }
+    if (std::optional<SymExpr> gathered = gatheredElements(dnf, id)) {
+      term.elements = *gathered;
+      term.what = fmt::format("{} (the elements its gathers read; it holds {})", a.name, product(a.shape).str());
+    }
     m.inputs.push_back(term);
   }
   for (size_t id : dnf.order) {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <set>
 
 namespace moac {
@@ -66,6 +67,7 @@ moart_dtype dtypeOf(ElemType elem) {
   case ElemType::F64: return MOART_F64;
   case ElemType::BF16: return MOART_BF16;
   case ElemType::F16: return MOART_F16;
+  case ElemType::I32: return MOART_I32;
   case ElemType::Int: break;
   }
   return MOART_I64;
@@ -78,7 +80,9 @@ NDArray toNDArray(const moart_array &a) {
            : a.dtype == MOART_BF16 ? ElemType::BF16
            : a.dtype == MOART_F16  ? ElemType::F16
                                    : ElemType::Int;
-  if (r.elem == ElemType::Int)
+  if (a.dtype == MOART_I32) // an i32 array computes as int: its values, widened
+    r.ints.assign(static_cast<const int32_t *>(a.data), static_cast<const int32_t *>(a.data) + a.count);
+  else if (r.elem == ElemType::Int)
     r.ints.assign(static_cast<const int64_t *>(a.data), static_cast<const int64_t *>(a.data) + a.count);
   for (int64_t i = 0; i < a.count; ++i) {
     if (a.dtype == MOART_F32)
@@ -95,16 +99,18 @@ NDArray toNDArray(const moart_array &a) {
   return r;
 }
 
-// The result of an output as an f64 array, or i64 for an integer output.
+// The result of an output as an f64 array, or i64 (i32 for an i32 output) for an integer output.
 moart_status fromNDArray(const NDArray &v, ElemType elem, OwnedArray &out) {
   if (v.shape.size() > MOART_MAX_RANK)
     return MOART_ERR_RANK;
-  moart_dtype dtype = elem == ElemType::Int ? MOART_I64 : MOART_F64;
+  moart_dtype dtype = elem == ElemType::I32 ? MOART_I32 : elem == ElemType::Int ? MOART_I64 : MOART_F64;
   moart_status st = moart_array_create(&out.a, dtype, int(v.shape.size()), v.shape.data());
   if (st != MOART_OK)
     return st;
   for (size_t i = 0; i < v.count(); ++i) {
-    if (dtype == MOART_I64)
+    if (dtype == MOART_I32) // the interpreter checked that the stored values fit
+      static_cast<int32_t *>(out.a.data)[i] = int32_t(v.elem == ElemType::Int ? v.ints[i] : std::llround(v.data[i]));
+    else if (dtype == MOART_I64)
       static_cast<int64_t *>(out.a.data)[i] = v.elem == ElemType::Int ? v.ints[i] : int64_t(std::llround(v.data[i]));
     else
       static_cast<double *>(out.a.data)[i] = v.data[i];
@@ -182,11 +188,26 @@ bool guardHolds(const Guard &guard, const DimValues &dims) {
   }
 }
 
+// An index array's seeded integers folded into [0, bound), the least extent of the axes it indexes, so that
+// every gather reads in range (docs/cli.md): v mod bound.
+static void foldIndices(moart_array &a, int64_t bound) {
+  for (int64_t i = 0; i < a.count; ++i) {
+    if (a.dtype == MOART_I32) {
+      int32_t &x = static_cast<int32_t *>(a.data)[i];
+      x = int32_t(((int64_t(x) % bound) + bound) % bound);
+    } else if (a.dtype == MOART_I64) {
+      int64_t &x = static_cast<int64_t *>(a.data)[i];
+      x = ((x % bound) + bound) % bound;
+    }
+  }
+}
+
 // Each input from DIR/<name>.npy or .moarr (its dtype and shape must be the declared ones) or from the
 // seeded fill with stream = the input's declaration index.
 std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, const DimValues &dims,
                                                   const RunOptions &opts, DiagnosticEngine &diags) {
   std::vector<OwnedArray> arrays;
+  const std::map<size_t, SymVec> indexArrays = gatherBounds(program);
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const TInput &in = program.inputs[i];
     uint32_t length = uint32_t(in.name.size());
@@ -226,6 +247,12 @@ std::optional<std::vector<OwnedArray>> makeInputs(const TypedProgram &program, c
       moart_status st = moart_array_create(&array.a, dtypeOf(in.elem), int(shape.size()), shape.data());
       if (st == MOART_OK)
         st = moart_fill_uniform(&array.a, opts.seed, uint64_t(i));
+      // an index array's fill folded into the least extent it indexes, so that every gather is in range
+      if (auto it = indexArrays.find(i); st == MOART_OK && it != indexArrays.end()) {
+        std::vector<int64_t> bounds = concreteShape(it->second, dims);
+        if (int64_t least = *std::min_element(bounds.begin(), bounds.end()); least > 0)
+          foldIndices(array.a, least);
+      }
       if (st != MOART_OK) {
         diags.reportSpan(Diag::InputFileError, in.loc, length, in.name,
                          fmt::format("cannot make a {}{} array: {}", spell(in.elem), strExtents(shape),

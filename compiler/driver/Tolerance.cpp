@@ -25,6 +25,7 @@ double unitRoundoff(ElemType t) {
   case ElemType::F64: return std::ldexp(1.0, -53);
   case ElemType::BF16: return std::ldexp(1.0, -8);
   case ElemType::F16: return std::ldexp(1.0, -11);
+  case ElemType::I32:
   case ElemType::Int: break;
   }
   return 0.0;
@@ -62,8 +63,9 @@ private:
       return it->second;
     throw EvalError(fmt::format("no value for '{}'", s.name()), SourceLoc{});
   }
-  int64_t integer(const SymExpr &e) const {
-    return e.evaluate([this](Symbol s) { return value(s); });
+  int64_t integer(const SymExpr &e) const { // a gather's load reads its (exact, integer) input
+    return e.evaluate([this](Symbol s) { return value(s); },
+                      [this](uint32_t array, int64_t at) { return int64_t(inputData.at(array)->data.at(size_t(at))); });
   }
   // One rounding of the current array's arithmetic: relative u, absolute tiny (underflow).
   double rounding(double v) const { return u * std::fabs(v) + tiny; }
@@ -523,6 +525,23 @@ private:
   double scale = 0, sum = 0;
 };
 
+// Integers are exact in every target: an integer output (or an integer inout's storage) must equal the
+// reference element for element.
+Verdict compareIntegers(const NDArray &kernel, const NDArray &reference) {
+  Verdict v;
+  size_t differ = 0, first = 0;
+  for (size_t j = kernel.ints.size(); j-- > 0;)
+    if (kernel.ints[j] != reference.ints[j]) {
+      ++differ;
+      first = j;
+    }
+  v.ok = differ == 0;
+  v.detail = differ == 0 ? fmt::format("exact: {} integers equal", kernel.ints.size())
+                         : fmt::format("{} of {} integers differ; the first at element {}: {}, the reference {}", differ,
+                                       kernel.ints.size(), first, kernel.ints[first], reference.ints[first]);
+  return v;
+}
+
 } // namespace
 
 Verdict compareWithBounds(const NDArray &kernel, const NDArray &reference, const OutputBounds &bounds,
@@ -533,6 +552,8 @@ Verdict compareWithBounds(const NDArray &kernel, const NDArray &reference, const
     v.detail = fmt::format("{} elements, the reference has {}", kernel.data.size(), reference.data.size());
     return v;
   }
+  if (isInteger(elem) && kernel.ints.size() == kernel.data.size() && reference.ints.size() == reference.data.size())
+    return compareIntegers(kernel, reference);
   size_t bounded = bounds.error.size(), badNonFinite = 0, badElements = 0, bothNaN = 0, changed = 0;
   size_t worstAt = 0, unbounded = 0, reorderedNonFinite = 0;
   double worstRatio = 0;

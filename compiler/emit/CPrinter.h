@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -46,6 +47,7 @@ protected:
   std::string chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const;
   std::string workspaceLayout(const std::string &voidDims);
   std::string pointerChecks(size_t totalSlot);
+  std::string indexChecks();
   std::set<size_t> usedBuffers() const;
   std::string workspacePointers(const std::set<size_t> &used);
   std::string headerText(const std::string &command) const;
@@ -68,6 +70,8 @@ protected:
   // The float type of the statement being printed: a comparison of floats that reads no array compares
   // in it (the comparison's own result is an int, printed in int context).
   ElemType floatType = ElemType::F32;
+  // The text of each load printed (a gather's index, SymExpr::Atom::Load): cInteger holds pointers to it.
+  std::deque<std::string> printedLoads;
   std::string body;
   std::string kernels; // CUDA: the __global__ functions, printed before the host code
   // Floor divisions and moduli computed once before the statements that use them (CUDA, and OpenACC's

@@ -35,6 +35,9 @@ public:
   virtual std::string serialRegion(const std::string &present) const = 0;
   // Before a serial loop inside a region.
   virtual std::string serialLoop() const { return ""; }
+  // Before the loop that checks a gather's index array (`present`: its section) and ORs a flag
+  // (`flag`) for an element out of range, or "" (the loop runs in order on the host).
+  virtual std::string indexCheckLoop(const std::string &, const std::string &) const { return ""; }
   // Whether each iteration of a parallel nest computes the floor divisions and moduli that depend only on
   // dims, chunk counts and the nest's indices once, at its start (a GPU: see CPrinter::hoisted).
   virtual bool hoistsDivisions() const { return false; }

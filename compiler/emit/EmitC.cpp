@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -33,6 +34,7 @@ const char *cType(ElemType t) {
   case ElemType::F64: return "double";
   case ElemType::BF16:
   case ElemType::F16: return "uint16_t";
+  case ElemType::I32: return "int32_t";
   case ElemType::Int: break;
   }
   return "int64_t";
@@ -77,6 +79,8 @@ std::string cInteger(const SymExpr &e, const std::function<std::string(Symbol)> 
         factors.push_back(nameOf(f->sym));
       else if (const std::string *held = local ? local(*f) : nullptr)
         factors.push_back(*held);
+      else if (f->kind == SymExpr::Atom::Load)
+        throw std::logic_error("emit: a gather's load in an integer printed outside a kernel statement");
       else
         factors.push_back(fmt::format("{}({}, {})", f->kind == SymExpr::Atom::Div ? "moart_floordiv" : "moart_floormod",
                                       cInteger(f->lhs, nameOf, local), cInteger(f->rhs, nameOf, local)));
@@ -93,6 +97,8 @@ std::string CPrinter::integer(const SymExpr &e) {
   return cInteger(
       e, [&](Symbol s) { return name(s); },
       [&](const SymExpr::Atom &a) -> const std::string * {
+        if (a.kind == SymExpr::Atom::Load) // a gather's index: the element, widened to int64_t
+          return &printedLoads.emplace_back(fmt::format("(int64_t){}[{}]", cn.buffer(a.array), integer(a.lhs)));
         auto at = hoisted.find({a.kind == SymExpr::Atom::Div, a.lhs, a.rhs});
         return at == hoisted.end() ? nullptr : &at->second;
       });
@@ -141,7 +147,7 @@ ElemType CPrinter::comparedIn(const LExprPtr &e) const {
     todo.pop_back();
     if (x->isInt) // an integer, or a truth value: it converts, it does not set the type
       continue;
-    if (x->kind == LExprKind::Load && k.buffers[x->buffer].elem != ElemType::Int)
+    if (x->kind == LExprKind::Load && !isInteger(k.buffers[x->buffer].elem))
       found = found && *found == ElemType::F64 ? ElemType::F64 : k.buffers[x->buffer].elem;
     for (const LExprPtr &a : x->args)
       todo.push_back(a.get());
@@ -163,6 +169,8 @@ std::string CPrinter::expr(const LExprPtr &e, ElemType t) {
     ElemType stored = k.buffers[e->buffer].elem;
     if (stored == ElemType::F64 && t == ElemType::F32) // a constant temp (DnfArray::constant) in f32
       return "(float)" + load;
+    if (stored == ElemType::I32) // widened to int64_t, the type every int computes in
+      return "(int64_t)" + load;
     return isHalf(stored) ? fmt::format("{}({})", widen(stored), load) : load;
   }
   case LExprKind::Var: return name(e->var);
@@ -303,6 +311,8 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
     std::string value = asType(s.value, computeType(stored));
     if (isHalf(stored))
       value = fmt::format("{}({})", narrow(stored), value);
+    else if (stored == ElemType::I32) // an int value stored in 32 bits (moac check's inputs keep it in range)
+      value = fmt::format("(int32_t)({})", value);
     auto reg = registers.find({s.buffer, s.offset});
     if (reg != registers.end())
       line(fmt::format("{} = {};{}", reg->second, value, where(s.loc)));

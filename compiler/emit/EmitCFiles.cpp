@@ -8,6 +8,7 @@
 #include "KernelChecks.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -165,6 +166,44 @@ std::string CPrinter::pointerChecks(size_t totalSlot) {
                      fmt::join(missing, " || "));
 }
 
+// Each gather's index array, before any stage reads or writes (docs/abi.md): an element outside [0, bound)
+// of an axis it indexes makes the kernel return MOART_ERR_SHAPE with nothing written. CUDA's arrays are
+// device memory: the launcher copies each array to the host in chunks on `stream` and checks them there.
+std::string CPrinter::indexChecks() {
+  std::map<size_t, std::vector<SymExpr>> bounds; // an index array → the extents of the axes it indexes
+  for (const IndexCheck &c : k.indexChecks)
+    bounds[c.buffer].push_back(c.bound);
+  std::string out;
+  for (const auto &[b, list] : bounds) {
+    const std::string &array = cn.buffer(b), count = integer(k.buffers[b].storageElements());
+    const char *type = cType(k.buffers[b].elem);
+    std::string element = target == Target::Cuda ? "moa_chunk[moa_at % 1024]" : array + "[moa_at]";
+    std::string outside = fmt::format("{} < 0", element), range;
+    for (const SymExpr &bound : list) {
+      outside += fmt::format(" || {} >= {}", element, integer(bound));
+      range += (range.empty() ? "" : ", ") + bound.str();
+    }
+    out += fmt::format("  {{ /* {}: every element is a gather's index, in [0, {}) */\n    int moa_outside = 0;\n",
+                       commentText(k.buffers[b].name), range);
+    if (target == Target::Cuda) {
+      out += fmt::format("    {} moa_chunk[1024];\n    for (int64_t moa_at = 0; moa_at < {}; ++moa_at) {{\n"
+                         "      if (moa_at % 1024 == 0) {{\n"
+                         "        size_t moa_bytes = (size_t)({} - moa_at < 1024 ? {} - moa_at : 1024) * sizeof({});\n"
+                         "        if (cudaMemcpyAsync(moa_chunk, {} + moa_at, moa_bytes, cudaMemcpyDeviceToHost, stream) "
+                         "!= cudaSuccess ||\n            cudaStreamSynchronize(stream) != cudaSuccess)\n"
+                         "          return MOART_ERR_DEVICE;\n      }}\n      moa_outside |= {};\n    }}\n",
+                         type, count, count, count, type, array, outside);
+    } else {
+      std::string pragma = policy.indexCheckLoop(fmt::format("{}[0:{}]", array, count), "moa_outside");
+      out += (pragma.empty() ? "" : "    " + pragma + "\n") +
+             fmt::format("    for (int64_t moa_at = 0; moa_at < {}; ++moa_at)\n      moa_outside |= {};\n", count,
+                         outside);
+    }
+    out += "    if (moa_outside)\n      return MOART_ERR_SHAPE;\n  }\n";
+  }
+  return out;
+}
+
 // Buffers some stage loads or stores; a partials buffer also needs the result it may alias. Others
 // (inputs the outputs do not depend on, arrays with an empty index space) are declared but unused.
 std::set<size_t> CPrinter::usedBuffers() const {
@@ -306,6 +345,7 @@ EmittedKernel CPrinter::print(const EmitInputs &in) {
   src += fmt::format("  size_t offsets[{}];\n  if (!{}_workspace_layout({}{}offsets))\n    return MOART_ERR_SHAPE;\n",
                      slots, k.name, dimArgs(), dimArgs().empty() ? "" : ", ");
   src += pointerChecks(slots - 1);
+  src += indexChecks();
   src += chunkDecls;
   src += ws;
   src += regions;

@@ -29,6 +29,10 @@ public:
     return fmt::format("#pragma acc serial{}", present.empty() ? "" : " present(" + present + ")");
   }
   std::string serialLoop() const override { return "#pragma acc loop seq"; }
+  std::string indexCheckLoop(const std::string &present, const std::string &flag) const override {
+    return fmt::format("#pragma acc parallel loop gang vector vector_length(128) present({}) reduction(|:{})", present,
+                       flag);
+  }
   bool hoistsDivisions() const override { return true; }
   std::string dataRegion(const std::vector<DataClause> &clauses) const override {
     static const char *const kinds[] = {"copyin", "copy", "copyout", "create"};

@@ -15,6 +15,9 @@ public:
                      : std::string("#pragma omp parallel for schedule(static)");
   }
   std::string serialRegion(const std::string &) const override { return ""; }
+  std::string indexCheckLoop(const std::string &, const std::string &flag) const override {
+    return fmt::format("#pragma omp parallel for schedule(static) reduction(|:{})", flag);
+  }
 };
 } // namespace
 

@@ -23,6 +23,7 @@ const char *scalarType(ElemType t) {
   case ElemType::F64: return "at::kDouble";
   case ElemType::BF16: return "at::kBFloat16";
   case ElemType::F16: return "at::kHalf";
+  case ElemType::I32: return "at::kInt";
   case ElemType::Int: break;
   }
   return "at::kLong";

@@ -13,6 +13,7 @@ static const char *dtype(ElemType t) {
   case ElemType::F64: return "MOART_F64";
   case ElemType::BF16: return "MOART_BF16";
   case ElemType::F16: return "MOART_F16";
+  case ElemType::I32: return "MOART_I32";
   case ElemType::Int: break;
   }
   return "MOART_I64";

@@ -17,7 +17,9 @@ namespace {
 void forEachDivisor(const SymExpr &e, const std::function<void(const SymExpr &)> &f) {
   for (const auto &t : e.terms())
     for (const auto &a : t.factors)
-      if (a->kind != SymExpr::Atom::Sym) {
+      if (a->kind == SymExpr::Atom::Load) { // a gather's offset; its bound divides nothing
+        forEachDivisor(a->lhs, f);
+      } else if (a->kind != SymExpr::Atom::Sym) {
         f(a->rhs);
         forEachDivisor(a->lhs, f);
         forEachDivisor(a->rhs, f);
@@ -71,7 +73,7 @@ std::vector<SymExpr> dimExpressions(const Kernel &k) {
     known.insert(c.sym);
   std::vector<SymExpr> out;
   auto add = [&](const SymExpr &e, bool) {
-    if (e.isConstant() || e.asSymbol() || std::find(out.begin(), out.end(), e) != out.end())
+    if (e.isConstant() || e.asSymbol() || e.hasLoad() || std::find(out.begin(), out.end(), e) != out.end())
       return;
     std::vector<Symbol> symbols = e.symbols();
     if (std::all_of(symbols.begin(), symbols.end(), [&](Symbol s) { return known.count(s) > 0; }))
@@ -88,6 +90,8 @@ std::string checkedInteger(const SymExpr &e, const std::function<std::string(Sym
     for (const auto &t : x.terms()) {
       std::string term = t.coef == 1 && !t.factors.empty() ? "" : literal(t.coef);
       for (const auto &a : t.factors) {
+        if (a->kind == SymExpr::Atom::Load)
+          throw std::logic_error("kernel checks: a gather's load in an expression over dims");
         std::string factor =
             a->kind == SymExpr::Atom::Sym
                 ? name(a->sym)
@@ -178,6 +182,10 @@ private:
   }
 
   std::string atom(const SymExpr::Atom &a) {
+    if (a.kind == SymExpr::Atom::Load) { // below its bound (checked before any stage); reading it computes its offset
+      (void)bound(a.lhs);
+      return bound(a.rhs);
+    }
     if (a.kind != SymExpr::Atom::Sym) {
       std::string lhs = bound(a.lhs), rhs = bound(a.rhs);
       std::string value = overLoops(a.rhs) ? "" : checkedInteger(a.rhs, name, flag);

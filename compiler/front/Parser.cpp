@@ -147,6 +147,7 @@ private:
   ExprPtr vector();
   ExprPtr comprehension();
   std::vector<ExprPtr> callArgs(SourceLoc open);
+  ExprPtr subscript(const Token &name);
   std::string identifier(const char *what, SourceLoc &loc);
 
   struct Nest {
@@ -340,11 +341,11 @@ void Parser::assumeDecl(Program &program) {
   endOfStatement();
 }
 
-// TYPE = "f32" | "f64" | "bf16" | "f16"
+// TYPE = "f32" | "f64" | "bf16" | "f16" | "i32" | "i64" | "int"   (int is i64)
 ElemType Parser::elemType(SourceLoc &loc) {
   const Token &type = peek();
   if (type.kind != Tok::Ident)
-    fail(Diag::Expected, "an element type (f32, f64, bf16 or f16)", describe(type));
+    fail(Diag::Expected, "an element type (f32, f64, bf16, f16, i32 or i64)", describe(type));
   std::optional<ElemType> elem = parseElemType(type.text);
   if (!elem)
     fail(Diag::UnknownType, type.text);
@@ -685,9 +686,9 @@ ExprPtr Parser::structural() {
   return binary(kind, op, std::move(lhs), std::move(rhs));
 }
 
-// primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | "(" expr ")"
-//         | ("max" | "min" | "pow") "(" expr "," expr ")" | "where" "(" expr "," expr "," expr ")"
-//         | vector | comprehension
+// primary = INT | FLOAT | "-" INT | "-" FLOAT | IDENT | IDENT "(" args ")" | IDENT "[" index "]"
+//         | "(" expr ")" | ("max" | "min" | "pow") "(" expr "," expr ")"
+//         | "where" "(" expr "," expr "," expr ")" | vector | comprehension
 ExprPtr Parser::primary() {
   const Token &t = peek();
   switch (t.kind) {
@@ -715,6 +716,8 @@ ExprPtr Parser::primary() {
       call->args = callArgs(open);
       return call;
     }
+    if (at(Tok::LBracket) && peek().loc.offset == name.loc.offset + name.length)
+      return subscript(name);
     ExprPtr e = node(ExprKind::Name, name);
     e->name = name.text;
     return e;
@@ -761,6 +764,31 @@ ExprPtr Parser::primary() {
   default:
     fail(Diag::Expected, "an expression", describe(t));
   }
+}
+
+// IDENT "[" addExpr { "," addExpr } "]": `ids[i, j]` is `<i, j> psi ids`, the element of an array (no
+// space before "["; a gather's index reads one: <ids[i]> psi E)
+ExprPtr Parser::subscript(const Token &name) {
+  SourceLoc open = advance().loc;
+  ExprPtr index = node(ExprKind::Vector, name);
+  index->commas = true;
+  {
+    Bracket b(*this);
+    bool savedSpaced = spacedVector;
+    spacedVector = false;
+    do
+      index->args.push_back(addExpr());
+    while (accept(Tok::Comma));
+    spacedVector = savedSpaced;
+    close(Tok::RBracket, "]", "[", open);
+  }
+  ExprPtr array = node(ExprKind::Name, name);
+  array->name = name.text;
+  ExprPtr e = node(ExprKind::Psi, name);
+  e->length = index->length = toks[pos - 1].loc.offset + toks[pos - 1].length - name.loc.offset;
+  e->args.push_back(std::move(index));
+  e->args.push_back(std::move(array));
+  return e;
 }
 
 // args = [ expr { "," expr } ] ")"

@@ -141,7 +141,8 @@ bool onlyThroughDivisions(const SymExpr &offset, Symbol var) {
   for (const SymExpr::Term &t : offset.terms())
     for (const auto &a : t.factors)
       if ((a->kind == SymExpr::Atom::Sym && a->sym == var) ||
-          (a->kind == SymExpr::Atom::Mod && (a->lhs.dependsOn(var) || a->rhs.dependsOn(var))) ||
+          ((a->kind == SymExpr::Atom::Mod || a->kind == SymExpr::Atom::Load) &&
+           (a->lhs.dependsOn(var) || a->rhs.dependsOn(var))) ||
           (a->kind == SymExpr::Atom::Div && a->rhs.dependsOn(var)))
         return false;
   return true;
@@ -149,6 +150,8 @@ bool onlyThroughDivisions(const SymExpr &offset, Symbol var) {
 
 void forEachAccess(const std::vector<LStmt> &body,
                    const std::function<void(size_t buffer, const SymExpr &offset, bool isStore)> &f) {
+  // a gather's loads: reads of its index array, wherever an integer expression holds one
+  auto loads = [&](const SymExpr &e) { e.forEachLoad([&](const SymExpr::Atom &a) { f(a.array, a.lhs, false); }); };
   std::vector<const LStmt *> stmts;
   std::vector<const LExpr *> exprs;
   for (const LStmt &s : body)
@@ -161,6 +164,8 @@ void forEachAccess(const std::vector<LStmt> &body,
         stmts.push_back(&x);
     if (s->kind == LStmt::Store)
       f(s->buffer, s->offset, true);
+    for (const SymExpr *x : {&s->start, &s->end, &s->offset, &s->lhs, &s->rhs})
+      loads(*x);
     if (s->value)
       exprs.push_back(s->value.get());
   }
@@ -169,6 +174,8 @@ void forEachAccess(const std::vector<LStmt> &body,
     exprs.pop_back();
     if (e->kind == LExprKind::Load)
       f(e->buffer, e->offset, false);
+    for (const SymExpr *x : {&e->intValue, &e->offset, &e->lhs, &e->rhs})
+      loads(*x);
     for (const auto &a : e->args)
       exprs.push_back(a.get());
   }
@@ -220,7 +227,15 @@ std::string describeAccess(const Kernel &k, const Coalescing &c) {
   return fmt::format("{} {}[{}]", c.isStore ? "store" : "load", k.buffers[c.buffer].label(), c.offset.str());
 }
 
-std::string describeDifference(const Coalescing &c) { return c.difference ? c.difference->str() : "not affine"; }
+// A gathered access's offset holds a value read from an index array at a lane-dependent element: adjacent
+// lanes read wherever the data says (a row each, for an embedding), so no stride describes them.
+std::string describeDifference(const Coalescing &c) {
+  if (c.difference)
+    return c.difference->str();
+  bool gathered = false;
+  c.offset.forEachLoad([&](const SymExpr::Atom &load) { gathered |= load.lhs.dependsOn(c.lane); });
+  return gathered ? "data-dependent (a gather)" : "not affine";
+}
 
 std::string describeLanes(const Coalescing &c) {
   if (c.difference && *c.difference == SymExpr(0))
@@ -388,6 +403,9 @@ std::string dumpLoopIR(const Kernel &k, const DnfProgram &dnf) {
                                  (c.level == ChunkCount::Groups ? "'s partials" : ""));
   for (const Guard &g : k.guards)
     out += fmt::format("guard {}  # {}\n", g.str(), g.reason);
+  for (const IndexCheck &c : k.indexChecks)
+    out += fmt::format("check 0 <= {}[·] < {}  # a gather's index array, before any stage\n", k.buffers[c.buffer].name,
+                       c.bound.str());
   for (const Region &st : k.stages) {
     out += regionText(k, st);
     p.stmts(st.body, 1);
@@ -436,6 +454,8 @@ void invariantAtoms(const SymExpr &e, const std::set<Symbol> &known, std::vector
         continue;
       invariantAtoms(a->lhs, known, out);
       invariantAtoms(a->rhs, known, out);
+      if (a->kind == SymExpr::Atom::Load) // a load is read where it is used, never hoisted
+        continue;
       bool invariant = true;
       for (const SymExpr *side : {&a->lhs, &a->rhs})
         for (Symbol s : side->symbols())

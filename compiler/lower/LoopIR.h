@@ -189,12 +189,21 @@ struct Decision {
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
 };
 
+// A gather's index array (docs/language.md §7): before any stage, every element of buffers[buffer] must
+// lie in [0, bound), the extent of an axis it indexes (one check per axis: the least bound decides). A
+// kernel whose array holds another value returns MOART_ERR_SHAPE and writes nothing.
+struct IndexCheck {
+  size_t buffer = 0;
+  SymExpr bound;
+};
+
 struct Kernel {
   std::string name;         // C function name
   std::string fileName;     // .moa source
   std::vector<TDim> dims;
   std::vector<Buffer> buffers; // inputs (declaration order), outputs (`out` order), then workspace
   std::vector<Guard> guards;
+  std::vector<IndexCheck> indexChecks;
   std::vector<ChunkCount> chunkCounts;
   std::vector<Region> stages;
   std::vector<Coalescing> coalescing;
@@ -210,7 +219,7 @@ std::string dumpLoopIR(const Kernel &kernel, const DnfProgram &dnf);
 std::string regionName(const Kernel &kernel, const Region &region);       // "m (partials)"
 std::string describeDecision(const Kernel &kernel, const Decision &decision);
 std::string describeAccess(const Kernel &kernel, const Coalescing &access); // "load K[…]"
-std::string describeDifference(const Coalescing &access);                  // "dk", "not affine"
+std::string describeDifference(const Coalescing &access);                  // "dk", "not affine", "data-dependent"
 // "coalesced", "the same address in every lane (broadcast)", or "" for any other difference
 std::string describeLanes(const Coalescing &access);
 

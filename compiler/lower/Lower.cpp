@@ -89,6 +89,7 @@ public:
 
 private:
   void chooseLayouts();
+  void collectIndexChecks();
   void lowerArray(size_t id);
   void lowerGroupsRead(const DnfArray &a);
   bool chooseWrittenRows(ArrayLowering &s);
@@ -131,7 +132,7 @@ private:
 
 LExprPtr Lowerer::load(size_t array, const SymVec &index) {
   const Buffer &b = k.buffers[bufferOf[array]];
-  return loadAt(bufferOf[array], b.offset(index), b.elem == ElemType::Int);
+  return loadAt(bufferOf[array], b.offset(index), isInteger(b.elem));
 }
 
 // A reduction becomes an accumulator declared before its use and a serial loop that folds the body
@@ -240,6 +241,13 @@ void Lowerer::chooseLayouts() {
   std::set<size_t> harmed;
   for (size_t id : dnf.order) {
     const DnfArray &a = dnf.arrays[id];
+    // an index array stays row-major: a load reads it at the element's row-major offset
+    forEachNode(a.body, [&](const DExpr &e) {
+      for (const SymExpr *x : {&e.intValue, &e.lhs, &e.rhs})
+        x->forEachLoad([&](const SymExpr::Atom &load) { harmed.insert(load.array); });
+      for (const SymExpr &x : e.index)
+        x.forEachLoad([&](const SymExpr::Atom &load) { harmed.insert(load.array); });
+    });
     if (a.index.empty())
       continue;
     Symbol lane = a.index.back();
@@ -268,6 +276,23 @@ void Lowerer::chooseLayouts() {
       d.buffer = bufferOf[id];
       k.decisions.push_back(d);
     }
+}
+
+// The index arrays of the kernel's gathers, each with the extents of the axes it indexes: the loads in the
+// stages' integer expressions (an input's buffer is its DNF array's: inputs come first, in order).
+void Lowerer::collectIndexChecks() {
+  auto add = [&](const SymExpr &e, bool) {
+    e.forEachLoad([&](const SymExpr::Atom &load) {
+      if (bufferOf.at(load.array) != load.array)
+        throw std::logic_error("lowering: a gather's index array is not the buffer of its input");
+      for (const IndexCheck &c : k.indexChecks)
+        if (c.buffer == load.array && c.bound == load.rhs)
+          return;
+      k.indexChecks.push_back(IndexCheck{load.array, load.rhs});
+    });
+  };
+  for (const Region &r : k.stages)
+    forEachInteger(r.body, add);
 }
 
 // Called before the region joins k.stages: its accesses are recorded under the index it will have.
@@ -636,6 +661,7 @@ Kernel Lowerer::run() {
     lowerArray(id);
     stageNames.reset();
   }
+  collectIndexChecks();
   return std::move(k);
 }
 

@@ -80,7 +80,7 @@ std::optional<SymVec> matchAt(const Definition &d, const DExprPtr &e, const Rang
 // of an f32 body, not a constant kept in f64 for its readers to convert).
 bool holdsItsValue(const DnfArray &a, const DnfProgram &p) {
   if (a.body->isInt)
-    return a.elem == ElemType::Int;
+    return isInteger(a.elem);
   std::optional<ElemType> type = floatTypeOf(*a.body, p);
   return !a.constant && type && *type == a.elem;
 }
@@ -166,7 +166,7 @@ DExprPtr Sharer::share(const DExprPtr &e, Ranges &ranges, const std::vector<size
   for (size_t id : candidates)
     if (auto index = matchAt(definitionOf(p.arrays[id]), e, ranges)) {
       const DnfArray &a = p.arrays[id];
-      DExprPtr read = dRead(id, *index, a.elem == ElemType::Int, e->loc);
+      DExprPtr read = dRead(id, *index, isInteger(a.elem), e->loc);
       steps.push_back(TraceStep{"common subexpression", text(e), text(read),
                                 fmt::format("this is {0}'s body: {0} is read, its value computed once", a.name), 0,
                                 e->loc});

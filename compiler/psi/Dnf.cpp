@@ -614,7 +614,7 @@ std::optional<ElemType> floatTypeOf(const DExpr &e, const DnfProgram &program) {
     if (program.arrays[e.array].constant)
       return std::nullopt;
     ElemType t = program.arrays[e.array].elem;
-    return t == ElemType::Int ? std::nullopt : std::optional<ElemType>(computeType(t));
+    return isInteger(t) ? std::nullopt : std::optional<ElemType>(computeType(t));
   }
   case DKind::Fused: return computeType(program.groups[e.group].elem);
   case DKind::Where: return join(floatTypeOf(*e.args[1], program), floatTypeOf(*e.args[2], program));

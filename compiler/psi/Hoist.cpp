@@ -195,16 +195,20 @@ void Hoister::schedule(size_t id, std::vector<size_t> &computed) {
   Binders binders;
   for (size_t k = 0; k < out.arrays[id].index.size(); ++k)
     binders.emplace_back(out.arrays[id].index[k], out.arrays[id].shape[k]);
-  ElemType elem = out.arrays[id].elem == ElemType::Int ? ElemType::F32 : computeType(out.arrays[id].elem);
-  // A half-precision array whose value is a reduction accumulates in an f32 temp and is stored from it,
-  // rounded once: its own storage never holds a split reduction's partials or a running sum.
-  if (isHalf(out.arrays[id].elem) && out.arrays[id].body->kind == DKind::Reduce) {
+  ElemType elem = isInteger(out.arrays[id].elem) ? ElemType::F32 : computeType(out.arrays[id].elem);
+  // A half-precision (or i32) array whose value is a reduction accumulates in an f32 (int) temp and is
+  // stored from it, rounded (narrowed) once: its own storage never holds a split reduction's partials or a
+  // running sum.
+  if (isNarrow(out.arrays[id].elem) && out.arrays[id].body->kind == DKind::Reduce) {
     created.clear();
     std::string base = out.arrays[id].name;
     base.erase(std::remove(base.begin(), base.end(), '\''), base.end()); // an update's K'
     DExprPtr before = out.arrays[id].body;
     out.arrays[id].body = makeTemp(before, binders, binders, Branches{}, base + "_acc",
-                                   "the f32 accumulator of a half-precision array's reduction", elem);
+                                   isHalf(out.arrays[id].elem)
+                                       ? "the f32 accumulator of a half-precision array's reduction"
+                                       : "the int accumulator of an i32 array's reduction",
+                                   elem);
     std::vector<size_t> made = created;
     for (size_t t : made)
       schedule(t, computed);

@@ -304,7 +304,7 @@ DExprPtr PsiReducer::reduceRef(const TBinding &b, const SymVec &idx, SourceLoc l
       index.push_back(SymExpr::symbol(v).substitute(subst));
     index.insert(index.end(), idx.begin(), idx.end());
     step("stored", psiText(idx, b.name), psiText(index, out.arrays[info.array].name), "read from memory");
-    return dRead(info.array, index, out.arrays[info.array].elem == ElemType::Int, loc);
+    return dRead(info.array, index, isInteger(out.arrays[info.array].elem), loc);
   }
   std::map<Symbol, SymExpr> bindings = subst;
   for (size_t k = 0; k < info.own.size(); ++k)
@@ -333,7 +333,7 @@ DExprPtr PsiReducer::reduceNode(const TExpr &e, const SymVec &idx) {
   switch (e.kind) {
   case TKind::IntConst: return dInt(e.intValue.substitute(subst), loc);
   case TKind::FloatConst: return dFloat(e.floatValue, loc);
-  case TKind::Input: return dRead(e.input, idx, out.arrays[e.input].elem == ElemType::Int, loc);
+  case TKind::Input: return dRead(e.input, idx, isInteger(out.arrays[e.input].elem), loc);
   case TKind::Ref: return reduceRef(*e.ref, idx, loc);
   case TKind::Let:
     bindingScope[e.let.get()] = scope;
@@ -483,6 +483,12 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
     return dInt(idx[0], loc);
   case TKind::Psi: {
     const TExpr &a = *e.args[1];
+    if (!e.gatherIndex.empty()) { // the index holds elements of an integer array: loads in the index
+      SymVec inner = psiOfPsi(substituted(e.gatherIndex), idx);
+      step("gather", psiText(idx, e), psiText(inner, a),
+           "an index read from array data: each element checked against its axis before the kernel runs");
+      return reduce(a, inner);
+    }
     SymVec inner = psiOfPsi(values(*e.args[0]), idx);
     step("psi of psi", psiText(idx, e), psiText(inner, a), "selections compose by concatenating indices");
     return reduce(a, inner);

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -66,6 +67,8 @@ public:
     checkGuards(program.guards, values);
   }
   void checkInputs();
+  void checkGathers(const TExpr &e);
+  void checkGathers();
   void analyse();
   std::vector<NDArray> run();
 
@@ -185,6 +188,31 @@ void Evaluator::checkInputs() {
   }
 }
 
+// A gather reads its index from an integer array: every element of the array must lie in [0, extent) of
+// the axis it indexes, checked before anything is computed (as the kernels do), used or not.
+void Evaluator::checkGathers(const TExpr &e) {
+  for (const SymExpr &entry : e.gatherIndex)
+    entry.forEachLoad([&](const SymExpr::Atom &load) {
+      int64_t bound = evalSym(load.rhs, at(e));
+      const NDArray &ids = *inputs.at(load.array);
+      for (size_t k = 0; k < ids.ints.size(); ++k)
+        if (ids.ints[k] < 0 || ids.ints[k] >= bound)
+          throw EvalError(fmt::format("gather index out of range: '{}' holds {} at element {}, outside [0, {}) = "
+                                      "[0, {}), the axis it indexes",
+                                      load.name, ids.ints[k], k, load.rhs.str(), bound),
+                          e.loc, e.length);
+    });
+  if (e.let)
+    checkGathers(*e.let->value);
+  for (const auto &a : e.args)
+    checkGathers(*a);
+}
+
+void Evaluator::checkGathers() {
+  for (const auto &b : program.bindings)
+    checkGathers(*b->value);
+}
+
 void Evaluator::collectIndices(const TExpr &e) {
   for (const TIndex &index : e.indices)
     indexSymbols.insert(index.sym);
@@ -290,6 +318,13 @@ std::vector<NDArray> Evaluator::run() {
     if (isHalf(stored)) {
       At at{b->loc, 1};
       value = std::make_shared<const NDArray>(convert(convert(*value, stored, at), computed(stored), at));
+    } else if (stored == ElemType::I32) {
+      // an i32 store narrows: a value outside int32 is an error, never wrapped (docs/language.md §1)
+      for (int64_t v : value->ints)
+        if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+          throw EvalError(fmt::format("integer overflow: {} does not fit in the i32 {} '{}'", v,
+                                      b->updates ? "inout" : "output", b->name),
+                          b->loc, uint32_t(b->name.size()));
     }
     bound[b.get()] = value;
   }
@@ -540,6 +575,7 @@ std::vector<NDArray> interpret(const TypedProgram &program, const DimValues &dim
   Evaluator evaluator(program, inputs, options);
   evaluator.bind(dims);
   evaluator.checkInputs();
+  evaluator.checkGathers();
   evaluator.analyse();
   return evaluator.run();
 }

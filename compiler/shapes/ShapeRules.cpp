@@ -146,9 +146,9 @@ RuleResult shapeOfPsi(const Type &index, const Type &array) {
   if (len > array.rank())
     return err(Diag::IndexTooLong, {std::to_string(len), std::to_string(array.rank())});
   // ψ-reduction turns every selection into index arithmetic, so the index must be symbolic (dims,
-  // comprehension indices, literals), never data read from an array.
-  if (!index.value)
-    return err(Diag::NotInteger, {"the index of psi", "its value is computed from array data"});
+  // comprehension indices, literals) or, for a gather, hold elements of integer `in` arrays as they are.
+  if (!index.value && !index.gather)
+    return err(Diag::GatherIndex, {});
   Type r;
   r.elem = array.elem;
   r.shape.assign(array.shape.begin() + long(len), array.shape.end());
@@ -393,13 +393,22 @@ RuleResult shapeOfRho(const Type &array) {
 // <a b …>: a vector of scalars.
 RuleResult shapeOfVector(const std::vector<Type> &elements) {
   Type r{ElemType::Int, {SymExpr(int64_t(elements.size()))}, SymVec{}};
+  SymVec gather;
+  bool data = false;
   for (const Type &e : elements) {
     if (e.rank() != 0)
       return err(Diag::NotScalar, {"a vector element", sh(e.shape)});
     r.elem = promote(r.elem, e.elem);
-    if (e.value)
+    if (e.value) {
       r.value->push_back((*e.value)[0]);
+      gather.push_back((*e.value)[0]);
+    } else if (e.gather) {
+      gather.push_back((*e.gather)[0]);
+      data = true;
+    }
   }
+  if (r.elem == ElemType::Int && data && gather.size() == elements.size())
+    r.gather = std::move(gather); // <b, table[b, j div page]>: a gather index
   if (r.elem != ElemType::Int || r.value->size() != elements.size())
     r.value.reset();
   return ok(r);

@@ -53,7 +53,9 @@ private:
   TExprPtr inlineCall(const Expr &e, const FnDecl &fn, std::vector<TExprPtr> argValues);
   TExprPtr elabComprehension(const Expr &e);
   TExprPtr apply(const Expr &e, TKind kind, std::vector<TExprPtr> args, const RuleResult &rule);
-  void checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array);
+  void checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array, const SymVec &gatherIndex);
+  static SymVec boundLoads(const SymVec &index, const SymVec &shape);
+  std::optional<SymExpr> integerRead(const TExpr &index, const TExpr &array) const;
   std::optional<SymExpr> dimsOnlyValue(const Expr &e, const TExpr &t, const char *what);
   void addGuard(Guard g, SourceLoc loc, std::string reason);
   std::optional<std::pair<SymExpr, SymExpr>> bounds(const SymExpr &e) const;
@@ -162,12 +164,33 @@ bool ShapeChecker::boundsAreExact(const SymExpr &e) const {
   return walk(e);
 }
 
-// ψ with a known index: each entry must lie in [0, extent). Decided at compile time where the interval
-// arithmetic can, recorded as a guard over the dims where it cannot.
-void ShapeChecker::checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array) {
-  if (!index.type.value)
+// A gather index's loads bounded by the extents of the axes they index: the run-time check that every
+// element of the index array lies in [0, extent) is what makes the access in range.
+SymVec ShapeChecker::boundLoads(const SymVec &index, const SymVec &shape) {
+  SymVec out;
+  for (size_t k = 0; k < index.size(); ++k)
+    out.push_back(index[k].withLoadBounds([&](const SymExpr::Atom &a) {
+      return a.rhs == SymExpr(0) && k < shape.size() ? shape[k] : a.rhs;
+    }));
+  return out;
+}
+
+// `<i, j> psi ids` with ids an integer `in` array and a full index known symbolically: its value is the
+// element at γ(i, j), a load a gather may use as an index.
+std::optional<SymExpr> ShapeChecker::integerRead(const TExpr &index, const TExpr &array) const {
+  if (array.kind != TKind::Input || array.type.elem != ElemType::Int || !index.type.value ||
+      index.type.value->size() != array.type.rank() || out.inputs[array.input].role != ArrayRole::In)
+    return std::nullopt;
+  return SymExpr::load(uint32_t(array.input), array.name, gamma(*index.type.value, array.type.shape), SymExpr(0));
+}
+
+// ψ with a known index (or a gather's, whose loads are in range by their run-time check): each entry must
+// lie in [0, extent). Decided at compile time where the interval arithmetic can, recorded as a guard over
+// the dims where it cannot.
+void ShapeChecker::checkIndexBounds(const Expr &e, const TExpr &index, const TExpr &array, const SymVec &gatherIndex) {
+  if (!index.type.value && gatherIndex.empty())
     return;
-  const SymVec &idx = *index.type.value;
+  const SymVec &idx = index.type.value ? *index.type.value : gatherIndex;
   for (size_t k = 0; k < idx.size() && k < array.type.rank(); ++k) {
     auto range = bounds(idx[k]);
     if (!range)
@@ -537,9 +560,19 @@ TExprPtr ShapeChecker::elabOperator(const Expr &e) {
   case ExprKind::Outer: return applyRule(TKind::Outer, shapeOfOuter(e.op2, type(0), type(1)));
   case ExprKind::Psi: {
     RuleResult rule = shapeOfPsi(type(0), type(1));
+    SymVec gatherIndex;
+    if (rule.ok() && !type(0).value) // a gather: each load is in range of the axis it indexes, checked at run time
+      gatherIndex = boundLoads(*type(0).gather, type(1).shape);
     if (rule.ok())
-      checkIndexBounds(e, *args[0], *args[1]);
-    return applyRule(TKind::Psi, std::move(rule));
+      checkIndexBounds(e, *args[0], *args[1], gatherIndex);
+    std::optional<SymExpr> read = rule.ok() ? integerRead(*args[0], *args[1]) : std::nullopt;
+    TExprPtr t = applyRule(TKind::Psi, std::move(rule));
+    if (t) {
+      t->gatherIndex = std::move(gatherIndex);
+      if (read)
+        t->type.gather = SymVec{*read};
+    }
+    return t;
   }
   case ExprKind::Rho: return applyRule(TKind::Rho, shapeOfRho(type(0)));
   case ExprKind::Iota: return applyRule(TKind::Iota, shapeOfIota(type(0)));
@@ -694,9 +727,9 @@ void ShapeChecker::defineBinding(const Binding *bind) {
   b->isOutput = bind->isOutput;
   b->updates = slot;
   if (bind->elem) {
-    // a declared type stores the value as it is, or an f32 value rounded to bf16 or f16
+    // a declared type stores the value as it is, an f32 value rounded to bf16 or f16, an int one in i32
     ElemType have = value->type.elem;
-    if (*bind->elem != have && !(isHalf(*bind->elem) && have == ElemType::F32)) {
+    if (computeType(*bind->elem) != have) {
       diags.reportSpan(Diag::OutputType, bind->elemLoc, uint32_t(std::strlen(spell(*bind->elem))), bind->name,
                        spell(*bind->elem), spell(have));
       return;

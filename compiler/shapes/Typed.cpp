@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace moac {
 
 std::string strType(const Type &t, bool ascii) {
@@ -183,5 +185,29 @@ struct TPrinter {
 } // namespace
 
 std::string printTExpr(const TExpr &e, bool ascii) { return TPrinter{ascii}.print(e); }
+
+} // namespace moac
+
+namespace moac {
+
+static void collectGatherBounds(const TExpr &e, std::map<size_t, SymVec> &out) {
+  for (const SymExpr &entry : e.gatherIndex)
+    entry.forEachLoad([&](const SymExpr::Atom &load) {
+      SymVec &bounds = out[load.array];
+      if (std::find(bounds.begin(), bounds.end(), load.rhs) == bounds.end())
+        bounds.push_back(load.rhs);
+    });
+  if (e.let)
+    collectGatherBounds(*e.let->value, out);
+  for (const auto &a : e.args)
+    collectGatherBounds(*a, out);
+}
+
+std::map<size_t, SymVec> gatherBounds(const TypedProgram &program) {
+  std::map<size_t, SymVec> out;
+  for (const auto &b : program.bindings)
+    collectGatherBounds(*b->value, out);
+  return out;
+}
 
 } // namespace moac

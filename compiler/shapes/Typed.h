@@ -7,6 +7,7 @@
 #include "AST.h"
 #include "Symbolic.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,10 @@ struct Type {
   ElemType elem = ElemType::F32;
   SymVec shape;
   std::optional<SymVec> value; // integer scalars (one entry) and vectors with a known value
+  // An integer scalar or vector whose value is not known but whose every entry is known or an element
+  // read from an integer `in` array (SymExpr::load): what a gather may use as a ψ index. Arithmetic on it
+  // gives no `gather` (a gather index is a plain read, docs/language.md §7).
+  std::optional<SymVec> gather = std::nullopt;
   size_t rank() const { return shape.size(); }
 };
 std::string strType(const Type &t, bool ascii = false); // f32⟨n dk⟩
@@ -73,6 +78,7 @@ struct TExpr {
   BinOp op2 = BinOp::Mul;          // Inner, Outer (g)
   UnOp unop = UnOp::Neg;           // Unary
   size_t axis = 0;                 // Reduce: the axis reduced along (0: the leading one)
+  SymVec gatherIndex;              // Psi whose index reads array data: the index, each load bounded by its axis
   std::vector<TIndex> indices;     // Comprehension
 
   TExpr(TKind kind, SourceLoc loc, uint32_t length) : kind(kind), loc(loc), length(length) {}
@@ -125,6 +131,10 @@ struct TypedProgram {
 };
 
 std::string dumpShapes(const TypedProgram &program, bool ascii = false);
+
+// The index arrays of the program's gathers: each input slot read as an index, with the extents (over
+// dims) of the axes it indexes. Every element must lie in [0, least of them) (docs/language.md §7).
+std::map<size_t, SymVec> gatherBounds(const TypedProgram &program);
 
 } // namespace moac
 

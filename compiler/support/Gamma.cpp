@@ -36,6 +36,15 @@ std::optional<std::pair<SymExpr, SymExpr>> indexBounds(const SymExpr &e, const I
         } else {
           flo = fhi = SymExpr::symbol(f->sym);
         }
+      } else if (f->kind == SymExpr::Atom::Load) {
+        // a gathered index: checked against [0, bound) before use (a bound over dims; 0 while unknown)
+        if (f->rhs == SymExpr(0) || f->rhs.hasLoad())
+          return std::nullopt;
+        for (Symbol s : f->rhs.symbols())
+          if (ranges.count(s))
+            return std::nullopt;
+        flo = SymExpr(0);
+        fhi = f->rhs - 1;
       } else {
         // floor division and modulus by a positive divisor over dims only
         const SymExpr &den = f->rhs;
@@ -118,6 +127,10 @@ SymExpr simplify(const SymExpr &e, const IndexRanges &ranges) {
     for (const auto &f : t.factors) {
       if (f->kind == SymExpr::Atom::Sym) {
         term = term * SymExpr::fromAtom(f);
+        continue;
+      }
+      if (f->kind == SymExpr::Atom::Load) {
+        term = term * SymExpr::load(f->array, f->name, simplify(f->lhs, ranges), f->rhs);
         continue;
       }
       SymExpr lhs = simplify(f->lhs, ranges), den = simplify(f->rhs, ranges);

@@ -97,6 +97,8 @@ static int compareAtoms(const AtomPtr &a, const AtomPtr &b) {
     return a->kind < b->kind ? -1 : 1;
   if (a->kind == SymExpr::Atom::Sym)
     return a->sym == b->sym ? 0 : (a->sym < b->sym ? -1 : 1);
+  if (a->kind == SymExpr::Atom::Load && a->array != b->array)
+    return a->array < b->array ? -1 : 1;
   if (int c = SymExpr::compare(a->lhs, b->lhs))
     return c;
   return SymExpr::compare(a->rhs, b->rhs);
@@ -232,7 +234,52 @@ SymExpr SymExpr::mod(const SymExpr &a, const SymExpr &b) {
   return fromAtom(std::make_shared<Atom>(Atom{Atom::Mod, Symbol{}, a, b}));
 }
 
+SymExpr SymExpr::load(uint32_t array, const std::string &name, const SymExpr &offset, const SymExpr &bound) {
+  return fromAtom(std::make_shared<Atom>(Atom{Atom::Load, Symbol{}, offset, bound, array, name}));
+}
+
 // ---- queries ---------------------------------------------------------------------------------
+
+bool SymExpr::hasLoad() const {
+  for (const auto &t : sum)
+    for (const auto &f : t.factors)
+      if (f->kind == Atom::Load || (f->kind != Atom::Sym && (f->lhs.hasLoad() || f->rhs.hasLoad())))
+        return true;
+  return false;
+}
+
+void SymExpr::forEachLoad(const std::function<void(const Atom &)> &f) const {
+  for (const auto &t : sum)
+    for (const auto &a : t.factors)
+      if (a->kind != Atom::Sym) {
+        a->lhs.forEachLoad(f);
+        a->rhs.forEachLoad(f);
+        if (a->kind == Atom::Load)
+          f(*a);
+      }
+}
+
+SymExpr SymExpr::withLoadBounds(const std::function<SymExpr(const Atom &)> &bound) const {
+  if (!hasLoad())
+    return *this;
+  SymExpr out;
+  for (const auto &t : sum) {
+    SymExpr term(t.coef);
+    for (const auto &f : t.factors) {
+      if (f->kind == Atom::Sym) {
+        term = term * fromAtom(f);
+        continue;
+      }
+      SymExpr l = f->lhs.withLoadBounds(bound), r = f->rhs.withLoadBounds(bound);
+      if (f->kind == Atom::Load)
+        term = term * load(f->array, f->name, l, bound(Atom{Atom::Load, Symbol{}, l, r, f->array, f->name}));
+      else
+        term = term * (f->kind == Atom::Div ? floorDiv(l, r) : mod(l, r));
+    }
+    out = out + term;
+  }
+  return out;
+}
 
 std::optional<int64_t> SymExpr::constant() const {
   if (sum.empty())
@@ -284,7 +331,9 @@ SymExpr SymExpr::substitute(const std::map<Symbol, SymExpr> &bindings) const {
         term = term * (it != bindings.end() ? it->second : SymExpr::symbol(f->sym));
       } else {
         SymExpr l = f->lhs.substitute(bindings), r = f->rhs.substitute(bindings);
-        term = term * (f->kind == Atom::Div ? floorDiv(l, r) : mod(l, r));
+        term = term * (f->kind == Atom::Load  ? load(f->array, f->name, l, r)
+                       : f->kind == Atom::Div ? floorDiv(l, r)
+                                              : mod(l, r));
       }
     }
     out = out + term;
@@ -292,7 +341,7 @@ SymExpr SymExpr::substitute(const std::map<Symbol, SymExpr> &bindings) const {
   return out;
 }
 
-int64_t SymExpr::evaluate(const std::function<int64_t(Symbol)> &valueOf) const {
+int64_t SymExpr::evaluate(const std::function<int64_t(Symbol)> &valueOf, const LoadValue &loadOf) const {
   int64_t total = 0;
   for (const auto &t : sum) {
     int64_t term = t.coef;
@@ -300,8 +349,12 @@ int64_t SymExpr::evaluate(const std::function<int64_t(Symbol)> &valueOf) const {
       int64_t v;
       if (f->kind == Atom::Sym) {
         v = valueOf(f->sym);
+      } else if (f->kind == Atom::Load) {
+        if (!loadOf)
+          throw SymArithmeticError("a value read from array data is not known here");
+        v = loadOf(f->array, f->lhs.evaluate(valueOf, loadOf));
       } else {
-        int64_t l = f->lhs.evaluate(valueOf), r = f->rhs.evaluate(valueOf);
+        int64_t l = f->lhs.evaluate(valueOf, loadOf), r = f->rhs.evaluate(valueOf, loadOf);
         v = f->kind == Atom::Div ? floorDivInt(l, r) : floorModInt(l, r);
       }
       term = checkedMul(term, v);
@@ -348,6 +401,10 @@ static Sign signAtLeast(const SymExpr &e, Least mode) {
   for (const auto &t : e.terms()) {
     int64_t value = t.coef;
     for (const auto &f : t.factors) {
+      if (f->kind == SymExpr::Atom::Load) { // checked to lie in [0, bound) before use: at least 0
+        value = 0;
+        continue;
+      }
       if (f->kind != SymExpr::Atom::Sym)
         return Sign::Unknown;
       int64_t least = f->sym.entry ? f->sym.entry->least : 1;
@@ -419,6 +476,8 @@ using NameOf = std::function<std::string(Symbol)>;
 static std::string strAtom(const SymExpr::Atom &a, const NameOf &nameOf) {
   if (a.kind == SymExpr::Atom::Sym)
     return nameOf(a.sym);
+  if (a.kind == SymExpr::Atom::Load) // the element at a row-major offset: ids[i], table[b*pages + j div page]
+    return fmt::format("{}[{}]", a.name, a.lhs.str(nameOf));
   auto operand = [&](const SymExpr &e) {
     std::string s = e.str(nameOf);
     bool simple = e.isConstant() ? *e.constant() >= 0 : e.asSymbol().has_value();
@@ -451,7 +510,7 @@ std::string SymExpr::str(const NameOf &nameOf) const {
     for (const auto &f : t.factors) {
       std::string piece = strAtom(*f, nameOf);
       // A leading `-` would bind to the div's left operand alone: -(n div 2), not -n div 2.
-      bool needsParens = f->kind != Atom::Sym && (t.factors.size() > 1 || c != 1 || (i == 0 && minus));
+      bool needsParens = f->kind != Atom::Sym && f->kind != Atom::Load && (t.factors.size() > 1 || c != 1 || (i == 0 && minus));
       if (needsParens)
         piece = "(" + piece + ")";
       body += body.empty() ? piece : "*" + piece;

@@ -1,7 +1,8 @@
 // Symbolic integer expressions: the extents of shapes (over `dim`s) and, from the DNF stage on, index
 // expressions (over bound indices). Kept in one canonical form, a sum of monomials with integer
-// coefficients whose factors are symbols or floor-div / mod atoms, so that `n`, `n+0` and `0+n`, or
-// `n*dk` and `dk*n`, are the same value and compare equal.
+// coefficients whose factors are symbols, floor-div / mod atoms or loads (an element of an integer input
+// used as an index: a gather), so that `n`, `n+0` and `0+n`, or `n*dk` and `dk*n`, are the same value and
+// compare equal.
 #pragma once
 
 #include <cstdint>
@@ -117,6 +118,7 @@ struct SymArithmeticError : std::runtime_error {
 
 class SymExpr {
 public:
+  struct Atom;
   SymExpr() : SymExpr(int64_t(0)) {}
   SymExpr(int64_t value); // NOLINT: integers convert implicitly
   static SymExpr symbol(Symbol s);
@@ -128,6 +130,9 @@ public:
   // Floor division and the matching non-negative-divisor modulus (Python's // and %).
   static SymExpr floorDiv(const SymExpr &a, const SymExpr &b);
   static SymExpr mod(const SymExpr &a, const SymExpr &b);
+  // The element at row-major `offset` of the integer array `array` (named `name`), a value known to lie in
+  // [0, bound) (Atom::Load); bound 0: not yet known.
+  static SymExpr load(uint32_t array, const std::string &name, const SymExpr &offset, const SymExpr &bound);
 
   std::optional<int64_t> constant() const;
   bool isConstant() const { return constant().has_value(); }
@@ -136,8 +141,17 @@ public:
   std::vector<Symbol> symbols() const; // sorted, unique
 
   SymExpr substitute(const std::map<Symbol, SymExpr> &bindings) const;
-  // Evaluates with every symbol bound; throws SymArithmeticError for a missing binding too.
-  int64_t evaluate(const std::function<int64_t(Symbol)> &valueOf) const;
+  // Evaluates with every symbol bound; throws SymArithmeticError for a missing binding too, and for a load
+  // without loadOf (the array's element at an offset).
+  using LoadValue = std::function<int64_t(uint32_t array, int64_t offset)>;
+  int64_t evaluate(const std::function<int64_t(Symbol)> &valueOf, const LoadValue &loadOf = nullptr) const;
+
+  // Whether a load (a value read from array data) occurs in it, nested ones included.
+  bool hasLoad() const;
+  // Calls f for every load atom in it, inner ones (in an offset) first.
+  void forEachLoad(const std::function<void(const Atom &)> &f) const;
+  // The same expression with every load's bound replaced by bound(atom) (its offset rewritten first).
+  SymExpr withLoadBounds(const std::function<SymExpr(const Atom &)> &bound) const;
 
   // Coefficient of s in the affine part (terms s·c with c constant); nullopt if s occurs non-linearly.
   std::optional<SymExpr> linearCoefficient(Symbol s) const;
@@ -152,7 +166,6 @@ public:
   friend bool operator<(const SymExpr &a, const SymExpr &b) { return compare(a, b) < 0; }
   static int compare(const SymExpr &a, const SymExpr &b);
 
-  struct Atom;
   struct Term {
     int64_t coef;
     std::vector<std::shared_ptr<const Atom>> factors; // sorted; repeated for powers
@@ -167,10 +180,17 @@ public:
   static SymExpr fromAtom(std::shared_ptr<const Atom> atom);
 };
 
+// Load: the value of element `lhs` (a row-major offset) of the integer array `array` — the input's slot in
+// the typed program and the DNF, the buffer in the loop IR — named `name`, used as an index (a gather). Its
+// value lies in [0, rhs): the kernels and the interpreter check every element of the array against rhs,
+// the extent of the axis it indexes, before they use one (rhs 0: not yet known). Walkers that only know
+// floor divisions see lhs and rhs as operands, so symbols, substitution and dependence are right for it.
 struct SymExpr::Atom {
-  enum Kind { Sym, Div, Mod } kind;
+  enum Kind { Sym, Div, Mod, Load } kind;
   Symbol sym;          // Sym
-  SymExpr lhs, rhs;    // Div, Mod
+  SymExpr lhs, rhs;    // Div, Mod; Load: the offset and the bound
+  uint32_t array = 0;  // Load
+  std::string name{};  // Load
 };
 
 // What is known of an expression's sign given that every symbol in it is an integer at least its least value

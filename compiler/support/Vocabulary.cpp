@@ -12,14 +12,17 @@ const char *spell(ElemType t) {
   case ElemType::F64: return "f64";
   case ElemType::BF16: return "bf16";
   case ElemType::F16: return "f16";
+  case ElemType::I32: return "i32";
   }
   return "?";
 }
 
 std::optional<ElemType> parseElemType(std::string_view text) {
-  for (ElemType t : {ElemType::F32, ElemType::F64, ElemType::BF16, ElemType::F16})
+  for (ElemType t : {ElemType::F32, ElemType::F64, ElemType::BF16, ElemType::F16, ElemType::I32})
     if (text == spell(t))
       return t;
+  if (text == "i64" || text == "int") // int is int64: i64 is its storage spelling
+    return ElemType::Int;
   return std::nullopt;
 }
 

@@ -13,6 +13,7 @@
 size_t moart_dtype_size(moart_dtype dtype) {
   switch (dtype) {
   case MOART_F32:
+  case MOART_I32:
     return 4;
   case MOART_F64:
   case MOART_I64:
@@ -32,6 +33,8 @@ const char *moart_dtype_name(moart_dtype dtype) {
     return "f64";
   case MOART_I64:
     return "i64";
+  case MOART_I32:
+    return "i32";
   case MOART_BF16:
     return "bf16";
   case MOART_F16:

@@ -105,6 +105,9 @@ moart_status moart_fill_uniform(moart_array *array, uint64_t seed,
     case MOART_I64:
       ((int64_t *)array->data)[at] = to_i64(bits);
       break;
+    case MOART_I32:
+      ((int32_t *)array->data)[at] = (int32_t)to_i64(bits);
+      break;
     case MOART_BF16:
       ((uint16_t *)array->data)[at] = moart_f32_to_bf16(to_bf16(bits));
       break;
@@ -139,6 +142,9 @@ moart_status moart_fill_poison(moart_array *array) {
       break;
     case MOART_I64:
       ((int64_t *)array->data)[at] = INT64_MIN;
+      break;
+    case MOART_I32:
+      ((int32_t *)array->data)[at] = INT32_MIN;
       break;
     case MOART_BF16:
       ((uint16_t *)array->data)[at] = 0x7fc0u; /* quiet NaN */

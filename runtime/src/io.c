@@ -198,10 +198,11 @@ static moart_status read_header(FILE *f, const char *path, moart_array *a,
   dtype = get_le(header + 8, 4);
   rank = get_le(header + 12, 4);
   if (dtype != MOART_F32 && dtype != MOART_F64 && dtype != MOART_I64 &&
-      dtype != MOART_BF16 && dtype != MOART_F16)
+      dtype != MOART_BF16 && dtype != MOART_F16 && dtype != MOART_I32)
     return moart_internal_fail(
         MOART_ERR_DTYPE, err, errlen, path,
-        "unknown dtype code %u (expected 1 f32, 2 f64, 3 i64, 4 bf16 or 5 f16)",
+        "unknown dtype code %u (expected 1 f32, 2 f64, 3 i64, 4 bf16, 5 f16 "
+        "or 6 i32)",
         (unsigned)dtype);
   if (rank > MOART_MAX_RANK)
     return moart_internal_fail(MOART_ERR_RANK, err, errlen, path,

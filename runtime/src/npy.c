@@ -5,8 +5,8 @@
  * header - a Python dict literal such as
  *   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
  * padded with spaces and a newline to a multiple of 64 bytes - and the
- * elements. Only what a moart_array is can be read: little-endian f4, f8 and
- * i8 in C (row-major) order. Everything else is refused with a message that
+ * elements. Only what a moart_array is can be read: little-endian f4, f8, f2,
+ * u2 (bf16 bit patterns), i8 and i4 in C (row-major) order. Everything else is refused with a message that
  * says how to save it from numpy. The dict is parsed strictly, as numpy's own
  * reader does: the three keys, each once, and nothing else. */
 #define _POSIX_C_SOURCE 200809L
@@ -29,6 +29,7 @@ static const char *descr_of(moart_dtype dtype) {
          : dtype == MOART_F64  ? "<f8"
          : dtype == MOART_F16  ? "<f2"
          : dtype == MOART_BF16 ? "<u2"
+         : dtype == MOART_I32  ? "<i4"
                                : "<i8";
 }
 
@@ -150,11 +151,12 @@ static moart_status parse_shape(cursor *c, moart_array *head,
 /* The dtype named by descr, or a refusal saying how to save the array. */
 static moart_status dtype_of(const char *descr, moart_dtype *dtype,
                              const char *path, char *err, size_t errlen) {
-  static const char *const names[] = {"<f4", "<f8", "<i8", "<f2", "<u2"};
+  static const char *const names[] = {"<f4", "<f8", "<i8",
+                                      "<f2", "<u2", "<i4"};
   static const moart_dtype dtypes[] = {MOART_F32, MOART_F64, MOART_I64,
-                                       MOART_F16, MOART_BF16};
+                                       MOART_F16, MOART_BF16, MOART_I32};
   size_t k;
-  for (k = 0; k < 5; ++k)
+  for (k = 0; k < 6; ++k)
     if (strcmp(descr, names[k]) == 0) {
       *dtype = dtypes[k];
       return MOART_OK;
@@ -162,15 +164,16 @@ static moart_status dtype_of(const char *descr, moart_dtype *dtype,
   if (descr[0] == '>' &&
       (strcmp(descr + 1, "f4") == 0 || strcmp(descr + 1, "f8") == 0 ||
        strcmp(descr + 1, "i8") == 0 || strcmp(descr + 1, "f2") == 0 ||
-       strcmp(descr + 1, "u2") == 0))
+       strcmp(descr + 1, "u2") == 0 || strcmp(descr + 1, "i4") == 0))
     return moart_internal_fail(
         MOART_ERR_DTYPE, err, errlen, path,
         "big-endian data ('%s') is not supported: save a.astype('<%s')", descr,
         descr + 1);
   return moart_internal_fail(
       MOART_ERR_DTYPE, err, errlen, path,
-      "dtype '%s' is not supported (expected '<f4', '<f8', '<i8', '<f2' or "
-      "'<u2': float32, float64, int64, float16 or bfloat16 bit patterns)",
+      "dtype '%s' is not supported (expected '<f4', '<f8', '<i8', '<i4', '<f2' "
+      "or '<u2': float32, float64, int64, int32, float16 or bfloat16 bit "
+      "patterns)",
       descr);
 }
 
@@ -203,7 +206,7 @@ static moart_status parse_dict(cursor *c, moart_array *head, const char *path,
       return moart_internal_fail(
           MOART_ERR_DTYPE, err, errlen, path,
           "structured dtypes are not supported (expected '<f4', '<f8', '<i8', "
-          "'<f2' or '<u2')");
+          "'<i4', '<f2' or '<u2')");
     if (which == 1) {
       size_t t = (size_t)(c->end - c->p);
       fortran = t >= 4 && strncmp(c->p, "True", 4) == 0;

@@ -17,6 +17,9 @@ static void print_element(FILE *stream, const moart_array *a, int64_t at) {
   case MOART_I64:
     fprintf(stream, "%" PRId64, ((const int64_t *)a->data)[at]);
     break;
+  case MOART_I32:
+    fprintf(stream, "%" PRId32, ((const int32_t *)a->data)[at]);
+    break;
   case MOART_BF16: /* every bf16 and f16 value is printed exactly in 9 digits */
     fprintf(stream, "%.9g",
             (double)moart_bf16_to_f32(((const uint16_t *)a->data)[at]));

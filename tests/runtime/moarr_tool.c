@@ -12,7 +12,7 @@
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: moarr_tool fill PATH f32|f64|i64|bf16|f16 SEED STREAM "
+          "usage: moarr_tool fill PATH f32|f64|i64|i32|bf16|f16 SEED STREAM "
           "[EXTENT...]\n"
           "       moarr_tool check-fill PATH SEED STREAM\n"
           "       moarr_tool print PATH NAME\n");
@@ -20,10 +20,10 @@ static int usage(void) {
 }
 
 static int parse_dtype(const char *name, moart_dtype *dtype) {
-  moart_dtype all[5] = {MOART_F32, MOART_F64, MOART_I64, MOART_BF16,
-                        MOART_F16};
+  moart_dtype all[6] = {MOART_F32, MOART_F64, MOART_I64,
+                        MOART_BF16, MOART_F16, MOART_I32};
   int k;
-  for (k = 0; k < 5; ++k)
+  for (k = 0; k < 6; ++k)
     if (strcmp(name, moart_dtype_name(all[k])) == 0) {
       *dtype = all[k];
       return 1;

@@ -129,7 +129,7 @@ TEST_CASE("bad files: truncated header", "[io][errors]") {
 
 TEST_CASE("bad files: unknown dtype", "[io][errors]") {
   TempDir dir;
-  for (uint32_t code : {0u, 6u, 0xffffffffu}) {
+  for (uint32_t code : {0u, 7u, 0xffffffffu}) {
     CAPTURE(code);
     Outcome o = readBytes(dir, withData(header(code, {1}), 8));
     CHECK(o.status == MOART_ERR_DTYPE);

@@ -16,8 +16,9 @@ sys.path.insert(0, scripts)
 import moarr  # noqa: E402  (its fill is the C fill, bit for bit: test_moarr.py)
 
 CASES = [("f32", ()), ("f32", (7,)), ("f64", (3, 4)), ("i64", (2, 3, 5)),
-         ("f64", (2, 0, 3)), ("f32", (37, 3)), ("i64", ()), ("f64", (1, 2, 1, 2, 1, 2, 1, 2))]
-NUMPY_DTYPE = {"f32": "<f4", "f64": "<f8", "i64": "<i8"}
+         ("f64", (2, 0, 3)), ("f32", (37, 3)), ("i64", ()), ("f64", (1, 2, 1, 2, 1, 2, 1, 2)),
+         ("i32", (3, 5))]
+NUMPY_DTYPE = {"f32": "<f4", "f64": "<f8", "i64": "<i8", "i32": "<i4"}
 failures = []
 
 
@@ -77,14 +78,22 @@ with open(bf, "wb") as f:
 result = subprocess.run([tool, "print", bf, "b"], capture_output=True, text=True)
 check(result.returncode == 0 and result.stdout == "b : bf16[2]\n1.5 -2.5\n", "a '<u2' file reads as bf16")
 
+i4 = path("ids.npy")
+with open(i4, "wb") as f:
+    f.write(npy_bytes(np.array([[0, -1, 2147483647], [-2147483648, 7, 3]], dtype="<i4")))
+result = subprocess.run([tool, "print", i4, "ids"], capture_output=True, text=True)
+check(result.returncode == 0 and result.stdout == "ids : i32[2, 3]\n0 -1 2147483647\n-2147483648 7 3\n",
+      "an '<i4' file reads as i32")
+
 good = npy_bytes(np.arange(6, dtype="<f4").reshape(2, 3))
 header_end = good.index(b"\n") + 1
 REFUSED = [
     ("big-endian", npy_bytes(np.arange(6, dtype=">f4")), "big-endian data ('>f4') is not supported: save a.astype('<f4')"),
     ("fortran", npy_bytes(np.asfortranarray(np.arange(6.0).reshape(2, 3))),
      "fortran_order arrays are not supported: save np.ascontiguousarray(a)"),
-    ("int32", npy_bytes(np.arange(6, dtype="<i4")),
-     "dtype '<i4' is not supported (expected '<f4', '<f8', '<i8', '<f2' or '<u2'"),
+    ("int16", npy_bytes(np.arange(6, dtype="<i2")),
+     "dtype '<i2' is not supported (expected '<f4', '<f8', '<i8', '<i4', '<f2' or '<u2'"),
+    ("big-endian int32", npy_bytes(np.arange(6, dtype=">i4")), "big-endian data ('>i4') is not supported: save a.astype('<i4')"),
     ("uint8", npy_bytes(np.arange(6, dtype="|u1")), "dtype '|u1' is not supported"),
     ("bool", npy_bytes(np.ones(3, dtype=bool)), "dtype '|b1' is not supported"),
     ("structured", npy_bytes(np.zeros(2, dtype=[("a", "<f4"), ("b", "<i8")])), "structured dtypes are not supported"),

@@ -5,6 +5,9 @@
 
 #include <moart/fill.h>
 
+#include <algorithm>
+#include <map>
+
 namespace moac::testgen {
 
 DimValues dimValues(const TypedProgram &program, const DimChoice &choice) {
@@ -62,6 +65,7 @@ std::optional<DimChoice> chooseDimsFor(const TypedProgram &program, uint64_t see
 
 std::vector<NDArray> makeInputs(const TypedProgram &program, const DimValues &dims, uint64_t seed) {
   std::vector<NDArray> out;
+  const std::map<size_t, SymVec> indexArrays = gatherBounds(program);
   for (size_t k = 0; k < program.inputs.size(); ++k) {
     const TInput &in = program.inputs[k];
     NDArray a{concreteShape(in.shape, dims), {}};
@@ -69,6 +73,19 @@ std::vector<NDArray> makeInputs(const TypedProgram &program, const DimValues &di
     for (int64_t s : a.shape)
       count *= s;
     a.data.reserve(size_t(count));
+    if (isInteger(in.elem)) { // the fill's integers; an index array's folded into the extent it indexes
+      int64_t least = 0;
+      if (auto it = indexArrays.find(k); it != indexArrays.end()) {
+        std::vector<int64_t> bounds = concreteShape(it->second, dims);
+        least = *std::min_element(bounds.begin(), bounds.end());
+      }
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t v = moart_fill_value_i64(seed, k, i);
+        a.data.push_back(double(least > 0 ? ((v % least) + least) % least : v));
+      }
+      out.push_back(std::move(a));
+      continue;
+    }
     for (int64_t i = 0; i < count; ++i)
       a.data.push_back(in.elem == ElemType::F64    ? moart_fill_value_f64(seed, k, i)
                        : in.elem == ElemType::BF16 ? double(moart_fill_value_bf16(seed, k, i))

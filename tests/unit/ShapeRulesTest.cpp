@@ -227,7 +227,7 @@ TEST_CASE("shapeOfPsi") {
     auto rank = errorOf(shapeOfPsi(intData({SymExpr(2), SymExpr(2)}), f32({n, dk})), Diag::NeedsVector);
     CHECK(rank == std::vector<std::string>{"psi", "⟨2 2⟩"});
     errorOf(shapeOfPsi(intData({n}), f32({n, dk})), Diag::NeedsConstantLength);
-    errorOf(shapeOfPsi(intData({SymExpr(1)}), f32({n, dk})), Diag::NotInteger); // computed from data
+    errorOf(shapeOfPsi(intData({SymExpr(1)}), f32({n, dk})), Diag::GatherIndex); // computed from data
   }
 }
 
@@ -548,3 +548,21 @@ TEST_CASE("shapeOfComprehension") {
   CHECK_FALSE(r.type().value);
   CHECK(shapeOfComprehension({n}, f64({})).type().elem == ElemType::F64);
 }
+
+TEST_CASE("shapeOfPsi with a gather index: the shape any index in range gives", "[shapes][gather]") {
+  // <ids[i]> psi E: the index is a load (an element of the integer input 0), its value unknown
+  Type index = intData({SymExpr(1)});
+  index.gather = SymVec{SymExpr::load(0, "ids", dim("i"), SymExpr(0))};
+  RuleResult r = shapeOfPsi(index, f32({n, dk}));
+  CHECK(shapeOf(r) == "⟨dk⟩");
+  CHECK_FALSE(r.type().value);
+  // a vector with a known entry and a load, <b, table[b]>, is a gather index too; arithmetic on a load is not
+  std::vector<Type> entries{intScalar(dim("b")), intData({})};
+  entries[1].gather = SymVec{SymExpr::load(1, "table", dim("b"), SymExpr(0))};
+  RuleResult v = shapeOfVector(entries);
+  REQUIRE(v.type().gather);
+  CHECK(v.type().gather->size() == 2);
+  CHECK(shapeOf(shapeOfPsi(v.type(), f32({B, n, dk}))) == "⟨dk⟩");
+  CHECK_FALSE(shapeOfElementwise(BinOp::Add, entries[1], intScalar(1)).type().gather);
+}
+

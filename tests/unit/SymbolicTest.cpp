@@ -4,6 +4,7 @@
 // Symbols are interned in one process-wide table and products print in interning order, so tests that
 // check the printed order of several symbols intern names of their own, in a fixed order, first.
 #include "FrontEnd.h"
+#include "Gamma.h"
 
 #include <climits>
 #include <map>
@@ -337,3 +338,36 @@ TEST_CASE("signOf: least values (dim t >= 0) and assumptions (assume w <= n)", "
     CHECK(signOf(N - W) == Sign::Zero);
   }
 }
+
+TEST_CASE("Symbolic loads: a gather's index, bounded, substituted and evaluated", "[symbolic][gather]") {
+  SymExpr i = sym("gi"), V = sym("gV"), d = sym("gd");
+  SymExpr load = SymExpr::load(3, "ids", i + 1, V);
+  SymExpr offset = d * load + sym("gj");
+  CHECK(offset.hasLoad());
+  CHECK_FALSE((d * i).hasLoad());
+  CHECK(load.str() == "ids[gi + 1]");
+  CHECK(offset.dependsOn(test::testSymbols().intern("gi"))); // through the load's offset
+  // substitution rewrites the offset inside the load
+  SymExpr moved = load.substitute({{test::testSymbols().intern("gi"), sym("gk")}});
+  CHECK(moved == SymExpr::load(3, "ids", sym("gk") + 1, V));
+  CHECK_FALSE(moved == SymExpr::load(4, "ids", sym("gk") + 1, V)); // another array
+  // evaluation reads the array through the callback; without one it is an error
+  auto values = env({{"gi", 2}, {"gd", 10}, {"gj", 7}, {"gV", 5}});
+  CHECK(offset.evaluate(values, [](uint32_t array, int64_t at) { return int64_t(array) * 100 + at; }) == 3037);
+  CHECK_THROWS_AS(offset.evaluate(values), SymArithmeticError);
+  // a load is at least 0 (checked at run time), so d*ids[..] + 1 is positive
+  CHECK(signOf(d * load + 1) == Sign::Positive);
+  // bounded by its axis: [0, V - 1]
+  auto bounds = indexBounds(load, {});
+  REQUIRE(bounds);
+  CHECK(bounds->first == SymExpr(0));
+  CHECK(bounds->second == V - 1);
+  CHECK_FALSE(indexBounds(SymExpr::load(3, "ids", i, SymExpr(0)), {})); // bound not known yet
+  // withLoadBounds sets a bound where it is missing
+  SymExpr unbounded = SymExpr::load(3, "ids", i, SymExpr(0));
+  CHECK(unbounded.withLoadBounds([&](const SymExpr::Atom &) { return V; }) == SymExpr::load(3, "ids", i, V));
+  int loads = 0;
+  offset.forEachLoad([&](const SymExpr::Atom &a) { loads += a.array == 3; });
+  CHECK(loads == 1);
+}
+

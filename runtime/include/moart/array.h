@@ -30,7 +30,8 @@ typedef enum moart_dtype {
   MOART_F64 = 2, /* IEEE-754 binary64 */
   MOART_I64 = 3, /* two's complement 64-bit integer */
   MOART_BF16 = 4, /* bfloat16, held as uint16_t bit patterns (the top half of a binary32) */
-  MOART_F16 = 5   /* IEEE-754 binary16, held as uint16_t bit patterns */
+  MOART_F16 = 5,  /* IEEE-754 binary16, held as uint16_t bit patterns */
+  MOART_I32 = 6   /* two's complement 32-bit integer */
 } moart_dtype;
 
 typedef enum moart_layout_kind {
@@ -54,9 +55,9 @@ typedef struct moart_array {
   int64_t count; /* logical element count, product of shape */
 } moart_array;
 
-/* Bytes per element: 4, 8, 8, 2, 2; 0 for an unknown dtype. */
+/* Bytes per element: 4, 8, 8, 2, 2, 4; 0 for an unknown dtype. */
 size_t moart_dtype_size(moart_dtype dtype);
-/* "f32", "f64", "i64", "bf16", "f16"; "?" for an unknown dtype. */
+/* "f32", "f64", "i64", "bf16", "f16", "i32"; "?" for an unknown dtype. */
 const char *moart_dtype_name(moart_dtype dtype);
 
 /* Product of the extents into *count (1 for rank 0). MOART_ERR_RANK,
