@@ -1,6 +1,7 @@
 #include "Gamma.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace moac {
 
@@ -22,7 +23,32 @@ SymVec gammaInverse(const SymExpr &offset, const SymVec &shape) {
   return index;
 }
 
+static std::optional<std::pair<SymExpr, SymExpr>> boundsOnce(const SymExpr &e, const IndexRanges &ranges);
+
+static bool usesRanges(const SymExpr &e, const IndexRanges &ranges) {
+  for (Symbol s : e.symbols())
+    if (ranges.count(s))
+      return true;
+  return false;
+}
+
+// An index's range may itself depend on an enclosing index (j < i + 1): the bounds of one pass are then
+// bounded again, each side by its own side, until only dims remain.
 std::optional<std::pair<SymExpr, SymExpr>> indexBounds(const SymExpr &e, const IndexRanges &ranges) {
+  auto b = boundsOnce(e, ranges);
+  for (size_t round = 0; b && round <= ranges.size() && (usesRanges(b->first, ranges) || usesRanges(b->second, ranges));
+       ++round) {
+    auto lo = boundsOnce(b->first, ranges), hi = boundsOnce(b->second, ranges);
+    if (!lo || !hi)
+      return std::nullopt;
+    b = std::make_pair(lo->first, hi->second);
+  }
+  if (b && (usesRanges(b->first, ranges) || usesRanges(b->second, ranges)))
+    return std::nullopt;
+  return b;
+}
+
+static std::optional<std::pair<SymExpr, SymExpr>> boundsOnce(const SymExpr &e, const IndexRanges &ranges) {
   SymExpr lo, hi;
   for (const auto &t : e.terms()) {
     SymExpr tlo(1), thi(1);
@@ -135,6 +161,50 @@ SymExpr simplify(const SymExpr &e, const IndexRanges &ranges) {
     out = out + term;
   }
   return out;
+}
+
+SymExpr upperBound(const SymExpr &e, const IndexRanges &ranges) {
+  if (!usesRanges(e, ranges))
+    return e;
+  auto b = indexBounds(e, ranges);
+  if (!b)
+    throw std::logic_error("no upper bound over the indices for " + e.str());
+  return b->second;
+}
+
+SymVec boundingShape(const SymVec &shape, const std::vector<Symbol> &index) {
+  IndexRanges ranges;
+  SymVec out;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    out.push_back(upperBound(shape[k], ranges));
+    if (k < index.size())
+      ranges[index[k]] = shape[k];
+  }
+  return out;
+}
+
+std::optional<SymExpr> sumOver(Symbol var, const SymExpr &extent, const SymExpr &body) {
+  if (!body.dependsOn(var))
+    return extent * body;
+  auto slope = body.linearCoefficient(var);
+  if (!slope || slope->dependsOn(var))
+    return std::nullopt;
+  SymExpr base = body.substitute({{var, SymExpr(0)}});
+  if (base.dependsOn(var))
+    return std::nullopt;
+  // Σ_{v<N} (base + slope·v) = N·(2·base + slope·(N − 1)) / 2, an exact division: N·(N − 1) is even
+  return SymExpr::floorDiv(extent * (SymExpr(2) * base + *slope * (extent - SymExpr(1))), SymExpr(2));
+}
+
+SymExpr indexSpaceSize(const SymVec &shape, const std::vector<Symbol> &index) {
+  SymExpr inner(1);
+  for (size_t k = shape.size(); k-- > 0;) {
+    std::optional<SymExpr> sum = k < index.size() ? sumOver(index[k], shape[k], inner) : shape[k] * inner;
+    if (!sum)
+      return product(boundingShape(shape, index));
+    inner = *sum;
+  }
+  return inner;
 }
 
 } // namespace moac
