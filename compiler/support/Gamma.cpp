@@ -34,7 +34,32 @@ static bool usesRanges(const SymExpr &e, const IndexRanges &ranges) {
 
 // An index's range may itself depend on an enclosing index (j < i + 1): the bounds of one pass are then
 // bounded again, each side by its own side, until only dims remain.
+// Affine in the indices (each with a coefficient of known sign): each index is replaced, innermost first (the
+// latest made), by the end of its range that lowers or raises the value. A range over an outer index (j < i + 1)
+// then puts that index in, to be eliminated in turn, so that i − j is bounded by [0, n − 1], not by the
+// enclosure [−(n − 1), n − 1] that bounding j and i separately gives.
+static std::optional<SymExpr> eliminate(SymExpr e, const IndexRanges &ranges, bool upper) {
+  for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
+    if (!e.dependsOn(it->first))
+      continue;
+    auto coef = e.linearCoefficient(it->first);
+    if (!coef || usesRanges(*coef, ranges))
+      return std::nullopt;
+    Sign s = signOf(*coef);
+    bool rising = s == Sign::Positive || s == Sign::NonNegative || s == Sign::Zero;
+    bool falling = s == Sign::Negative || s == Sign::NonPositive;
+    if (!rising && !falling)
+      return std::nullopt;
+    SymExpr end = rising == upper ? it->second - SymExpr(1) : SymExpr(0);
+    e = e.substitute({{it->first, end}});
+  }
+  return usesRanges(e, ranges) ? std::nullopt : std::optional<SymExpr>(e);
+}
+
 std::optional<std::pair<SymExpr, SymExpr>> indexBounds(const SymExpr &e, const IndexRanges &ranges) {
+  auto lo = eliminate(e, ranges, false), hi = eliminate(e, ranges, true);
+  if (lo && hi)
+    return std::make_pair(*lo, *hi);
   auto b = boundsOnce(e, ranges);
   for (size_t round = 0; b && round <= ranges.size() && (usesRanges(b->first, ranges) || usesRanges(b->second, ranges));
        ++round) {
