@@ -29,7 +29,7 @@ struct Range {
   std::vector<Symbol> index;
 };
 
-void triangularReductions(const DExprPtr &e, Range around, const std::string &what, const DnfProgram &dnf,
+void triangularReductions(const DExprPtr &e, Range around, const std::string &what, const DnfPrinter &print,
                           std::string &out) {
   if (e->kind == DKind::Reduce) {
     const bool overIndices = std::any_of(around.index.begin(), around.index.end(),
@@ -37,13 +37,13 @@ void triangularReductions(const DExprPtr &e, Range around, const std::string &wh
     around.shape.push_back(e->extent);
     around.index.push_back(e->var);
     if (overIndices)
-      out += fmt::format("triangular {}: {}_{{{}<{}}} — {} terms over its index space\n", what,
+      out += fmt::format("triangular {}: {}_{{{}}} — {} terms over its index space\n", what,
                          e->op == BinOp::Add ? "Σ" : e->op == BinOp::Max ? "max" : e->op == BinOp::Min ? "min" : "Π",
-                         e->var.name(), DnfPrinter{dnf, false, {}}.sym(e->extent),
+                         print.range(print.names.count(e->var) ? print.names.at(e->var) : e->var.name(), e->extent),
                          indexSpaceSize(around.shape, around.index).str());
   }
   for (const auto &a : e->args)
-    triangularReductions(a, around, what, dnf, out);
+    triangularReductions(a, around, what, print, out);
 }
 
 std::string triangularNotes(const DnfProgram &dnf) {
@@ -67,7 +67,8 @@ std::string triangularNotes(const DnfProgram &dnf) {
   for (size_t id : dnf.order) {
     const DnfArray &a = dnf.arrays[id];
     if (a.body)
-      triangularReductions(a.body, Range{a.shape, a.index}, a.name, dnf, out);
+      triangularReductions(a.body, Range{a.shape, a.index}, a.name,
+                           DnfPrinter{dnf, false, displayNames(dnf, a.index, {a.body})}, out);
   }
   return out;
 }

@@ -31,17 +31,17 @@ SymVec psiOfPermute(const std::vector<int64_t> &perm, const SymVec &idx) {
 }
 
 // k↑A: ⟨i₀, r⟩ for k ≥ 0; ⟨s₀ + k + i₀, r⟩ for k < 0.
-SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx) {
+SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx, std::optional<bool> negative) {
   SymVec out = idx;
-  if (!nonNegative(signOf(count)))
+  if (negative.value_or(!nonNegative(signOf(count))))
     out[0] = leading + count + idx[0];
   return out;
 }
 
 // k↓A: ⟨i₀ + k, r⟩ for k ≥ 0; ⟨i₀, r⟩ for k < 0.
-SymVec psiOfDrop(const SymExpr &count, const SymVec &idx) {
+SymVec psiOfDrop(const SymExpr &count, const SymVec &idx, std::optional<bool> negative) {
   SymVec out = idx;
-  if (nonNegative(signOf(count)))
+  if (!negative.value_or(!nonNegative(signOf(count))))
     out[0] = idx[0] + count;
   return out;
 }
@@ -516,7 +516,12 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
   case TKind::Drop: {
     const TExpr &a = *e.args[1];
     SymExpr count = values(*e.args[0])[0];
-    SymVec inner = e.kind == TKind::Take ? psiOfTake(count, a.type.shape[0].substitute(subst), idx) : psiOfDrop(count, idx);
+    // the sign the shape checker decided, over the indices' ranges where the count uses them: a take of k ≥ 0
+    // has k rows, a drop of k ≥ 0 leaves ρA[0] − k
+    const SymExpr &typed = (*e.args[0]->type.value)[0];
+    const bool negative = e.kind == TKind::Take ? !(e.type.shape[0] == typed) : !(e.type.shape[0] == a.type.shape[0] - typed);
+    SymVec inner = e.kind == TKind::Take ? psiOfTake(count, a.type.shape[0].substitute(subst), idx, negative)
+                                         : psiOfDrop(count, idx, negative);
     step(e.kind == TKind::Take ? "take" : "drop", psiText(idx, e), psiText(inner, a), "an offset on the leading index");
     return reduce(a, inner);
   }

@@ -1,6 +1,7 @@
 #include "Gamma.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace moac {
@@ -208,28 +209,69 @@ SymVec boundingShape(const SymVec &shape, const std::vector<Symbol> &index) {
   return out;
 }
 
-std::optional<SymExpr> sumOver(Symbol var, const SymExpr &extent, const SymExpr &body) {
-  if (!body.dependsOn(var))
-    return extent * body;
-  auto slope = body.linearCoefficient(var);
-  if (!slope || slope->dependsOn(var))
-    return std::nullopt;
-  SymExpr base = body.substitute({{var, SymExpr(0)}});
-  if (base.dependsOn(var))
-    return std::nullopt;
-  // Σ_{v<N} (base + slope·v) = N·(2·base + slope·(N − 1)) / 2, an exact division: N·(N − 1) is even
-  return SymExpr::floorDiv(extent * (SymExpr(2) * base + *slope * (extent - SymExpr(1))), SymExpr(2));
+// Σ_{v<N} body = numerator / denominator, for body = base + b·v + c·v² (b, c free of v):
+// (6·base·N + 3·b·N(N − 1) + c·N(N − 1)(2N − 1)) / 6, or / 2 when c = 0, or base·N when body is free of v.
+// The coefficients of body as a polynomial in var of degree at most 2; nullopt for a higher degree or var
+// inside a floor division or modulus.
+static std::optional<std::array<SymExpr, 3>> coefficients(Symbol var, const SymExpr &body) {
+  std::array<SymExpr, 3> c{SymExpr(0), SymExpr(0), SymExpr(0)};
+  for (const auto &t : body.terms()) {
+    size_t degree = 0;
+    SymExpr rest(t.coef);
+    for (const auto &f : t.factors) {
+      if (f->kind == SymExpr::Atom::Sym && f->sym == var) {
+        ++degree;
+        continue;
+      }
+      if (f->kind != SymExpr::Atom::Sym && (f->lhs.dependsOn(var) || f->rhs.dependsOn(var)))
+        return std::nullopt;
+      rest = rest * SymExpr::fromAtom(f);
+    }
+    if (degree > 2)
+      return std::nullopt;
+    c[degree] = c[degree] + rest;
+  }
+  return c;
 }
 
+static std::optional<std::pair<SymExpr, int64_t>> sumScaled(Symbol var, const SymExpr &N, const SymExpr &body) {
+  auto c = coefficients(var, body);
+  if (!c)
+    return std::nullopt;
+  const SymExpr pairs = N * (N - SymExpr(1));
+  if ((*c)[2] == SymExpr(0) && (*c)[1] == SymExpr(0))
+    return std::make_pair(N * (*c)[0], int64_t(1));
+  if ((*c)[2] == SymExpr(0))
+    return std::make_pair(SymExpr(2) * (*c)[0] * N + (*c)[1] * pairs, int64_t(2));
+  return std::make_pair(SymExpr(6) * (*c)[0] * N + SymExpr(3) * (*c)[1] * pairs +
+                            (*c)[2] * pairs * (SymExpr(2) * N - SymExpr(1)),
+                        int64_t(6));
+}
+
+std::optional<SymExpr> sumOver(Symbol var, const SymExpr &extent, const SymExpr &body) {
+  auto sum = sumScaled(var, extent, body);
+  if (!sum)
+    return std::nullopt;
+  return sum->second == 1 ? sum->first : SymExpr::floorDiv(sum->first, SymExpr(sum->second));
+}
+
+// Summed innermost axis first; the numerators are kept whole and divided once at the end (every division is
+// exact), so that a nested triangle (k ≤ j ≤ i) stays a polynomial in i to sum over.
 SymExpr indexSpaceSize(const SymVec &shape, const std::vector<Symbol> &index) {
   SymExpr inner(1);
+  int64_t denominator = 1;
   for (size_t k = shape.size(); k-- > 0;) {
-    std::optional<SymExpr> sum = k < index.size() ? sumOver(index[k], shape[k], inner) : shape[k] * inner;
-    if (!sum)
+    if (k >= index.size()) {
+      inner = shape[k] * inner;
+      continue;
+    }
+    auto sum = sumScaled(index[k], shape[k], inner);
+    if (!sum || denominator > (int64_t(1) << 40))
       return product(boundingShape(shape, index));
-    inner = *sum;
+    inner = sum->first;
+    denominator *= sum->second;
   }
-  return inner;
+  return denominator == 1 ? inner : SymExpr::floorDiv(inner, SymExpr(denominator));
 }
 
 } // namespace moac

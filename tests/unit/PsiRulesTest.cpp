@@ -309,12 +309,26 @@ TEST_CASE("sumOver and indexSpaceSize: triangular index spaces", "[gamma]") {
   const Symbol si = sym("i");
   CHECK(*sumOver(si, n, i + 1) == SymExpr::floorDiv(n * n + n, 2));
   CHECK(*sumOver(si, n, m) == n * m);
-  CHECK(!sumOver(si, n, i * i));
+  // Σ_{i<n} i² = (n − 1)n(2n − 1)/6: 30 at n = 5; a cube has no closed form here
+  CHECK(sumOver(si, n, i * i)->evaluate([&](Symbol s) { return s == sym("n") ? int64_t(5) : int64_t(0); }) == 30);
+  CHECK(!sumOver(si, n, i * i * i));
+  // the nested triangle k ≤ j ≤ i < n holds n(n + 1)(n + 2)/6 elements: 35 at n = 5
+  SymExpr tet = indexSpaceSize({n, i + 1, j + 1}, {si, sym("j"), sym("k")});
+  CHECK(tet.evaluate([&](Symbol s) { return s == sym("n") ? int64_t(5) : int64_t(0); }) == 35);
   // ⟨n, i + 1⟩ over ⟨i j⟩: n(n + 1)/2 elements, at n = 5 fifteen
   SymExpr tri = indexSpaceSize({n, i + 1}, {si, sym("j")});
   CHECK(tri.evaluate([&](Symbol s) { return s == sym("n") ? int64_t(5) : int64_t(0); }) == 15);
   CHECK(indexSpaceSize({n, m}, {si, sym("j")}) == n * m);
   CHECK(boundingShape({n, i + 1}, {si, sym("j")}) == SymVec{n, n});
+}
+
+TEST_CASE("take of a count whose sign only the ranges decide, n − i for i < n: from the front", "[psi]") {
+  const char *text = "dim n\nin x : f32[n]\nout s = [i < n] +/ ((n - i) take (i drop x))\n";
+  Reduced r = reduceText(text);
+  CHECK(dumpDnf(r.dnf, true) == "in x : f32<n>\n"
+                                "out s : f32<n>\n"
+                                "  <i> psi s = sum_{j<n - i} <i + j> psi x\n");
+  evaluateBoth(text, {{"n", 4}});
 }
 
 TEST_CASE("take over a comprehension index in a program: a triangular reduction", "[psi]") {
