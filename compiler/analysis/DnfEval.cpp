@@ -1,5 +1,7 @@
 #include "DnfEval.h"
 
+#include "Gamma.h"
+
 #include "ArrayOps.h"
 #include "EvalCore.h"
 #include "Fuse.h"
@@ -126,7 +128,9 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
   size_t nextInput = 0;
   for (size_t k = 0; k < p.arrays.size(); ++k) {
     const DnfArray &a = p.arrays[k];
-    for (const auto &s : a.shape)
+    // a triangular array (⟨n, i + 1⟩) is held in its bounding box; the cells outside it stay NaN, so a read
+    // of one would show in the result
+    for (const auto &s : boundingShape(a.shape, a.index))
       arrays[k].shape.push_back(integer(s));
     if (a.storage == Storage::Input) {
       const NDArray &in = inputs.at(nextInput++);
@@ -141,11 +145,19 @@ std::vector<NDArray> DnfEvaluator::run(const std::vector<NDArray> &inputs) {
     size_t count = 1;
     for (int64_t s : out.shape)
       count *= size_t(s);
-    out.data.assign(count, 0.0);
+    const bool ragged = boundingShape(a.shape, a.index) != a.shape;
+    out.data.assign(count, ragged ? NAN : 0.0);
     std::vector<int64_t> idx(out.shape.size(), 0);
     for (size_t flat = 0; flat < count; ++flat) {
-      for (size_t k = 0; k < idx.size(); ++k)
+      bool inside = true;
+      for (size_t k = 0; k < idx.size(); ++k) {
+        inside = inside && (!ragged || idx[k] < integer(a.shape[k])); // the earlier axes' indices are bound
         env[a.index[k].id()] = idx[k];
+      }
+      if (!inside) {
+        nextIndex(idx, out.shape);
+        continue;
+      }
       out.data[flat] = eval(*a.body);
       if (isHalf(a.elem)) // a bf16 or f16 array's store rounds (docs/language.md §1)
         out.data[flat] = roundTo(a.elem, out.data[flat]);

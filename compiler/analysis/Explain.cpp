@@ -1,10 +1,13 @@
 #include "Explain.h"
 
+#include "Gamma.h"
+
 #include "LoopIR.h"
 #include "Traffic.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -17,6 +20,57 @@ void section(std::string &out, const char *title) { out += fmt::format("\n== {} 
 // The target as the section title names it (the paper's spelling).
 const char *targetTitle(Target t) {
   return t == Target::OpenACC ? "OpenACC" : t == Target::OpenMP ? "OpenMP" : t == Target::Cuda ? "CUDA" : "C";
+}
+
+// A reduction whose range is over an enclosing index (Σ_{l<i+1} inside ⟨i⟩ψ O): its terms counted over the
+// whole index space, Σ_{i<n} (i + 1) = n(n + 1)/2, not n² (Gamma.h, indexSpaceSize).
+struct Range {
+  SymVec shape;
+  std::vector<Symbol> index;
+};
+
+void triangularReductions(const DExprPtr &e, Range around, const std::string &what, const DnfPrinter &print,
+                          std::string &out) {
+  if (e->kind == DKind::Reduce) {
+    const bool overIndices = std::any_of(around.index.begin(), around.index.end(),
+                                         [&](Symbol s) { return e->extent.dependsOn(s); });
+    around.shape.push_back(e->extent);
+    around.index.push_back(e->var);
+    if (overIndices)
+      out += fmt::format("triangular {}: {}_{{{}}} — {} terms over its index space\n", what,
+                         e->op == BinOp::Add ? "Σ" : e->op == BinOp::Max ? "max" : e->op == BinOp::Min ? "min" : "Π",
+                         print.range(print.names.count(e->var) ? print.names.at(e->var) : e->var.name(), e->extent),
+                         indexSpaceSize(around.shape, around.index).str());
+  }
+  for (const auto &a : e->args)
+    triangularReductions(a, around, what, print, out);
+}
+
+std::string triangularNotes(const DnfProgram &dnf) {
+  std::string out;
+  for (const FusedGroup &g : dnf.groups) {
+    if (std::none_of(g.frame.begin(), g.frame.end(), [&](Symbol s) { return g.extent.dependsOn(s); }))
+      continue;
+    SymVec shape = g.frameShape;
+    shape.push_back(g.extent);
+    std::vector<Symbol> index = g.frame;
+    index.push_back(g.var);
+    DnfPrinter print{dnf, false, {}};
+    std::string frame;
+    for (size_t k = 0; k < g.frame.size(); ++k) {
+      print.names[g.frame[k]] = indexHint(k);
+      frame += (k ? " " : "") + std::string(indexHint(k));
+    }
+    out += fmt::format("triangular {} (fused): l < {} at frame element ⟨{}⟩ — {} scores, each computed once\n",
+                       g.name, print.sym(g.extent), frame, indexSpaceSize(shape, index).str());
+  }
+  for (size_t id : dnf.order) {
+    const DnfArray &a = dnf.arrays[id];
+    if (a.body)
+      triangularReductions(a.body, Range{a.shape, a.index}, a.name,
+                           DnfPrinter{dnf, false, displayNames(dnf, a.index, {a.body})}, out);
+  }
+  return out;
 }
 
 std::string storageNotes(const DnfProgram &dnf) {
@@ -35,6 +89,7 @@ std::string storageNotes(const DnfProgram &dnf) {
   }
   if (out.empty())
     out = "nothing is stored between the inputs and the outputs\n";
+  out += triangularNotes(dnf);
   out += "everything else is inlined: computed where it is used, never stored\n";
   return out;
 }

@@ -1,5 +1,7 @@
 #include "Traffic.h"
 
+#include "Gamma.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,8 +27,23 @@ SymExpr TrafficModel::standardBytes() const { return minimumBytes() + total(stan
 namespace {
 
 // Every operator node of the program as written stores its result; comprehensions store it for every
-// index, so a node's size is multiplied by the extents of the comprehensions around it.
-void collectStandard(const TExpr &e, const SymExpr &copies, bool root, std::vector<TrafficTerm> &out) {
+// index, so a node's size is summed over the comprehensions around it (`binders`: each index with its
+// extent, which may use an outer one: Σ_{i<n} (i + 1) for `(i + 1) take K` inside `[i < n]`).
+using Binders = std::vector<std::pair<Symbol, SymExpr>>;
+
+SymExpr copiesOf(const Binders &binders, const SymExpr &each) {
+  SymVec shape;
+  std::vector<Symbol> index;
+  for (const auto &[sym, extent] : binders) {
+    index.push_back(sym);
+    shape.push_back(extent);
+  }
+  // the node's elements as one more axis over the binders (its extent may use them)
+  shape.push_back(each);
+  return indexSpaceSize(shape, index);
+}
+
+void collectStandard(const TExpr &e, const Binders &binders, bool root, std::vector<TrafficTerm> &out) {
   switch (e.kind) {
   case TKind::IntConst:
   case TKind::FloatConst:
@@ -34,24 +51,24 @@ void collectStandard(const TExpr &e, const SymExpr &copies, bool root, std::vect
   case TKind::Ref:
     return;
   case TKind::Let:
-    collectStandard(*e.let->value, copies, false, out);
-    collectStandard(*e.args[0], copies, root, out);
+    collectStandard(*e.let->value, binders, false, out);
+    collectStandard(*e.args[0], binders, root, out);
     return;
   case TKind::Comprehension: {
-    SymExpr inner = copies;
+    Binders inner = binders;
     for (const TIndex &i : e.indices)
-      inner = inner * i.extent;
+      inner.emplace_back(i.sym, i.extent);
     collectStandard(*e.args[0], inner, false, out);
     break;
   }
   default:
     for (const auto &a : e.args)
-      collectStandard(*a, copies, false, out);
+      collectStandard(*a, binders, false, out);
     break;
   }
   if (root || (e.kind == TKind::Vector && e.type.value))
     return;
-  out.push_back(TrafficTerm{printTExpr(e), copies * product(e.type.shape),
+  out.push_back(TrafficTerm{printTExpr(e), copiesOf(binders, product(e.type.shape)),
                             e.type.elem == ElemType::Int ? 8 : elementBytes(e.type.elem)});
 }
 
@@ -143,7 +160,8 @@ TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
   }
   for (size_t id : dnf.order) {
     const DnfArray &a = dnf.arrays[id];
-    TrafficTerm term{a.name, product(a.shape), a.elem == ElemType::Int ? 8 : elementBytes(a.elem)};
+    // a triangular temp (⟨n, i + 1⟩) writes and reads its n(n + 1)/2 elements, not its bounding box
+    TrafficTerm term{a.name, indexSpaceSize(a.shape, a.index), a.elem == ElemType::Int ? 8 : elementBytes(a.elem)};
     if (a.storage == Storage::Update) {
       WrittenRows rows = writtenRows(a);
       SymVec tail(a.shape.begin() + (a.shape.empty() ? 0 : 1), a.shape.end());
@@ -156,7 +174,7 @@ TrafficModel trafficModel(const DnfProgram &dnf, const TypedProgram &typed) {
     (a.storage == Storage::Output ? m.outputs : m.temps).push_back(term);
   }
   for (const auto &b : typed.bindings)
-    collectStandard(*b->value, SymExpr(1), b->isOutput || b->updates, m.standard);
+    collectStandard(*b->value, {}, b->isOutput || b->updates, m.standard);
   return m;
 }
 

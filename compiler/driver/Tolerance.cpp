@@ -1,5 +1,7 @@
 #include "Tolerance.h"
 
+#include "Gamma.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -398,7 +400,7 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
   units.assign(count, 0);
   for (size_t k = 0; k < count; ++k) {
     const DnfArray &a = p.arrays[k];
-    for (const auto &s : a.shape)
+    for (const auto &s : boundingShape(a.shape, a.index)) // a triangular array is held in its bounding box
       shapes[k].push_back(integer(s));
     units[k] = unitRoundoff(computeType(a.elem)); // a half-precision array's arithmetic is f32
     if (a.storage == Storage::Input)
@@ -433,10 +435,15 @@ std::vector<OutputBounds> BoundEvaluator::run(const std::vector<NDArray> &inputs
     std::vector<Val> &out = stored[id];
     out.assign(elements, Val{});
     std::vector<int64_t> idx(shapes[id].size(), 0);
+    const bool ragged = boundingShape(a.shape, a.index) != a.shape;
     for (size_t flat = 0; flat < elements && a.body; ++flat) {
-      for (size_t k = 0; k < idx.size(); ++k)
+      bool inside = true;
+      for (size_t k = 0; k < idx.size(); ++k) {
+        inside = inside && (!ragged || idx[k] < integer(a.shape[k])); // the earlier axes' indices are bound
         env[a.index[k].id()] = idx[k];
-      out[flat] = eval(*a.body);
+      }
+      if (inside)
+        out[flat] = eval(*a.body);
       if (isHalf(a.elem)) { // the store's rounding to nearest-even: at most u·|v|, or the least subnormal
         Val &x = out[flat];
         x.e += unitRoundoff(a.elem) * std::fabs(x.v) + halfTiny(a.elem);

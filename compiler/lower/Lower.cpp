@@ -49,12 +49,27 @@ struct ArrayLowering {
   WrittenRows rows;  // the rows it writes: all of them but for an update (writtenRows, Dnf.h)
   std::string ident; // what its partials are named after: an update's DNF name (K') is not a C identifier
 
+  // The leading axes whose extents use no earlier index: the parallel part of a nest over the index space.
+  size_t rectangular() const {
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      for (size_t e = 0; e < d && e < a.index.size(); ++e)
+        if (a.shape[d].dependsOn(a.index[e]))
+          return d;
+    return a.shape.size();
+  }
+  int parallelDepth(size_t depth) const { return int(std::min(depth, rectangular())); }
+
   // Appends to `into` the perfect nest of parallel loops over the outer `depth` indices of the array's
   // own index space around `inner` (an update's leading loop only over the rows it writes).
+  // A loop whose trip count is over an enclosing index (j < i + 1, a triangular index space) is serial, inside
+  // its parallel iteration: the parallel loops of a region stay a rectangular nest that every target can
+  // collapse.
   void nest(std::vector<LStmt> inner, std::vector<LStmt> &into, size_t depth) const {
+    const size_t parallel = rectangular();
     for (size_t d = depth; d-- > 0;) {
-      LStmt l = d == 0 ? loop(a.index[d], rows.start, rows.end, 1, LoopKind::Parallel, a.loc)
-                       : loop(a.index[d], 0, a.shape[d], 1, LoopKind::Parallel, a.loc);
+      const LoopKind kind = d < parallel ? LoopKind::Parallel : LoopKind::Serial;
+      LStmt l = d == 0 ? loop(a.index[d], rows.start, rows.end, 1, kind, a.loc)
+                       : loop(a.index[d], 0, a.shape[d], 1, kind, a.loc);
       l.body = std::move(inner);
       inner.clear();
       inner.push_back(std::move(l));
@@ -422,7 +437,7 @@ void Lowerer::reportStage(const Region &stage, const DnfArray &a, std::optional<
 // A parallel map: one stage that stores the body's value at every index.
 void Lowerer::lowerMap(const ArrayLowering &s) {
   openStageNames(s.a);
-  Region st{s.buffer, Region::Whole, s.a.loc, int(s.a.index.size()), {}, std::nullopt};
+  Region st{s.buffer, Region::Whole, s.a.loc, s.parallelDepth(s.a.index.size()), {}, std::nullopt};
   std::vector<LStmt> body;
   LExprPtr value = lowerExpr(s.rows.body, body, s.type);
   body.push_back(store(s.buffer, k.buffers[s.buffer].offset(s.index), value, s.a.loc));
@@ -454,8 +469,15 @@ std::pair<Symbol, size_t> Lowerer::splitLevel(const ArrayLowering &s, const Spli
 // Q = moart_chunks(items, P, threads, chunk), so Q = 1 whenever P ≤ chunk: the groups' pass is then the
 // whole combine, in chunk order, and writes the result itself.
 void Lowerer::lowerSplitReduction(const ArrayLowering &s) {
-  SplitLowering split{*s.rows.body, product(s.a.shape), nullptr, {}, 0, {}, 0};
-  std::tie(split.chunks, split.partials) = splitLevel(s, split, ChunkCount::Chunks, split.r.extent);
+  // a triangular index space (Σ_{l<i+1} over i < n) is split by its greatest extent: a chunk past a row's
+  // bound keeps the identity
+  const SymVec box = boundingShape(s.a.shape, s.a.index);
+  IndexRanges own;
+  for (size_t d = 0; d < s.a.index.size(); ++d)
+    own[s.a.index[d]] = s.a.shape[d];
+  SplitLowering split{*s.rows.body, product(box), nullptr, {}, 0, {}, 0};
+  std::tie(split.chunks, split.partials) =
+      splitLevel(s, split, ChunkCount::Chunks, upperBound(split.r.extent, own));
   openStageNames(s.a);
   Symbol c = symbols.fresh("c");
   split.zero = floatConst(identity(split.r.op, s.type == ElemType::Int));
@@ -471,8 +493,9 @@ Region Lowerer::partialsStage(const ArrayLowering &s, const SplitLowering &split
   const DnfArray &a = s.a;
   const DExpr &r = split.r;
   const bool alongRows = termsAlongRows(a, r);
-  Region first{s.buffer, Region::Partials, a.loc, int(a.index.size()) + (alongRows ? 0 : 1), {}, std::nullopt};
-  const SymExpr at = SymExpr::symbol(c) * split.items + gamma(s.index, a.shape);
+  Region first{s.buffer, Region::Partials, a.loc, 1 + s.parallelDepth(a.index.size() - (alongRows ? 1 : 0)), {},
+               std::nullopt};
+  const SymExpr at = SymExpr::symbol(c) * split.items + gamma(s.index, k.buffers[s.buffer].shape);
   LStmt terms = loop(r.var, SymExpr::symbol(c), r.extent, SymExpr::symbol(split.chunks), LoopKind::Serial, r.loc);
   std::vector<LStmt> body =
       alongRows ? termsIntoRows(s, split, at, std::move(terms)) : termsIntoAccumulator(s, split, at, std::move(terms));
@@ -534,7 +557,7 @@ std::vector<LStmt> Lowerer::combineInto(const ArrayLowering &s, const SplitLower
                                         std::optional<SymExpr> into) {
   const DExpr &r = split.r;
   const bool isInt = s.type == ElemType::Int;
-  const SymExpr at = gamma(s.index, s.a.shape);
+  const SymExpr at = gamma(s.index, k.buffers[s.buffer].shape);
   std::vector<LStmt> body;
   Symbol acc = symbols.fresh("acc");
   body.push_back(scalarStmt(LStmt::Decl, acc, s.type, split.zero, r.loc));
@@ -553,7 +576,7 @@ std::vector<LStmt> Lowerer::combineInto(const ArrayLowering &s, const SplitLower
 Region Lowerer::combineStage(const ArrayLowering &s, const SplitLowering &split) {
   openStageNames(s.a);
   Symbol g = symbols.fresh("g"), each = symbols.fresh("c");
-  Region second{s.buffer, Region::Combine, s.a.loc, int(s.a.index.size()) + 1, {}, split.chunks};
+  Region second{s.buffer, Region::Combine, s.a.loc, 1 + s.parallelDepth(s.a.index.size()), {}, split.chunks};
   std::vector<LStmt> inner;
   s.nest(
       combineInto(s, split, split.partials, each, split.chunks, g, SymExpr::symbol(split.groups), SymExpr::symbol(g)),
@@ -568,7 +591,7 @@ Region Lowerer::combineStage(const ArrayLowering &s, const SplitLowering &split)
 // The last pass: the Q group results of every index combined in order into the result.
 Region Lowerer::combineGroupsStage(const ArrayLowering &s, const SplitLowering &split) {
   openStageNames(s.a);
-  Region third{s.buffer, Region::CombineGroups, s.a.loc, int(s.a.index.size()), {}, split.groups};
+  Region third{s.buffer, Region::CombineGroups, s.a.loc, s.parallelDepth(s.a.index.size()), {}, split.groups};
   Symbol each = symbols.fresh("c");
   s.nest(combineInto(s, split, split.groupResults, each, split.groups, std::nullopt, SymExpr(1), std::nullopt),
          third.body, s.a.index.size());
@@ -642,7 +665,10 @@ Kernel Lowerer::run() {
   bufferOf.assign(dnf.arrays.size(), 0);
   auto addBuffer = [&](size_t id, Buffer::Role role) {
     const DnfArray &a = dnf.arrays[id];
-    k.buffers.push_back(Buffer{role, a.name, a.elem, a.shape, {}, Buffer::Array, id, std::nullopt, Symbol{}, a.inout});
+    // a triangular index space (⟨n, i + 1⟩) is stored in its bounding box (⟨n n⟩), read and written at the
+    // same γ offsets in it
+    k.buffers.push_back(Buffer{role, a.name, a.elem, boundingShape(a.shape, a.index), {}, Buffer::Array, id,
+                               std::nullopt, Symbol{}, a.inout});
     bufferOf[id] = k.buffers.size() - 1;
   };
   for (size_t id = 0; id < dnf.arrays.size(); ++id)

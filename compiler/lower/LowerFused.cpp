@@ -92,6 +92,15 @@ void hoistCalls(std::vector<LStmt> &body, const std::set<Symbol> &dims, SymbolTa
 
 namespace {
 
+// The greatest number of terms over the frame: the extent itself unless it is over the frame's indices
+// (causal prefill's l < i + 1 gives n).
+SymExpr termsBound(const FusedGroup &g) {
+  IndexRanges frame;
+  for (size_t f = 0; f < g.frame.size(); ++f)
+    frame[g.frame[f]] = g.frameShape[f];
+  return upperBound(g.extent, frame);
+}
+
 // What the split pass of one group is made of: the group, its partials, and split c's place.
 struct SplitPass {
   SymbolTable &symbols;
@@ -227,7 +236,7 @@ std::vector<LStmt> SplitPass::stored(std::optional<size_t> weights) const {
     each.body.push_back(std::move(guard));
     body.push_back(std::move(each));
   }
-  const SymExpr weightAt = gamma(symbolExprs(g.frame), g.frameShape) * g.extent + SymExpr::symbol(g.var);
+  const SymExpr weightAt = gamma(symbolExprs(g.frame), g.frameShape) * termsBound(g) + SymExpr::symbol(g.var);
   LStmt guard = inRange();
   guard.body.push_back(scalarStmt(LStmt::Decl, w, type, rescale(lowerExpr(g.score, guard.body, type), var(mx, false)), loc));
   if (weights)
@@ -282,7 +291,9 @@ FusedPartials addPartials(SymbolTable &symbols, Kernel &k, const FusedGroup &g, 
     k.buffers.push_back(std::move(b));
     out.buffers.push_back(k.buffers.size() - 1);
   }
-  k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, g.extent, out.buffers[0], ChunkCount::Splits,
+  // a triangular range (l < i + 1 over frame i < n) is split by its greatest extent; the splits of a row past
+  // its bound hold the monoid's identity (−∞, 0, 0)
+  k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, termsBound(g), out.buffers[0], ChunkCount::Splits,
                                      schedule.fusedSplits(target), schedule.fusedChunk(target)});
   return out;
 }
@@ -319,6 +330,9 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
 // first read the split's rows from its cache. The splits then count only the other frame elements.
 std::vector<bool> framesSharingRows(const FusedGroup &g, const std::vector<LStmt> &body) {
   std::vector<bool> shares(g.frame.size(), true);
+  // a range over a frame index (l < i + 1) cuts each row's terms into splits of its own length: no rows shared
+  for (size_t f = 0; f < g.frame.size(); ++f)
+    shares[f] = !g.extent.dependsOn(g.frame[f]);
   forEachAccess(body, [&](size_t, const SymExpr &offset, bool isStore) {
     if (isStore || !offset.dependsOn(g.var))
       return;
@@ -458,7 +472,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   if (storedScores && std::any_of(g.members.begin(), g.members.end(), [](const FusedMember &m) {
         return !m.extra.empty();
       })) {
-    k.buffers.push_back(Buffer{Buffer::Workspace, "weights", g.elem, {product(g.frameShape), g.extent}, {},
+    k.buffers.push_back(Buffer{Buffer::Workspace, "weights", g.elem, {product(g.frameShape), termsBound(g)}, {},
                                Buffer::FusedWeights, 0, std::nullopt, Symbol{}, false, g.name});
     weights = k.buffers.size() - 1;
   }

@@ -448,7 +448,7 @@ std::string DnfPrinter::expr(const DExprPtr &e) const {
     }
     auto it = names.find(e->var);
     std::string var = it != names.end() ? it->second : e->var.name();
-    return fmt::format("{}_{{{}<{}}} {}", name, var, sym(e->extent), expr(e->args[0]));
+    return fmt::format("{}_{{{}}} {}", name, range(var, e->extent), expr(e->args[0]));
   }
   case DKind::Select:
     return fmt::format("{} < {} ? {} : {}", sym(e->lhs), sym(e->rhs), expr(e->args[0]), expr(e->args[1]));
@@ -461,6 +461,15 @@ std::string DnfPrinter::expr(const DExprPtr &e) const {
   }
   }
   return "?";
+}
+
+// `l<n`, and `l≤i` for a triangular range l < i + 1 over an index i (not a dim: `l<t + 1` stays as written).
+std::string DnfPrinter::range(const std::string &var, const SymExpr &extent) const {
+  SymExpr last = extent - SymExpr(1);
+  if (auto s = last.asSymbol())
+    if (std::none_of(program.dims.begin(), program.dims.end(), [&](const TDim &d) { return d.sym == *s; }))
+      return var + (ascii ? "<=" : "≤") + sym(last);
+  return var + "<" + sym(extent);
 }
 
 std::string DnfPrinter::definition(size_t array) const {
@@ -566,6 +575,15 @@ std::string dumpDnf(const DnfProgram &p, bool ascii) {
                        : a.storage == Storage::Update ? "update"
                                                       : "out";
     std::string shape = std::string(spell(a.elem)) + (ascii ? strShapeAscii(a.shape) : strShape(a.shape));
+    if (a.body && std::any_of(a.shape.begin(), a.shape.end(), [&](const SymExpr &x) {
+          return std::any_of(a.index.begin(), a.index.end(), [&](Symbol s) { return x.dependsOn(s); });
+        })) { // a triangular index space, ⟨n, i + 1⟩: its extents in the names of its definition
+      DnfPrinter printer{p, ascii, displayNames(p, a.index, {a.body})};
+      std::vector<std::string> extents;
+      for (const SymExpr &x : a.shape)
+        extents.push_back(printer.sym(x));
+      shape = fmt::format("{}{}{}{}", spell(a.elem), ascii ? "<" : "⟨", fmt::join(extents, ", "), ascii ? ">" : "⟩");
+    }
     out += fmt::format("{} {} : {}", kind, a.name, shape);
     if (!a.why.empty())
       out += fmt::format("   # {}", a.why);

@@ -108,6 +108,7 @@ struct DnfPrinter {
   std::string expr(const DExprPtr &e) const;
   std::string index(const SymVec &idx) const;
   std::string sym(const SymExpr &e) const;
+  std::string range(const std::string &var, const SymExpr &extent) const; // l<n; l≤i for l < i + 1 (triangular)
   std::string definition(size_t array) const; // ⟨i⟩ψ s = …
 };
 

@@ -1,5 +1,7 @@
 #include "Fuse.h"
 
+#include "Gamma.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -99,7 +101,14 @@ std::optional<Match> Fuser::match(size_t maxId, const DnfArray &sum) const {
   const DExprPtr &mx = m.body;
   const DExprPtr &body = sum.body;
   if (!body || body->kind != DKind::Reduce || body->op != BinOp::Add || body->isInt ||
-      !(body->extent == mx->extent) || sum.index.size() < m.index.size())
+      sum.index.size() < m.index.size())
+    return std::nullopt;
+  // the same range at the same frame element: a range over the frame (l < i + 1, causal) is compared with
+  // m's indices read as the sum's
+  std::map<Symbol, SymExpr> frameAsSum;
+  for (size_t i = 0; i < m.index.size(); ++i)
+    frameAsSum[m.index[i]] = SymExpr::symbol(sum.index[i]);
+  if (!(body->extent == mx->extent.substitute(frameAsSum)))
     return std::nullopt;
   std::vector<DExprPtr> num, den;
   DExprPtr term = expandWeights(body->args[0], maxId);
@@ -164,13 +173,13 @@ void Fuser::fuse(size_t maxId, const std::vector<std::pair<size_t, Match>> &sums
   // and the sums, are named in its scope (Symbolic.h).
   NameScope groupNames(symbols);
   g.var = symbols.fresh(m.body->var.hint());
-  g.extent = m.body->extent;
   std::map<Symbol, SymExpr> toGroup{{m.body->var, SymExpr::symbol(g.var)}};
   for (size_t k = 0; k < m.index.size(); ++k) {
     g.frame.push_back(symbols.fresh(indexHint(k)));
-    g.frameShape.push_back(m.shape[k]);
+    g.frameShape.push_back(m.shape[k].substitute(toGroup));
     toGroup[m.index[k]] = SymExpr::symbol(g.frame.back());
   }
+  g.extent = m.body->extent.substitute(toGroup); // over the frame for a triangular range (l < i + 1)
   g.score = substitute(freshBinders(symbols, m.body->args[0]), toGroup);
   g.members.push_back(FusedMember{m.name, {}, {}, nullptr});
   const size_t gid = p.groups.size();
@@ -370,7 +379,7 @@ void Fuser::storeScore(FusedGroup &g) {
       Symbol from = k < g.frame.size() ? g.frame[k] : g.var;
       rename[from] = SymExpr::symbol(own);
       temp.index.push_back(own);
-      temp.shape.push_back(k < g.frame.size() ? g.frameShape[k] : g.extent);
+      temp.shape.push_back(k < g.frame.size() ? g.frameShape[k] : g.extent.substitute(rename));
       at.push_back(SymExpr::symbol(from));
     }
     temp.body = substitute(freshBinders(symbols, g.score), rename);
@@ -416,13 +425,22 @@ void Fuser::reorder() {
   p.order = placed;
 }
 
+// Whether the max's range has a term at every element: l < i + 1 over i < n does, l < i does not (row 0).
+static bool nonEmpty(const DnfArray &m) {
+  IndexRanges own;
+  for (size_t k = 0; k < m.index.size(); ++k)
+    own[m.index[k]] = m.shape[k];
+  auto range = indexBounds(m.body->extent, own);
+  return range && signOf(range->first) == Sign::Positive;
+}
+
 void Fuser::run() {
   for (size_t maxId : std::vector<size_t>(p.order)) {
     const DnfArray &m = p.arrays[maxId];
     // over a range that may be empty (a dim declared `>= 0`) the invariant divisor's Σ_l (a_l ÷ Z)·b_l = 0
     // would become (Σ_l a_l·b_l) ÷ Z = 0 ÷ 0: such a group stays unfused
     if (m.storage != Storage::Temp || !m.body || m.body->kind != DKind::Reduce || m.body->op != BinOp::Max ||
-        m.body->isInt || !groupsRead(m.body).empty() || signOf(m.body->extent) != Sign::Positive)
+        m.body->isInt || !groupsRead(m.body).empty() || !nonEmpty(m))
       continue;
     std::vector<std::pair<size_t, Match>> sums;
     for (size_t id : p.order)
@@ -540,7 +558,7 @@ std::string dumpGroup(const DnfProgram &p, size_t gid, bool ascii) {
                                 print.sym(g.extent), names, l, how);
   out += fmt::format("  {} = {}\n", lhs(frame, e), print.expr(g.score));
   const std::string &mName = g.members[0].name;
-  out += fmt::format("  {} = max_{{{}<{}}} {}\n", lhs(frame, mName), l, print.sym(g.extent), e);
+  out += fmt::format("  {} = max_{{{}}} {}\n", lhs(frame, mName), print.range(l, g.extent), e);
   for (size_t k = 1; k < g.members.size(); ++k) {
     const FusedMember &m = g.members[k];
     SymVec idx = frame;
@@ -549,7 +567,7 @@ std::string dumpGroup(const DnfProgram &p, size_t gid, bool ascii) {
     std::string weight = m.weight->kind == DKind::Float && m.weight->floatValue == 1
                              ? ""
                              : (ascii ? " * " : " × ") + print.expr(m.weight);
-    out += fmt::format("  {} = {}_{{{}<{}}} exp({} {} {}){}\n", lhs(idx, m.name), sum, l, print.sym(g.extent), e,
+    out += fmt::format("  {} = {}_{{{}}} exp({} {} {}){}\n", lhs(idx, m.name), sum, print.range(l, g.extent), e,
                        minus, mName, weight);
   }
   return out;

@@ -64,6 +64,13 @@ static Binders dependencies(const DExprPtr &e, const Binders &binders, const Bra
           used.insert(b.first);
     }
   }
+  // A binder whose range is over an enclosing one (l < i + 1) needs that one too: the temp's axis for l
+  // has i + 1 elements at each i.
+  for (size_t k = binders.size(); k-- > 0;)
+    if (used.count(binders[k].first))
+      for (const auto &b : binders)
+        if (binders[k].second.dependsOn(b.first))
+          used.insert(b.first);
   guards.clear();
   for (size_t k = 0; k < branches.size(); ++k)
     if (taken[k])
@@ -98,7 +105,7 @@ DExprPtr Hoister::makeTemp(const DExprPtr &e, const Binders &binders, const Bind
     Symbol own = symbols.fresh(indexHint(temp.index.size()));
     rename[sym] = SymExpr::symbol(own);
     temp.index.push_back(own);
-    temp.shape.push_back(extent);
+    temp.shape.push_back(extent.substitute(rename));
     readIndex.push_back(SymExpr::symbol(sym));
     ownIndex.push_back(SymExpr::symbol(own));
   }

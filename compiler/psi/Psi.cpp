@@ -31,17 +31,17 @@ SymVec psiOfPermute(const std::vector<int64_t> &perm, const SymVec &idx) {
 }
 
 // k↑A: ⟨i₀, r⟩ for k ≥ 0; ⟨s₀ + k + i₀, r⟩ for k < 0.
-SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx) {
+SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx, std::optional<bool> negative) {
   SymVec out = idx;
-  if (!nonNegative(signOf(count)))
+  if (negative.value_or(!nonNegative(signOf(count))))
     out[0] = leading + count + idx[0];
   return out;
 }
 
 // k↓A: ⟨i₀ + k, r⟩ for k ≥ 0; ⟨i₀, r⟩ for k < 0.
-SymVec psiOfDrop(const SymExpr &count, const SymVec &idx) {
+SymVec psiOfDrop(const SymExpr &count, const SymVec &idx, std::optional<bool> negative) {
   SymVec out = idx;
-  if (nonNegative(signOf(count)))
+  if (!negative.value_or(!nonNegative(signOf(count))))
     out[0] = idx[0] + count;
   return out;
 }
@@ -226,7 +226,13 @@ const PsiReducer::BindingInfo &PsiReducer::analyse(const TBinding &b) {
   if (b.updates)
     findConflicts(info.body, *b.updates, idx, out.arrays.size());
   if (info.materialised) {
+    // the comprehension indices it depends on: those its value reads, and those its shape is over (the
+    // rows 0 … i of `(i + 1) take K` read no i, yet there are i + 1 of them)
     std::vector<Symbol> free = freeSymbols(info.body);
+    for (const SymExpr &x : b.value->type.shape)
+      for (Symbol s : x.symbols())
+        free.push_back(s);
+    std::sort(free.begin(), free.end());
     DnfArray array;
     array.name = uniqueName(names, b.updates ? b.name + "'" : b.name);
     array.storage = b.isOutput ? Storage::Output : b.updates ? Storage::Update : Storage::Temp;
@@ -372,7 +378,8 @@ DExprPtr PsiReducer::reduceReduction(const TExpr &e, const SymVec &idx) {
   const SourceLoc loc = e.loc;
   const TExpr &a = *e.args[0];
   Symbol var = symbols.fresh("l");
-  const SymExpr &extent = a.type.shape[e.axis];
+  // an extent over comprehension indices (`+/ (i + 1) take K`) is a bound over their values here: Σ_{l<i+1}
+  const SymExpr extent = a.type.shape[e.axis].substitute(subst);
   ranges[var] = extent;
   SymVec inner = psiOfReduce(e.axis, SymExpr::symbol(var), idx);
   std::string word = reduceWord(e.op);
@@ -396,12 +403,13 @@ DExprPtr PsiReducer::reduceInner(const TExpr &e, const SymVec &idx) {
   const TExpr &a = *e.args[0], &b = *e.args[1];
   size_t p = a.type.rank() - 1;
   Symbol k = symbols.fresh("l");
-  ranges[k] = a.type.shape.back();
+  const SymExpr extent = a.type.shape.back().substitute(subst);
+  ranges[k] = extent;
   SymVec ia(idx.begin(), idx.begin() + long(p)), ib(idx.begin() + long(p), idx.end());
   ia.push_back(SymExpr::symbol(k));
   ib.insert(ib.begin(), SymExpr::symbol(k));
   step("inner product", psiText(idx, e),
-       fmt::format("{}_{{{}<{}}} ({} {} {})", stepWord(e.op), k.name(), a.type.shape.back().str(), psiText(ia, a),
+       fmt::format("{}_{{{}<{}}} ({} {} {})", stepWord(e.op), k.name(), extent.str(), psiText(ia, a),
                    spellUnicode(e.op2), psiText(ib, b)),
        std::string("a new bound index contracts the last axis of the left with the first of the right") +
            (isRightFold(e.op) ? rightFoldNote(e.op) : ""));
@@ -410,7 +418,7 @@ DExprPtr PsiReducer::reduceInner(const TExpr &e, const SymVec &idx) {
   DExprPtr left = reduce(a, ia);
   DExprPtr body = dBinary(e.op2, left, right, loc);
   --depth;
-  return dReduce(e.op, k, a.type.shape.back(), body, loc, e.op == BinOp::Add ? "dot" : reduceWord(e.op));
+  return dReduce(e.op, k, extent, body, loc, e.op == BinOp::Add ? "dot" : reduceWord(e.op));
 }
 
 // ⟨i j⟩ψ (a op2.outer b) = ⟨i⟩ψ a op2 ⟨j⟩ψ b, i as long as a's rank.
@@ -514,7 +522,12 @@ DExprPtr PsiReducer::reduceStructural(const TExpr &e, const SymVec &idx) {
   case TKind::Drop: {
     const TExpr &a = *e.args[1];
     SymExpr count = values(*e.args[0])[0];
-    SymVec inner = e.kind == TKind::Take ? psiOfTake(count, a.type.shape[0], idx) : psiOfDrop(count, idx);
+    // the sign the shape checker decided, over the indices' ranges where the count uses them: a take of k ≥ 0
+    // has k rows, a drop of k ≥ 0 leaves ρA[0] − k
+    const SymExpr &typed = (*e.args[0]->type.value)[0];
+    const bool negative = e.kind == TKind::Take ? !(e.type.shape[0] == typed) : !(e.type.shape[0] == a.type.shape[0] - typed);
+    SymVec inner = e.kind == TKind::Take ? psiOfTake(count, a.type.shape[0].substitute(subst), idx, negative)
+                                         : psiOfDrop(count, idx, negative);
     step(e.kind == TKind::Take ? "take" : "drop", psiText(idx, e), psiText(inner, a), "an offset on the leading index");
     return reduce(a, inner);
   }

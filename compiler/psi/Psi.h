@@ -9,6 +9,7 @@
 #include "Diagnostics.h"
 #include "Typed.h"
 
+#include <optional>
 #include <stdexcept>
 
 namespace moac {
@@ -31,8 +32,10 @@ bool reportUpdateConflicts(const DnfProgram &dnf, DiagnosticEngine &diags);
 SymVec psiOfPsi(const SymVec &selector, const SymVec &idx);           // ⟨v⟩ψ A: v ++ idx
 SymVec psiOfTranspose(const SymVec &idx);                             // ⍉A: reverse
 SymVec psiOfPermute(const std::vector<int64_t> &perm, const SymVec &idx); // ⟨p⟩⍉A: A index k = idx[p_k]
-SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx);
-SymVec psiOfDrop(const SymExpr &count, const SymVec &idx);
+// `negative`: the count's sign as the shape checker decided it (over the comprehension indices' ranges for a
+// count that uses them); without it, the sign signOf gives.
+SymVec psiOfTake(const SymExpr &count, const SymExpr &leading, const SymVec &idx, std::optional<bool> negative = {});
+SymVec psiOfDrop(const SymExpr &count, const SymVec &idx, std::optional<bool> negative = {});
 SymVec psiOfReshape(const SymVec &newShape, const SymVec &oldShape, const SymVec &idx);
 SymVec psiOfRav(const SymVec &oldShape, const SymVec &idx);
 SymVec psiOfReduce(size_t axis, const SymExpr &bound, const SymVec &idx); // op/[k] A: bound in at k

@@ -1,6 +1,9 @@
 #include "ShapeRules.h"
 
+#include "Gamma.h"
+
 #include <algorithm>
+#include <set>
 
 namespace moac {
 
@@ -192,13 +195,62 @@ RuleResult shapeOfTranPerm(const Type &perm, const Type &array) {
 }
 
 // A take/drop count: an integer scalar over dims with a known sign.
-static std::optional<RuleError> checkCount(const Type &count, const char *what, SymExpr &k, bool &negative) {
+static Guard guard(Guard::Cmp cmp, SymExpr lhs, SymExpr rhs) { return Guard{cmp, lhs, rhs, {}, {}}; }
+
+static bool usesIndices(const SymExpr &e, const IndexRanges &indices) {
+  for (Symbol s : e.symbols())
+    if (indices.count(s))
+      return true;
+  return false;
+}
+
+// Whether indexBounds(e) is attained, not only an enclosure: every index in e has a range over dims only,
+// occurs in one term at most once, linearly, and outside any floor division or modulus.
+bool boundsAttained(const SymExpr &e, const IndexRanges &indices) {
+  std::set<Symbol> seen;
+  for (const auto &t : e.terms())
+    for (const auto &f : t.factors) {
+      if (f->kind != SymExpr::Atom::Sym) {
+        if (usesIndices(f->lhs, indices) || usesIndices(f->rhs, indices))
+          return false;
+        continue;
+      }
+      auto range = indices.find(f->sym);
+      if (range == indices.end())
+        continue;
+      if (usesIndices(range->second, indices) || !seen.insert(f->sym).second || t.factors.size() > 1)
+        return false;
+    }
+  return true;
+}
+
+// The count k of take or drop: its sign fixes which end is cut. A count over comprehension indices
+// (`(i + 1) take K`) takes the sign its least and greatest values share over the indices' ranges.
+static std::optional<RuleError> checkCount(const Type &count, const char *what, const IndexRanges &indices, SymExpr &k,
+                                           bool &negative) {
   if (count.elem != ElemType::Int || count.rank() != 0)
     return RuleError{Diag::NotInteger, {std::string("the count of ") + what, "it is " + strType(count)}};
   if (!count.value)
     return RuleError{Diag::NotInteger, {std::string("the count of ") + what,
                                         "its value is not known at compile time"}};
   k = (*count.value)[0];
+  if (usesIndices(k, indices)) {
+    auto range = indexBounds(k, indices);
+    Sign low = range ? signOf(range->first) : Sign::Unknown, high = range ? signOf(range->second) : Sign::Unknown;
+    if (nonNegative(low)) {
+      negative = false;
+      return std::nullopt;
+    }
+    if (high == Sign::Negative || high == Sign::NonPositive || high == Sign::Zero) {
+      negative = true;
+      return std::nullopt;
+    }
+    return RuleError{Diag::NotInteger,
+                     {std::string("the count of ") + what,
+                      range ? "its sign changes over the comprehension's range (from " + range->first.str() + " to " +
+                                  range->second.str() + ")"
+                            : "the range of " + k.str() + " over the comprehension's indices is not known"}};
+  }
   Sign s = signOf(k);
   if (s == Sign::Unknown)
     return RuleError{Diag::NotInteger,
@@ -208,43 +260,67 @@ static std::optional<RuleError> checkCount(const Type &count, const char *what, 
   return std::nullopt;
 }
 
-static Guard guard(Guard::Cmp cmp, SymExpr lhs, SymExpr rhs) { return Guard{cmp, lhs, rhs, {}, {}}; }
+// |k| ≤ ρA[0], the room left by take or drop, for every value of the comprehension indices in either: an error
+// when it fails for every dims (at some index, where the bounds are attained), a guard where the dims decide.
+static std::optional<RuleError> checkRoom(const char *what, const SymExpr &len, const SymExpr &leading,
+                                          const IndexRanges &indices, std::vector<Guard> &guards) {
+  SymExpr room = leading - len;
+  if (!usesIndices(room, indices)) {
+    Sign s = signOf(room);
+    if (s == Sign::Negative)
+      return RuleError{Diag::TakeTooLong, {what, len.str(), leading.str()}};
+    if (s == Sign::Unknown || s == Sign::NonPositive)
+      guards.push_back(guard(Guard::Le, len, leading));
+    return std::nullopt;
+  }
+  auto range = indexBounds(room, indices);
+  if (!range)
+    return RuleError{Diag::NotInteger, {std::string("the count of ") + what,
+                                        "its range over the comprehension's indices is not known"}};
+  Sign least = signOf(range->first);
+  if (nonNegative(least))
+    return std::nullopt;
+  if (signOf(range->second) == Sign::Negative || (least == Sign::Negative && boundsAttained(room, indices))) {
+    auto lenRange = indexBounds(len, indices);
+    return RuleError{Diag::TakeTooLongAt, {what, len.str(), leading.str(),
+                                           lenRange ? lenRange->second.str() : len.str()}};
+  }
+  if (usesIndices(leading, indices))
+    guards.push_back(guard(Guard::Le, SymExpr(0), range->first));
+  else
+    guards.push_back(guard(Guard::Le, leading - range->first, leading));
+  return std::nullopt;
+}
 
 // k take A: ⟨|k|⟩ ++ tail ρA; |k| ≤ ρA[0].
-RuleResult shapeOfTake(const Type &count, const Type &array) {
+RuleResult shapeOfTake(const Type &count, const Type &array, const IndexRanges &indices) {
   SymExpr k;
   bool negative;
-  if (auto e = checkCount(count, "take", k, negative))
+  if (auto e = checkCount(count, "take", indices, k, negative))
     return RuleResult{*e, {}};
   if (array.rank() == 0)
     return err(Diag::NeedsRank, {"take", "1", sh(array.shape)});
   SymExpr len = negative ? -k : k;
   RuleResult r = ok(Type{array.elem, array.shape, std::nullopt});
   std::get<Type>(r.result).shape[0] = len;
-  Sign room = signOf(array.shape[0] - len);
-  if (room == Sign::Negative)
-    return err(Diag::TakeTooLong, {"take", len.str(), array.shape[0].str()});
-  if (room == Sign::Unknown || room == Sign::NonPositive)
-    r.guards.push_back(guard(Guard::Le, len, array.shape[0]));
+  if (auto e = checkRoom("take", len, array.shape[0], indices, r.guards))
+    return RuleResult{*e, {}};
   return r;
 }
 
 // k drop A: ⟨ρA[0] − |k|⟩ ++ tail ρA.
-RuleResult shapeOfDrop(const Type &count, const Type &array) {
+RuleResult shapeOfDrop(const Type &count, const Type &array, const IndexRanges &indices) {
   SymExpr k;
   bool negative;
-  if (auto e = checkCount(count, "drop", k, negative))
+  if (auto e = checkCount(count, "drop", indices, k, negative))
     return RuleResult{*e, {}};
   if (array.rank() == 0)
     return err(Diag::NeedsRank, {"drop", "1", sh(array.shape)});
   SymExpr len = negative ? -k : k;
   RuleResult r = ok(Type{array.elem, array.shape, std::nullopt});
   std::get<Type>(r.result).shape[0] = array.shape[0] - len;
-  Sign room = signOf(array.shape[0] - len);
-  if (room == Sign::Negative)
-    return err(Diag::TakeTooLong, {"drop", len.str(), array.shape[0].str()});
-  if (room == Sign::Unknown || room == Sign::NonPositive)
-    r.guards.push_back(guard(Guard::Le, len, array.shape[0]));
+  if (auto e = checkRoom("drop", len, array.shape[0], indices, r.guards))
+    return RuleResult{*e, {}};
   return r;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "Diagnostics.h"
+#include "Gamma.h"
 #include "Typed.h"
 
 #include <string>
@@ -43,8 +44,13 @@ RuleResult shapeOfWhere(const Type &c, const Type &a, const Type &b);
 RuleResult shapeOfPsi(const Type &index, const Type &array);
 RuleResult shapeOfTran(const Type &array);
 RuleResult shapeOfTranPerm(const Type &perm, const Type &array);
-RuleResult shapeOfTake(const Type &count, const Type &array);
-RuleResult shapeOfDrop(const Type &count, const Type &array);
+// A count over comprehension indices (`(i + 1) take K`) is checked over their ranges, `indices` (i < n): its
+// sign must not change, and |k| ≤ ρA[0] must hold at every index (an error when it fails for all dims where
+// the bounds are attained, a guard over the dims where they decide).
+RuleResult shapeOfTake(const Type &count, const Type &array, const IndexRanges &indices = {});
+RuleResult shapeOfDrop(const Type &count, const Type &array, const IndexRanges &indices = {});
+// Whether indexBounds(e, indices) is attained at some index rather than only an enclosure.
+bool boundsAttained(const SymExpr &e, const IndexRanges &indices);
 RuleResult shapeOfCat(const Type &a, const Type &b);
 RuleResult shapeOfReshape(const Type &shape, const Type &array);
 RuleResult shapeOfRav(const Type &array);

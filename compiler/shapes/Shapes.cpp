@@ -57,6 +57,9 @@ private:
   static SymVec boundLoads(const SymVec &index, const SymVec &shape);
   std::optional<SymExpr> integerRead(const TExpr &index, const TExpr &array) const;
   std::optional<SymExpr> dimsOnlyValue(const Expr &e, const TExpr &t, const char *what);
+  std::optional<SymExpr> indexedValue(const Expr &e, const TExpr &t, const char *what);
+  bool dependsOnIndex(const SymExpr &v) const;
+  bool checkIndexedExtent(const Expr &e, const SymExpr &extent);
   void addGuard(Guard g, SourceLoc loc, std::string reason);
   std::optional<std::pair<SymExpr, SymExpr>> bounds(const SymExpr &e) const;
   bool boundsAreExact(const SymExpr &e) const;
@@ -226,6 +229,43 @@ std::optional<SymExpr> ShapeChecker::dimsOnlyValue(const Expr &e, const TExpr &t
       return std::nullopt;
     }
   return v;
+}
+
+bool ShapeChecker::dependsOnIndex(const SymExpr &v) const {
+  for (Symbol s : v.symbols())
+    if (indexExtent.count(s))
+      return true;
+  return false;
+}
+
+// An integer known at compile time over the dims and the comprehension indices in scope.
+std::optional<SymExpr> ShapeChecker::indexedValue(const Expr &e, const TExpr &t, const char *what) {
+  if (t.type.elem != ElemType::Int || t.type.rank() != 0 || !t.type.value) {
+    diags.reportArgs(Diag::NotInteger, e.loc, e.length, {what, "it is not an integer known at compile time"});
+    return std::nullopt;
+  }
+  return (*t.type.value)[0];
+}
+
+// An extent over enclosing indices (`[j < i + 1]`) may be 0 at some index (that row is empty) but never
+// negative: an error where its least value is negative for every dims and attained, a guard over the
+// dims where they decide.
+bool ShapeChecker::checkIndexedExtent(const Expr &e, const SymExpr &extent) {
+  auto range = bounds(extent);
+  if (!range) {
+    diags.reportArgs(Diag::NotInteger, e.loc, e.length,
+                     {"this extent", "its range over the enclosing comprehension's indices is not known"});
+    return false;
+  }
+  Sign least = signOf(range->first);
+  if (nonNegative(least))
+    return true;
+  if (signOf(range->second) == Sign::Negative || (least == Sign::Negative && boundsAreExact(extent))) {
+    diags.reportSpan(Diag::NegativeExtentAt, e.loc, e.length, extent.str(), range->first.str());
+    return false;
+  }
+  addGuard(Guard{Guard::Le, SymExpr(0), range->first, {}, {}}, e.loc, "comprehension extent not negative");
+  return true;
 }
 
 static std::string describeOperand(const Expr &e) {
@@ -426,9 +466,20 @@ TExprPtr ShapeChecker::elabComprehension(const Expr &e) {
     TExprPtr ext = elab(*b.extent);
     if (!ext)
       return nullptr;
-    auto value = dimsOnlyValue(*b.extent, *ext, ("the extent of index '" + b.name + "'").c_str());
+    auto value = indexedValue(*b.extent, *ext, ("the extent of index '" + b.name + "'").c_str());
     if (!value)
       return nullptr;
+    if (dependsOnIndex(*value)) {
+      if (!checkIndexedExtent(*b.extent, *value))
+        return nullptr;
+      TIndex index{symbols.fresh(b.name), *value, b.loc};
+      Entity entity{Entity::Index, b.loc};
+      entity.sym = index.sym;
+      if (!declare(scope, b.name, entity, "an index"))
+        return nullptr;
+      indices.push_back(index);
+      continue;
+    }
     ExtentCheck check = checkExtent(*value);
     if (check == ExtentCheck::Never) {
       diags.reportSpan(Diag::NonPositiveExtent, b.extent->loc, b.extent->length, value->str());
@@ -452,6 +503,13 @@ TExprPtr ShapeChecker::elabComprehension(const Expr &e) {
   locals.pop_back();
   if (!body)
     return nullptr;
+  // An array is rectangular: the body's shape may depend on enclosing indices, not on this comprehension's.
+  for (const SymExpr &x : body->type.shape)
+    for (const TIndex &i : indices)
+      if (x.dependsOn(i.sym)) {
+        diags.reportSpan(Diag::RaggedComprehension, e.loc, e.length, strShape(body->type.shape), i.sym.name());
+        return nullptr;
+      }
   SymVec extents;
   for (const TIndex &i : indices)
     extents.push_back(i.extent);
@@ -522,9 +580,9 @@ TExprPtr ShapeChecker::elabOperator(const Expr &e) {
         }
     return true;
   };
-  if ((e.kind == ExprKind::Take && !dimsOnly(0, "the count of take")) ||
-      (e.kind == ExprKind::Drop && !dimsOnly(0, "the count of drop")) ||
-      (e.kind == ExprKind::Iota && !dimsOnly(0, "the count of iota")) ||
+  // The counts of take and drop may use the indices in scope too (`(i + 1) take K`): the result's extent is
+  // then symbolic in them, and the rule checks the count over their ranges.
+  if ((e.kind == ExprKind::Iota && !dimsOnly(0, "the count of iota")) ||
       (e.kind == ExprKind::Reshape && !dimsOnly(0, "the new shape of reshape")))
     return nullptr;
   // The rule is computed before `args` is moved into apply(): argument evaluation order is unspecified,
@@ -578,8 +636,8 @@ TExprPtr ShapeChecker::elabOperator(const Expr &e) {
   case ExprKind::Iota: return applyRule(TKind::Iota, shapeOfIota(type(0)));
   case ExprKind::Tran:
     return applyRule(TKind::Tran, args.size() == 1 ? shapeOfTran(type(0)) : shapeOfTranPerm(type(0), type(1)));
-  case ExprKind::Take: return applyRule(TKind::Take, shapeOfTake(type(0), type(1)));
-  case ExprKind::Drop: return applyRule(TKind::Drop, shapeOfDrop(type(0), type(1)));
+  case ExprKind::Take: return applyRule(TKind::Take, shapeOfTake(type(0), type(1), indexExtent));
+  case ExprKind::Drop: return applyRule(TKind::Drop, shapeOfDrop(type(0), type(1), indexExtent));
   case ExprKind::Cat: return applyRule(TKind::Cat, shapeOfCat(type(0), type(1)));
   case ExprKind::Reshape: return applyRule(TKind::Reshape, shapeOfReshape(type(0), type(1)));
   case ExprKind::Rav: return applyRule(TKind::Rav, shapeOfRav(type(0)));

@@ -23,4 +23,18 @@ SymExpr simplify(const SymExpr &e, const IndexRanges &ranges);
 // expression is not monotone in a way the analysis understands.
 std::optional<std::pair<SymExpr, SymExpr>> indexBounds(const SymExpr &e, const IndexRanges &ranges);
 
+// The greatest value of e over the ranges, over dims only: e itself when it uses none of them. What a
+// triangular index space (j < i + 1) is stored and counted in: its bounding box, n rows of n.
+SymExpr upperBound(const SymExpr &e, const IndexRanges &ranges);
+// The bounding box of an index space whose extents may use the earlier axes' indices (⟨n, i + 1⟩ over
+// ⟨i j⟩): each extent's greatest value over the axes before it.
+SymVec boundingShape(const SymVec &shape, const std::vector<Symbol> &index);
+
+// Σ_{var < extent} body, in closed form where body is affine in var (Σ_{i<n} (i + 1) = n(n + 1)/2, written
+// (n*n + n) div 2; the division is exact); nullopt otherwise.
+std::optional<SymExpr> sumOver(Symbol var, const SymExpr &extent, const SymExpr &body);
+// The number of elements of an index space whose extents may use the earlier axes' indices: π(shape) when
+// they do not, n(n + 1)/2 for ⟨n, i + 1⟩ over ⟨i j⟩; the bounding box's count where no closed form is known.
+SymExpr indexSpaceSize(const SymVec &shape, const std::vector<Symbol> &index);
+
 } // namespace moac

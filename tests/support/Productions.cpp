@@ -454,6 +454,17 @@ std::optional<Expr> Generator::reduce(const Shape &s, Scope &scope, int depth) {
     return Expr{op + "(0 take " + operand(a) + ")", false, 1, a.isInt && op != "// "};
   }
   double n = double(maxOf(operandShape[axis]));
+  // Over the rows of an index in scope, i < d, a triangular range: the rows 0 … i, i … d − 1 or the last i + 1
+  // (index-dependent counts, docs/language.md §8), each at least one row, so max and min stay finite.
+  if (axis == 0)
+    for (const Index &i : scope.indices)
+      if (i.extent == operandShape[0] && rng.chance(30)) {
+        note("reduce-triangular");
+        a.text = rng.pick<std::string>({"(" + i.name + " + 1) take ", i.name + " drop ", "(-1 - " + i.name + ") take "}) +
+                 operand(a);
+        a.atomic = false;
+        break;
+      }
   switch (rng.weighted({4, 3, 2, 2, 2, 2})) {
   case 0: note("reduce+"); return Expr{form("+/") + operand(a), false, n * a.bound, a.isInt};
   case 1: note("reduce-max"); return Expr{form("max/") + operand(a), false, a.bound, a.isInt};

@@ -139,6 +139,25 @@ TEST_CASE("prefill: one group per query row, no ⟨n n⟩ temp left", "[fuse]") 
   agrees(f, dimsOf(f, {{"n", 6}, {"dk", 3}, {"dv", 2}}));
 }
 
+TEST_CASE("causal prefill with (i + 1) take K: one group over the triangular range l < i + 1", "[fuse]") {
+  Fused f = fuseText("dim n, dk, dv\nin Q : f32[n, dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
+                     "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                     "out O = [i < n] softmax(((i + 1) take K) +.* (<i> psi Q) / sqrt(dk)) +.* ((i + 1) take V)\n");
+  REQUIRE(f.dnf.groups.size() == 1);
+  const FusedGroup &g = f.dnf.groups[0];
+  REQUIRE(g.frame.size() == 1);
+  CHECK(g.extent == SymExpr::symbol(g.frame[0]) + 1);
+  CHECK(storedTemps(f.dnf).empty());
+  for (int64_t rows : {1, 2, 7})
+    agrees(f, dimsOf(f, {{"n", rows}, {"dk", 3}, {"dv", 2}}));
+}
+
+TEST_CASE("a range that is empty at some row (l < i) stays unfused", "[fuse]") {
+  Fused f = fuseText("dim n\nin x : f64[n]\n"
+                     "out z = [i < n] +/ exp((i take x) - max/ (i take x))\n");
+  CHECK(f.dnf.groups.empty());
+}
+
 TEST_CASE("left alone: no exp against the max, another range, the max read outside the exp", "[fuse]") {
   // Σ exp(x − m) over a different range than max
   CHECK(fuseText("dim n\nin x : f64[n]\nin y : f64[n + 1]\nm = max/ x\nout z = +/ exp(y - m)\n").dnf.groups.empty());

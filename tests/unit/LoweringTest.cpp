@@ -312,6 +312,69 @@ TEST_CASE("a split reduction's chunks cover every term once, N divisible by P or
   }
 }
 
+TEST_CASE("a triangular split reduction: row i's chunks cover terms 0 … i once, a chunk past the bound adds nothing",
+          "[lower][triangular]") {
+  Schedule s;
+  s.threads = 8;
+  s.chunk = 1;
+  Lowered l = lowerText("dim n\nin x : f64[n]\nout t = [i < n] +/ ((i + 1) take x)\n", Target::OpenMP, s);
+  REQUIRE(!l.kernel.chunkCounts.empty());
+  CHECK(l.kernel.chunkCounts[0].terms.str() == "n"); // P from the greatest row, at compile time over dims only
+  for (int64_t N : {1, 3, 13}) {
+    INFO("n = " << N);
+    LoopEval ev(l.kernel, {{"n", N}});
+    std::vector<double> x(static_cast<size_t>(N));
+    for (int64_t i = 0; i < N; ++i)
+      x[size_t(i)] = double(int64_t(1) << i);
+    ev.buffer("x") = x;
+    ev.run();
+    for (int64_t i = 0; i < N; ++i)
+      CHECK(ev.buffer("t")[size_t(i)] == double((int64_t(2) << i) - 1));
+  }
+}
+
+TEST_CASE("a triangular temp is stored in its bounding box, its ragged axis a serial loop of i + 1 trips",
+          "[lower][triangular]") {
+  const char *causal = "dim n, dk, dv\nin Q : f64[n, dk]\nin K : f64[n, dk]\nin V : f64[n, dv]\n"
+                       "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                       "out O = [i < n] softmax(((i + 1) take K) +.* (<i> psi Q) / sqrt(dk)) +.* ((i + 1) take V)\n";
+  Lowered l = lowerText(causal, Target::OpenMP);
+  const Buffer &x = bufferNamed(l.kernel, "x");
+  REQUIRE(x.shape.size() == 2);
+  CHECK(x.shape[0] == x.shape[1]); // ⟨n n⟩ for ⟨n, i + 1⟩
+  const Region &scores = l.kernel.stages.front();
+  CHECK(scores.parallelDepth == 1);
+  REQUIRE(scores.body.size() == 1);
+  const LStmt &rows = scores.body[0];
+  REQUIRE(!rows.body.empty());
+  CHECK(rows.body[0].kind == LStmt::Loop);
+  CHECK(rows.body[0].loopKind == LoopKind::Serial);
+  CHECK(rows.body[0].end == SymExpr::symbol(rows.var) + 1);
+  for (int64_t N : {1, 4, 9}) {
+    INFO("n = " << N);
+    const int64_t dk = 3, dv = 2;
+    LoopEval ev(l.kernel, {{"n", N}, {"dk", dk}, {"dv", dv}});
+    std::vector<double> Q(size_t(N * dk)), K(size_t(N * dk)), V(size_t(N * dv));
+    for (size_t i = 0; i < Q.size(); ++i) {
+      Q[i] = std::sin(double(i));
+      K[i] = std::cos(double(3 * i));
+    }
+    for (size_t i = 0; i < V.size(); ++i)
+      V[i] = std::sin(double(5 * i + 1));
+    ev.buffer("Q") = Q;
+    ev.buffer("K") = K;
+    ev.buffer("V") = V;
+    ev.run();
+    DimValues dims{{l.ctx->symbols.intern("n"), N}, {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
+    std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{N, dk}, Q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}},
+                                          InterpretOptions{true});
+    std::vector<double> &o = ev.buffer("O");
+    REQUIRE(o.size() == want[0].data.size());
+    for (size_t i = 0; i < o.size(); ++i)
+      CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("the combine adds the partials in Q groups (group g: partials g, g + Q, …), then the groups in order",
           "[lower][lifting]") {
   Schedule s;

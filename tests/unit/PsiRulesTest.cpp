@@ -294,6 +294,54 @@ TEST_CASE("indexBounds", "[gamma]") {
   CHECK(shifted->second == n - 3);
 }
 
+TEST_CASE("indexBounds over nested ranges", "[gamma]") {
+  // j < i + 1, i < n: j reaches n − 1, i − j lies in [−(n − 1), n − 1] (an enclosure: j ≤ i is not known)
+  IndexRanges nested{{sym("i"), n}, {sym("j"), i + 1}};
+  auto b = indexBounds(j + 1, nested);
+  REQUIRE(b);
+  CHECK(b->first == SymExpr(1));
+  CHECK(b->second == n);
+  CHECK(upperBound(j + 1, nested) == n);
+  CHECK(upperBound(m, nested) == m);
+}
+
+TEST_CASE("sumOver and indexSpaceSize: triangular index spaces", "[gamma]") {
+  const Symbol si = sym("i");
+  CHECK(*sumOver(si, n, i + 1) == SymExpr::floorDiv(n * n + n, 2));
+  CHECK(*sumOver(si, n, m) == n * m);
+  // Σ_{i<n} i² = (n − 1)n(2n − 1)/6: 30 at n = 5; a cube has no closed form here
+  CHECK(sumOver(si, n, i * i)->evaluate([&](Symbol s) { return s == sym("n") ? int64_t(5) : int64_t(0); }) == 30);
+  CHECK(!sumOver(si, n, i * i * i));
+  // the nested triangle k ≤ j ≤ i < n holds n(n + 1)(n + 2)/6 elements: 35 at n = 5
+  SymExpr tet = indexSpaceSize({n, i + 1, j + 1}, {si, sym("j"), sym("k")});
+  CHECK(tet.evaluate([&](Symbol s) { return s == sym("n") ? int64_t(5) : int64_t(0); }) == 35);
+  // ⟨n, i + 1⟩ over ⟨i j⟩: n(n + 1)/2 elements, at n = 5 fifteen
+  SymExpr tri = indexSpaceSize({n, i + 1}, {si, sym("j")});
+  CHECK(tri.evaluate([&](Symbol s) { return s == sym("n") ? int64_t(5) : int64_t(0); }) == 15);
+  CHECK(indexSpaceSize({n, m}, {si, sym("j")}) == n * m);
+  CHECK(boundingShape({n, i + 1}, {si, sym("j")}) == SymVec{n, n});
+}
+
+TEST_CASE("take of a count whose sign only the ranges decide, n − i for i < n: from the front", "[psi]") {
+  const char *text = "dim n\nin x : f32[n]\nout s = [i < n] +/ ((n - i) take (i drop x))\n";
+  Reduced r = reduceText(text);
+  CHECK(dumpDnf(r.dnf, true) == "in x : f32<n>\n"
+                                "out s : f32<n>\n"
+                                "  <i> psi s = sum_{j<n - i} <i + j> psi x\n");
+  evaluateBoth(text, {{"n", 4}});
+}
+
+TEST_CASE("take over a comprehension index in a program: a triangular reduction", "[psi]") {
+  const char *text = "dim n, m\nin A : f32[n, m]\nout s = [i < n] +/ ((i + 1) take A)\n";
+  Reduced r = reduceText(text);
+  CHECK(dumpDnf(r.dnf, true) == "in A : f32<n m>\n"
+                                "out s : f32<n m>\n"
+                                "  <i j> psi s = sum_{k<=i} <k j> psi A\n");
+  std::vector<NDArray> out = evaluateBoth(text, {{"n", 3}, {"m", 1}});
+  // prefix sums of A's column: entries 0, 1, 2 with odd ones scaled by −0.5 → 0, −0.5, 2
+  CHECK(out[0].data == std::vector<double>{0, -0.5, 1.5});
+}
+
 // ---- the index rules, one by one ----------------------------------------------------------------
 
 TEST_CASE("psiOfPsi", "[psi]") {

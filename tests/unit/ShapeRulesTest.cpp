@@ -317,6 +317,42 @@ TEST_CASE("shapeOfTake") {
   }
 }
 
+TEST_CASE("shapeOfTake over comprehension indices") {
+  const Symbol i = test::testSymbols().fresh("i"), j = test::testSymbols().fresh("j");
+  const SymExpr si = SymExpr::symbol(i), sj = SymExpr::symbol(j);
+  const IndexRanges rows{{i, n}};
+  SECTION("the rows 0 … i: an extent over the index, proven within n") {
+    RuleResult r = shapeOfTake(intScalar(si + 1), f32({n, dk}), rows);
+    CHECK(shapeOf(r) == "⟨" + si.str() + " + 1, dk⟩");
+    CHECK(r.guards.empty());
+  }
+  SECTION("the greatest count over the dims is a guard") {
+    CHECK(guardsOf(shapeOfTake(intScalar(si + 1), f32({m, dk}), rows)) == std::vector<std::string>{"n <= m"});
+  }
+  SECTION("a count past the extent at the last index, or one whose sign changes, is an error") {
+    auto args = errorOf(shapeOfTake(intScalar(si + 2), f32({n}), rows), Diag::TakeTooLongAt);
+    CHECK(args.back() == "n + 1");
+    errorOf(shapeOfTake(intScalar(si - 1), f32({n}), rows), Diag::NotInteger);
+  }
+  SECTION("a negative count over the index takes from the end") {
+    CHECK(shapeOf(shapeOfTake(intScalar(-si - 1), f32({n}), rows)) == "⟨" + si.str() + " + 1⟩");
+  }
+  SECTION("nested ranges: j < i + 1 bounds j by n - 1") {
+    IndexRanges nested{{i, n}, {j, si + 1}};
+    CHECK(shapeOfTake(intScalar(sj + 1), f32({n}), nested).guards.empty());
+    CHECK(shapeOfTake(intScalar(sj + 1), f32({si + 1}), nested).guards.empty());
+  }
+}
+
+TEST_CASE("shapeOfDrop over comprehension indices") {
+  const Symbol i = test::testSymbols().fresh("i");
+  const SymExpr si = SymExpr::symbol(i);
+  RuleResult r = shapeOfDrop(intScalar(si), f32({n, dk}), {{i, n}});
+  CHECK(shapeOf(r) == "⟨n - " + si.str() + ", dk⟩");
+  CHECK(r.guards.empty());
+  errorOf(shapeOfDrop(intScalar(si + 2), f32({n}), {{i, n}}), Diag::TakeTooLongAt);
+}
+
 TEST_CASE("shapeOfDrop") {
   SECTION("positive counts") {
     RuleResult r = shapeOfDrop(intScalar(1), f32({n, dk}));

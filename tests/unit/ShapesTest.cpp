@@ -321,9 +321,14 @@ TEST_CASE("Shapes checks psi indices in comprehensions", "[shapes]") {
     CHECK(contains(bad("dim n\nin A : f32[n]\nout o = <-1> psi A\n"),
                    "t.moa:3:10: error: index -1 is out of range for an axis of extent n"));
   }
-  SECTION("counts and shapes cannot depend on an index") {
+  SECTION("a count over an index is a triangular extent; a comprehension's rows must not depend on its own index") {
     std::string diags = bad("dim n\nin q : f32[n]\nout o = [i < n] (i+1) take q\n");
-    CHECK(contains(diags, "error: the count of take cannot depend on the comprehension index"));
+    CHECK(contains(diags, "error: the body of this comprehension has shape ⟨i + 1⟩, which depends on its index 'i'"));
+    TypedProgram p = good("dim n\nin q : f32[n]\nout o = [i < n] +/ ((i+1) take q)\n");
+    CHECK(typeOf(p, "o") == "f32⟨n⟩");
+    CHECK(p.guards.empty());
+    CHECK(contains(bad("dim n\nin q : f32[n]\nout o = [i < n] iota (i + 1)\n"),
+                   "error: the count of iota cannot depend on the comprehension index 'i'"));
   }
 }
 
