@@ -11,6 +11,7 @@
 // A generated case also draws from its seed a schedule small enough that its split reductions have
 // partials and a two-level combine (chunk = 1–3 terms, 2–64 work items, each layout), and names from the
 // C-hostile list of tests/names/hygiene.py in place of the generator's own (half the cases each).
+#include "ElemType.h"
 #include "ProgramGenerator.h"
 #include "ReduceLines.h"
 
@@ -75,9 +76,8 @@ bool isMoaWord(const std::string &w) {
   static const std::set<std::string> words = {
       "dim", "in", "out", "inout", "fn", "assume", "psi", "rho", "iota", "tran", "take", "drop", "cat", "reshape", "rav",
       "div", "mod", "max", "min", "neg", "exp", "log", "sqrt", "abs", "not", "and", "or", "where", "inf", "tanh",
-      "sin", "cos", "exp2", "log2", "sigmoid", "pow",
-      "f32", "f64", "int"};
-  return words.count(w) != 0;
+      "sin", "cos", "exp2", "log2", "sigmoid", "pow"};
+  return words.count(w) != 0 || parseElemType(w).has_value();
 }
 
 // Calls `visit(begin, length)` on each name of a program's text outside its comments (numbers such as

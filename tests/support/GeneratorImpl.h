@@ -118,6 +118,7 @@ private:
   std::string condition(const Shape &s, Scope &scope, int depth, bool exact);
   std::string comparison(const Shape &s, Scope &scope, bool exact);
   std::string indexFor(const Extent &e, Scope &scope, bool &simple);
+  std::optional<std::string> gather(const Extent &e, Scope &scope);
   std::string indexVector(const Shape &prefix, Scope &scope);
   std::optional<Shape> regroup(const Shape &s); // a shape with the same symbolic element count
 
@@ -144,6 +145,7 @@ public:
   std::vector<std::pair<std::string, int64_t>> fixedDims;
   std::vector<int64_t> mins;         // least value of each run-time dim
   std::vector<Value> inputs;
+  std::vector<Value> indexInputs; // the integer inputs that gathers read (g1, g2, …): only ever indices
   std::vector<std::string> inputDecls;
   std::vector<std::unique_ptr<Function>> functions;
   std::set<std::string> features;

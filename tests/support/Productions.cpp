@@ -129,6 +129,11 @@ Expr Generator::leaf(const Shape &s, Scope &scope) {
 // An integer expression in [0, e) for every value of the indices in scope, provably so (the shape
 // checker's interval arithmetic sees it), or with a guard that the chosen dims satisfy.
 std::string Generator::indexFor(const Extent &e, Scope &scope, bool &simple) {
+  if (rng.chance(6))
+    if (auto g = gather(e, scope)) {
+      simple = false;
+      return *g;
+    }
   struct Option {
     unsigned weight;
     std::string text;
@@ -162,6 +167,54 @@ std::string Generator::indexFor(const Extent &e, Scope &scope, bool &simple) {
     note("index-div");
   simple = o.simple;
   return o.text;
+}
+
+// A gather (docs/language.md §7): an element of an integer input, indexed by indices in scope or by 0.
+// Its values are data; moac check and the property tests fill an index array with values folded into
+// the least extent it indexes, so e must be positive for the chosen dims.
+std::optional<std::string> Generator::gather(const Extent &e, Scope &scope) {
+  if (!e.provablyPositive())
+    return std::nullopt;
+  std::vector<const Index *> usable;
+  for (const Index &i : scope.indices)
+    if (i.extent.provablyPositive())
+      usable.push_back(&i);
+  Shape shape;
+  std::vector<std::string> at;
+  if (!usable.empty() && rng.chance(80)) {
+    const Index &i = *rng.pick(usable);
+    shape.push_back(i.extent);
+    at.push_back(i.name);
+    const Index &j = *rng.pick(usable);
+    if (&j != &i && rng.chance(30)) { // a table: g[b, j]
+      shape.push_back(j.extent);
+      at.push_back(j.name);
+    }
+  } else {
+    shape.push_back(pickExtent());
+    if (!shape[0].provablyPositive())
+      return std::nullopt;
+    at.push_back("0");
+  }
+  std::string name;
+  for (const Value &g : indexInputs)
+    if (g.shape == shape && rng.chance(70))
+      name = g.name;
+  if (name.empty()) {
+    if (indexInputs.size() >= 3)
+      return std::nullopt;
+    name = "g" + std::to_string(indexInputs.size() + 1);
+    std::string decl = "in " + name + " : " + (rng.chance(50) ? "i32" : "i64") + "[";
+    for (size_t k = 0; k < shape.size(); ++k)
+      decl += (k ? ", " : "") + ext(shape[k]);
+    inputDecls.push_back(decl + "]");
+    indexInputs.push_back(Value{name, shape, double(opt.maxDim), true});
+  }
+  note(shape.size() == 2 ? "gather-table" : "gather");
+  std::string text = name + "[";
+  for (size_t k = 0; k < at.size(); ++k)
+    text += (k ? ", " : "") + at[k];
+  return text + "]";
 }
 
 std::string Generator::indexVector(const Shape &prefix, Scope &scope) {

@@ -3,7 +3,9 @@
 // generateProgram(seed) writes the text of a program over the whole language: symbolic and fixed dims,
 // inputs of rank 0–3 in f32 and f64, elementwise operators with scalar extension, the unary functions,
 // the four reductions, inner and outer products, full and partial ψ, tran and <p> tran, take and drop
-// with both signs, cat (row append included), reshape, rav, iota, rho, comprehensions (nested too), a dim
+// with both signs, cat (row append included), reshape, rav, iota, rho, comprehensions (nested too),
+// reductions over triangular slices of an index in scope, gathers (an index read from an i32 or i64
+// input, `g1[i]`, `g2[i, j]`: moac check and makeInputs fold its values into the extent it indexes), a dim
 // declared `>= 0` whose reductions give the identity at 0 (with `assume` relations bounding it),
 // functions (shape-polymorphic, called several times and from each other), named bindings and several
 // outputs. It works type-directed: it picks the shape a subexpression must have and then an operator
