@@ -463,13 +463,17 @@ std::string DnfPrinter::expr(const DExprPtr &e) const {
   return "?";
 }
 
-// `l<n`, and `l≤i` for a triangular range l < i + 1 over an index i (not a dim: `l<t + 1` stays as written).
-std::string DnfPrinter::range(const std::string &var, const SymExpr &extent) const {
+std::string rangeText(const std::string &var, const SymExpr &extent, const std::vector<TDim> &dims, bool ascii,
+                      const std::function<std::string(const SymExpr &)> &print) {
   SymExpr last = extent - SymExpr(1);
   if (auto s = last.asSymbol())
-    if (std::none_of(program.dims.begin(), program.dims.end(), [&](const TDim &d) { return d.sym == *s; }))
-      return var + (ascii ? "<=" : "≤") + sym(last);
-  return var + "<" + sym(extent);
+    if (std::none_of(dims.begin(), dims.end(), [&](const TDim &d) { return d.sym == *s; }))
+      return var + (ascii ? "<=" : "≤") + print(last);
+  return var + "<" + print(extent);
+}
+
+std::string DnfPrinter::range(const std::string &var, const SymExpr &extent) const {
+  return rangeText(var, extent, program.dims, ascii, [&](const SymExpr &e) { return sym(e); });
 }
 
 std::string DnfPrinter::definition(size_t array) const {

@@ -100,6 +100,11 @@ inline const char *indexHint(size_t axis) { return indexHints[std::min(axis, std
 // Free symbols (dims and index variables; reduction binders excluded), sorted.
 std::vector<Symbol> freeSymbols(const DExprPtr &e);
 
+// A reduction's range as printed: `l<n`, and `l≤i` (ASCII `l<=i`) for a triangular range l < i + 1 over an
+// index i (not a dim: `l<t + 1` stays as written). print writes a symbolic expression.
+std::string rangeText(const std::string &var, const SymExpr &extent, const std::vector<TDim> &dims, bool ascii,
+                      const std::function<std::string(const SymExpr &)> &print);
+
 // Printing in MoA notation: `Σ_{j<dk} (⟨j⟩ψ q × ⟨i j⟩ψ K)`, ASCII `sum_{j<dk} (<j> psi q * <i j> psi K)`.
 struct DnfPrinter {
   const struct DnfProgram &program;

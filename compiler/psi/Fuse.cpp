@@ -204,15 +204,16 @@ void Fuser::fuse(size_t maxId, const std::vector<std::pair<size_t, Match>> &sums
     for (Symbol s : a.index)
       own.push_back(SymExpr::symbol(s));
     DExprPtr value = dFused(gid, g.members.size(), own, a.body->loc);
-    std::string sumText = fmt::format("Σ_{{{}<{}}} exp(e − {}) × {}", a.body->var.name(), a.body->extent.str(),
-                                      m.name, text(match.weight));
+    std::string range = rangeText(a.body->var.name(), a.body->extent, p.dims, false,
+                                  [](const SymExpr &x) { return x.str(); });
+    std::string sumText = fmt::format("Σ_{{{}}} exp(e − {}) × {}", range, m.name, text(match.weight));
     for (const DExprPtr &d : match.divisors) {
       value = dBinary(BinOp::Div, value, d, a.body->loc);
       sumText = "(" + sumText + ") ÷ " + text(d);
     }
     if (!match.divisors.empty())
       steps.push_back(TraceStep{"invariant divisor",
-                                fmt::format("Σ_{{{}<{}}} {}", a.body->var.name(), a.body->extent.str(), text(match.term)),
+                                fmt::format("Σ_{{{}}} {}", range, text(match.term)),
                                 sumText,
                                 "Σ_l (a_l ÷ Z)·b_l = (Σ_l a_l·b_l) ÷ Z, since the divisor does not depend on l", 0,
                                 a.body->loc});

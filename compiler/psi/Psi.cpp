@@ -72,6 +72,8 @@ SymVec psiOfRav(const SymVec &oldShape, const SymVec &idx) {
 // ---- the reducer --------------------------------------------------------------------------------
 
 static std::string psiText(const SymVec &idx, const TExpr &e) { return psiText(idx, printTExpr(e)); }
+// A symbolic expression as the trace prints it.
+static std::string plain(const SymExpr &e) { return e.str(); }
 
 namespace {
 
@@ -389,7 +391,8 @@ DExprPtr PsiReducer::reduceReduction(const TExpr &e, const SymVec &idx) {
   if (isRightFold(e.op))
     notes.push_back(rightFoldNote(e.op).substr(2));
   step("reduce", psiText(idx, e),
-       fmt::format("{}_{{{}<{}}} {}", stepWord(e.op), var.name(), extent.str(), psiText(inner, a)),
+       fmt::format("{}_{{{}}} {}", stepWord(e.op), rangeText(var.name(), extent, prog.dims, false, plain),
+                   psiText(inner, a)),
        fmt::format("{}", fmt::join(notes, "; ")));
   ++depth;
   DExprPtr body = reduce(a, inner);
@@ -409,7 +412,8 @@ DExprPtr PsiReducer::reduceInner(const TExpr &e, const SymVec &idx) {
   ia.push_back(SymExpr::symbol(k));
   ib.insert(ib.begin(), SymExpr::symbol(k));
   step("inner product", psiText(idx, e),
-       fmt::format("{}_{{{}<{}}} ({} {} {})", stepWord(e.op), k.name(), extent.str(), psiText(ia, a),
+       fmt::format("{}_{{{}}} ({} {} {})", stepWord(e.op), rangeText(k.name(), extent, prog.dims, false, plain),
+                   psiText(ia, a),
                    spellUnicode(e.op2), psiText(ib, b)),
        std::string("a new bound index contracts the last axis of the left with the first of the right") +
            (isRightFold(e.op) ? rightFoldNote(e.op) : ""));
