@@ -224,6 +224,12 @@ bool boundsAttained(const SymExpr &e, const IndexRanges &indices) {
   return true;
 }
 
+// Why a value read from an input cannot size an array, and what to write instead: a run-time integer that
+// sizes one is a dim (dims are passed to the kernel at each call; `assume` relates them, docs/language.md §4).
+static const char *const dataValueHint =
+    "its value is not known at compile time (a value read from an input array cannot size a result; "
+    "a run-time integer that does is a dim: `dim w`, with `assume w <= n` where it is bounded)";
+
 // The count k of take or drop: its sign fixes which end is cut. A count over comprehension indices
 // (`(i + 1) take K`) takes the sign its least and greatest values share over the indices' ranges.
 static std::optional<RuleError> checkCount(const Type &count, const char *what, const IndexRanges &indices, SymExpr &k,
@@ -231,8 +237,7 @@ static std::optional<RuleError> checkCount(const Type &count, const char *what, 
   if (count.elem != ElemType::Int || count.rank() != 0)
     return RuleError{Diag::NotInteger, {std::string("the count of ") + what, "it is " + strType(count)}};
   if (!count.value)
-    return RuleError{Diag::NotInteger, {std::string("the count of ") + what,
-                                        "its value is not known at compile time"}};
+    return RuleError{Diag::NotInteger, {std::string("the count of ") + what, dataValueHint}};
   k = (*count.value)[0];
   if (usesIndices(k, indices)) {
     auto range = indexBounds(k, indices);
@@ -361,7 +366,7 @@ RuleResult shapeOfReshape(const Type &shape, const Type &array) {
   if (auto e = checkIndexVector(shape, "reshape"))
     return RuleResult{*e, {}};
   if (!shape.value)
-    return err(Diag::NotInteger, {"the new shape of reshape", "its value is not known at compile time"});
+    return err(Diag::NotInteger, {"the new shape of reshape", dataValueHint});
   Type r{array.elem, *shape.value, std::nullopt};
   SymExpr from = product(array.shape), to = product(*shape.value);
   RuleResult result = ok(r);
