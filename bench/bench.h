@@ -164,6 +164,18 @@ static void bench_reference(const float *Q, const float *K, const float *V, doub
   free(s);
 }
 
+/* What every driver's main does first: on an NVIDIA GPU, start the CUDA context of the ceiling before libgomp
+ * starts, so that they share it (exits 1 without a device); returns dk = dv, 128 or $MOAC_BENCH_D. */
+static int64_t bench_start(void) {
+#ifdef BENCH_DEVICE_CEILING
+  if (bench_device_init()) {
+    fprintf(stderr, "no CUDA device for the ceiling\n");
+    exit(1);
+  }
+#endif
+  return getenv("MOAC_BENCH_D") ? strtoll(getenv("MOAC_BENCH_D"), NULL, 10) : 128;
+}
+
 #ifndef BENCH_SYSTEM
 #define BENCH_SYSTEM "kernel"
 #endif

@@ -60,15 +60,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: decode_bench REPS N...\n");
     return 2;
   }
-#ifdef BENCH_DEVICE_CEILING
-  if (bench_device_init()) { /* before libgomp starts, so that it shares this CUDA context */
-    fprintf(stderr, "no CUDA device for the ceiling\n");
-    return 1;
-  }
-#endif
+  bench_d = bench_start();
   int reps = atoi(argv[1]);
-  if (getenv("MOAC_BENCH_D"))
-    bench_d = strtoll(getenv("MOAC_BENCH_D"), NULL, 10);
   for (int i = 2; i < argc; ++i)
     run(strtoll(argv[i], NULL, 10), reps > 0 ? reps : 1);
   return 0;

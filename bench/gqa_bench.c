@@ -68,15 +68,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: gqa_bench REPS B HQ N HKV...\n");
     return 2;
   }
-#ifdef BENCH_DEVICE_CEILING
-  if (bench_device_init()) { /* before libgomp starts, so that it shares this CUDA context */
-    fprintf(stderr, "no CUDA device for the ceiling\n");
-    return 1;
-  }
-#endif
+  bench_d = bench_start();
   int reps = atoi(argv[1]);
-  if (getenv("MOAC_BENCH_D"))
-    bench_d = strtoll(getenv("MOAC_BENCH_D"), NULL, 10);
   int64_t B = strtoll(argv[2], NULL, 10), hq = strtoll(argv[3], NULL, 10), n = strtoll(argv[4], NULL, 10);
   for (int i = 5; i < argc; ++i)
     run(B, hq, strtoll(argv[i], NULL, 10), n, reps > 0 ? reps : 1);
