@@ -124,69 +124,365 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         }
       }
     }
-    __syncwarp();                   /* the lanes' stores are seen by the whole warp */
     float inv = sqrtf((float)(dk)); /* gqa-bf16.moa:9 */
-    for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
-      if (l < n) {
-        float acc2 = 0.0f; /* gqa-bf16.moa:14 */
-        if (moa_lane != 0)
-          acc2 = -0.0f;
-#pragma unroll 4
-        for (int64_t l2 = 0 + moa_lane; l2 < dk; l2 += 16) {
-          acc2 =
-              acc2 +
-              (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
-               moart_bf16_to_f32(
-                   K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + l2)])); /* gqa-bf16.moa:14 */
+    const bool moa_hold0 = ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                           (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0 &&
+                           dv <= 128 && ((dv)&3) == 0;
+    const bool moa_own0 = moa_hold0 && moa_live && 0 + 4 * moa_lane < dv;
+    float4 moa_h0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own0)
+      moa_h0 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane];
+    const bool moa_own0_1 = moa_hold0 && moa_live && 0 + 4 * moa_lane + 64 < dv;
+    float4 moa_h0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own0_1)
+      moa_h0_1 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 64];
+    const bool moa_pipe0 =
+        moa_hold0 && ((uintptr_t)K & 7u) == 0 &&
+        (((hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0)) & 3) == 0 && ((dk)&3) == 0 &&
+        ((uintptr_t)Q & 7u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0 && dk <= 128 && dv <= 128 &&
+        ((dv)&3) == 0 && ((uintptr_t)V & 7u) == 0 &&
+        (((hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0)) & 3) == 0;
+    if (moa_pipe0) {
+      const bool moa_on0_0_0 = moa_live && 0 + 4 * moa_lane < dk;
+      const bool moa_on0_0_1 = moa_live && 0 + 4 * moa_lane + 64 < dk;
+      const bool moa_on0_1_0 = moa_live && 0 + 4 * moa_lane < dv;
+      const bool moa_on0_1_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on0_2_0 = moa_live && 0 + 4 * moa_lane < dv;
+      const bool moa_on0_2_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      uint2 moa_nx0_0_0 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_1 = make_uint2(0u, 0u);
+      float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_0)
+        moa_iv0_1_0 = moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane]);
+      float4 moa_iv0_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_1)
+        moa_iv0_1_1 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 64]);
+      uint2 moa_nx0_2_0 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_1 = make_uint2(0u, 0u);
+      int64_t moa_so0_0 = (hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0);
+      int64_t moa_so0_2 = (hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0);
+      const int64_t moa_end0 = (c * moa_div0 + moa_div0);
+      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+        if (moa_on0_0_0)
+          moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+        if (moa_on0_0_1)
+          moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+      }
+      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+        if (moa_on0_2_0)
+          moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+        if (moa_on0_2_1)
+          moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+      }
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; ++moa_row0) {
+        const int64_t l = moa_row0;
+        const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0);
+        const float4 moa_cx0_0_1 = moart_cuda_bf16x4(moa_nx0_0_1);
+        const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0);
+        const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1);
+        moa_so0_0 += dk;
+        moa_so0_2 += dv;
+        if ((l + 1) < moa_end0 && (l + 1) < n) {
+          if (moa_on0_0_0)
+            moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+          if (moa_on0_0_1)
+            moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
         }
-        acc2 = moart_warp_addf(acc2, 16);  /* the lanes' partial results combined */
-        float e = (acc2 / inv);            /* gqa-bf16.moa:9 */
-        float next = moart_maxf(m, e);     /* gqa-bf16.moa:9 */
-        float w = moart_rescalef(e, next); /* gqa-bf16.moa:9 */
-        if (__any_sync(0xffffffffu, (next != m))) {
-          float scale = moart_rescalef(m, next); /* gqa-bf16.moa:9 */
-          acc = (acc * scale);                   /* gqa-bf16.moa:9 */
+        if ((l + 1) < moa_end0 && (l + 1) < n) {
+          if (moa_on0_2_0)
+            moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+          if (moa_on0_2_1)
+            moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+        }
+        if (l < n) {
+          float acc2 = 0.0f;
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          if (moa_on0_0_0) {
+            const int64_t moa_g = 0 + 4 * moa_lane;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
+            { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
+            { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
+            { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
+          }
+          if (moa_on0_0_1) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 64;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
+            { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
+            { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
+            { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
+          }
+          acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+          float e = (acc2 / inv);
+          float next = moart_maxf(m, e);
+          float w = moart_rescalef(e, next);
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next);
+            acc = (acc * scale);
+            if (moa_live) {
+              if (moa_on0_1_0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                (void)moa_g;
+                { moa_h0.x = (moa_h0.x * scale); }
+                { moa_h0.y = (moa_h0.y * scale); }
+                { moa_h0.z = (moa_h0.z * scale); }
+                { moa_h0.w = (moa_h0.w * scale); }
+              }
+              if (moa_on0_1_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { moa_h0_1.x = (moa_h0_1.x * scale); }
+                { moa_h0_1.y = (moa_h0_1.y * scale); }
+                { moa_h0_1.z = (moa_h0_1.z * scale); }
+                { moa_h0_1.w = (moa_h0_1.w * scale); }
+              }
+            }
+          }
+          acc = (acc + w);
           if (moa_live) {
-            const bool moa_vec1 =
-                ((uintptr_t)online_O_acc_part & 15u) == 0 &&
-                (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-            for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
-              if (moa_vec1 && moa_g + 4 <= dv) {
-                float4 moa_r0 = *(const float4 *)&online_O_acc_part[(hq * dv * i * P_online +
-                                                                     dv * j * P_online + dv * c) +
-                                                                    moa_g];
-                { moa_r0.x = (moa_r0.x * scale); }
-                { moa_r0.y = (moa_r0.y * scale); }
-                { moa_r0.z = (moa_r0.z * scale); }
-                { moa_r0.w = (moa_r0.w * scale); }
-                *(float4
-                      *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
-                                           moa_g] = moa_r0;
+            if (moa_on0_2_0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              (void)moa_g;
+              { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
+              { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
+              { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
+              { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
+            }
+            if (moa_on0_2_1) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 64;
+              (void)moa_g;
+              { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
+              { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
+              { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
+              { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+            }
+          }
+          m = next;
+        }
+      }
+    } else {
+      for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
+        if (l < n) {
+          uint2 moa_pf0 = make_uint2(0u, 0u);
+          if (moa_own0 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf0 =
+                *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + 4 * moa_lane];
+          uint2 moa_pf0_1 = make_uint2(0u, 0u);
+          if (moa_own0_1 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf0_1 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 64];
+          float acc2 = 0.0f; /* gqa-bf16.moa:14 */
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          const bool moa_vec1 = ((uintptr_t)K & 7u) == 0 &&
+                                (((hkv * n * dk * i + n * dk * moa_div1 + dk * l)) & 3) == 0 &&
+                                ((uintptr_t)Q & 7u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 64) {
+            if (moa_vec1 && moa_g + 4 <= dk) {
+              float4 moa_r0 = moart_cuda_bf16x4(
+                  *(const uint2 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l) + moa_g]);
+              float4 moa_r1 = moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + moa_g]);
+              { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
+              { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
+              { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
+              { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
+            } else {
+              for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
+                acc2 = acc2 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
+                               moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l +
+                                                    l2)])); /* gqa-bf16.moa:14 */
+              }
+            }
+          }
+          acc2 = moart_warp_addf(acc2, 16);  /* the lanes' partial results combined */
+          float e = (acc2 / inv);            /* gqa-bf16.moa:9 */
+          float next = moart_maxf(m, e);     /* gqa-bf16.moa:9 */
+          float w = moart_rescalef(e, next); /* gqa-bf16.moa:9 */
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next); /* gqa-bf16.moa:9 */
+            acc = (acc * scale);                   /* gqa-bf16.moa:9 */
+            if (moa_live) {
+              if (moa_hold0) {
+                const bool moa_vec2 = true;
+                if (moa_own0) {
+                  const int64_t moa_g = 0 + 4 * moa_lane;
+                  if (moa_vec2) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0);
+                    { moa_h0.x = (moa_h0.x * scale); }
+                    { moa_h0.y = (moa_h0.y * scale); }
+                    { moa_h0.z = (moa_h0.z * scale); }
+                    { moa_h0.w = (moa_h0.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h0.x
+                       : moa_u == moa_g + 1 ? moa_h0.y
+                       : moa_u == moa_g + 2 ? moa_h0.z
+                                            : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                            : moa_u == moa_g + 1 ? moa_h0.y
+                                                            : moa_u == moa_g + 2 ? moa_h0.z
+                                                                                 : moa_h0.w) *
+                                                           scale);
+                    }
+                  }
+                }
+                if (moa_own0_1) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  if (moa_vec2) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_1);
+                    { moa_h0_1.x = (moa_h0_1.x * scale); }
+                    { moa_h0_1.y = (moa_h0_1.y * scale); }
+                    { moa_h0_1.z = (moa_h0_1.z * scale); }
+                    { moa_h0_1.w = (moa_h0_1.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h0_1.x
+                       : moa_u == moa_g + 1 ? moa_h0_1.y
+                       : moa_u == moa_g + 2 ? moa_h0_1.z
+                                            : moa_h0_1.w) = ((moa_u == moa_g       ? moa_h0_1.x
+                                                              : moa_u == moa_g + 1 ? moa_h0_1.y
+                                                              : moa_u == moa_g + 2 ? moa_h0_1.z
+                                                                                   : moa_h0_1.w) *
+                                                             scale);
+                    }
+                  }
+                }
               } else {
-                for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
-                  online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                      (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +
-                                          k)] *
-                       scale); /* gqa-bf16.moa:9 */
+                const bool moa_vec3 =
+                    ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                    (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+                for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+                  if (moa_vec3 && moa_g + 4 <= dv) {
+                    float4 moa_r0 =
+                        *(const float4 *)&online_O_acc_part[(hq * dv * i * P_online +
+                                                             dv * j * P_online + dv * c) +
+                                                            moa_g];
+                    { moa_r0.x = (moa_r0.x * scale); }
+                    { moa_r0.y = (moa_r0.y * scale); }
+                    { moa_r0.z = (moa_r0.z * scale); }
+                    { moa_r0.w = (moa_r0.w * scale); }
+                    *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online +
+                                                   dv * c) +
+                                                  moa_g] = moa_r0;
+                  } else {
+                    for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                      online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                          (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +
+                                              k)] *
+                           scale); /* gqa-bf16.moa:9 */
+                    }
+                  }
                 }
               }
             }
           }
-          __syncwarp(); /* the lanes' stores are seen by the whole warp */
-        }
-        acc = (acc + w); /* gqa-bf16.moa:9 */
-        if (moa_live) {
-          for (int64_t k = 0 + moa_lane; k < dv; k += 16) {
-            online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] +
-                 (w * moart_bf16_to_f32(V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l +
-                                           k)]))); /* gqa-bf16.moa:9 */
+          acc = (acc + w); /* gqa-bf16.moa:9 */
+          if (moa_live) {
+            if (moa_hold0) {
+              const bool moa_vec4 = ((uintptr_t)V & 7u) == 0 &&
+                                    (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0;
+              if (moa_own0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                if (moa_vec4) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0);
+                  { moa_h0.x = (moa_h0.x + (w * moa_r2.x)); }
+                  { moa_h0.y = (moa_h0.y + (w * moa_r2.y)); }
+                  { moa_h0.z = (moa_h0.z + (w * moa_r2.z)); }
+                  { moa_h0.w = (moa_h0.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h0.x
+                     : moa_u == moa_g + 1 ? moa_h0.y
+                     : moa_u == moa_g + 2 ? moa_h0.z
+                                          : moa_h0.w) =
+                        ((moa_u == moa_g       ? moa_h0.x
+                          : moa_u == moa_g + 1 ? moa_h0.y
+                          : moa_u == moa_g + 2 ? moa_h0.z
+                                               : moa_h0.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own0_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                if (moa_vec4) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_1);
+                  { moa_h0_1.x = (moa_h0_1.x + (w * moa_r2.x)); }
+                  { moa_h0_1.y = (moa_h0_1.y + (w * moa_r2.y)); }
+                  { moa_h0_1.z = (moa_h0_1.z + (w * moa_r2.z)); }
+                  { moa_h0_1.w = (moa_h0_1.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h0_1.x
+                     : moa_u == moa_g + 1 ? moa_h0_1.y
+                     : moa_u == moa_g + 2 ? moa_h0_1.z
+                                          : moa_h0_1.w) =
+                        ((moa_u == moa_g       ? moa_h0_1.x
+                          : moa_u == moa_g + 1 ? moa_h0_1.y
+                          : moa_u == moa_g + 2 ? moa_h0_1.z
+                                               : moa_h0_1.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+            } else {
+              const bool moa_vec5 =
+                  ((uintptr_t)V & 7u) == 0 &&
+                  (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
+                  ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                  (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+                if (moa_vec5 && moa_g + 4 <= dv) {
+                  float4 moa_r0 = moart_cuda_bf16x4(
+                      *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g]);
+                  float4 moa_r1 = *(const float4 *)&online_O_acc_part[(hq * dv * i * P_online +
+                                                                       dv * j * P_online + dv * c) +
+                                                                      moa_g];
+                  { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
+                  { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
+                  { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
+                  { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
+                  *(float4
+                        *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                             moa_g] = moa_r1;
+                } else {
+                  for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                    online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                        (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +
+                                            k)] +
+                         (w * moart_bf16_to_f32(V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l +
+                                                   k)]))); /* gqa-bf16.moa:9 */
+                  }
+                }
+              }
+            }
           }
+          m = next; /* gqa-bf16.moa:9 */
         }
-        __syncwarp(); /* the lanes' stores are seen by the whole warp */
-        m = next;     /* gqa-bf16.moa:9 */
       }
     }
+    if (moa_own0)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane] = moa_h0;
+    if (moa_own0_1)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 64] = moa_h0_1;
     if (moa_lane == 0 && moa_live) {
       online_m_part[(hq * i * P_online + j * P_online + c)] = m; /* gqa-bf16.moa:9 */
     }
@@ -228,10 +524,10 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* gqa-bf16.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec2 =
+    const bool moa_vec6 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec2 && moa_g + 4 <= P_online) {
+      if (moa_vec6 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -259,11 +555,11 @@ __global__ void __launch_bounds__(128)
     float S2 = 0.0f;        /* gqa-bf16.moa:11 */
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec3 = ((uintptr_t)online_m_part & 15u) == 0 &&
+    const bool moa_vec7 = ((uintptr_t)online_m_part & 15u) == 0 &&
                           (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec3 && moa_g + 4 <= P_online) {
+      if (moa_vec7 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         float4 moa_r1 =
@@ -319,10 +615,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec4 =
+    const bool moa_vec8 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec4 && moa_g + 4 <= P_online) {
+      if (moa_vec8 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -348,11 +644,11 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float S2 = 0.0f;
     if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec5 = ((uintptr_t)online_m_part & 15u) == 0 &&
+    const bool moa_vec9 = ((uintptr_t)online_m_part & 15u) == 0 &&
                           (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
                           ((uintptr_t)online_sum_e_part & 15u) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec5 && moa_g + 4 <= P_online) {
+      if (moa_vec9 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         float4 moa_r1 =

@@ -162,7 +162,7 @@ bool CudaPrinter::pipeStreams(const LStmt &loop, const std::vector<PipeLanes> &f
         continue;
       }
       streams.push_back({a.buffer, a.base, &x, a.base.dependsOn(loop.var), *step, {}});
-      std::string aligned = fmt::format("((uintptr_t){} & 15u) == 0", cn.buffer(a.buffer));
+      std::string aligned = groupAligned(a.buffer);
       if (std::find(tests.begin(), tests.end(), aligned) == tests.end())
         tests.push_back(aligned);
       multipleOf4(a.base.substitute({{loop.var, loop.start}}) + x.loop->start);
@@ -180,11 +180,12 @@ bool CudaPrinter::pipeStreams(const LStmt &loop, const std::vector<PipeLanes> &f
   return true;
 }
 
-// A stream's 16-byte load for the lane's group at iteration `at` (a moving stream at its offset local).
+// A stream's load for the lane's group at iteration `at` (a moving stream at its offset local), as loaded.
 std::string CudaPrinter::pipeLoad(const LStmt &loop, const PipeStream &st, int group, const SymExpr &at) {
-  return fmt::format("*(const float4 *)&{}[{} + {}]", cn.buffer(st.buffer),
-                     st.moves ? st.offset : integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start),
-                     groupStart(group));
+  return groupLoad(st.buffer, fmt::format("{}[{} + {}]", cn.buffer(st.buffer),
+                                          st.moves ? st.offset
+                                                   : integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start),
+                                          groupStart(group)));
 }
 
 // The loads of iteration `at` into the next iteration's registers, where its guards hold.
@@ -241,10 +242,12 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
     PipeStream &st = streams[i];
     for (int group = 0; group < groups(); ++group) {
       st.regs.push_back(fmt::format("moa_{}{}_{}_{}", st.moves ? "nx" : "iv", n, i, group));
-      line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", st.regs.back()));
+      // the next iteration's group as loaded; an invariant one widened once, here
+      line(st.moves ? fmt::format("{} {} = {};", groupType(st.buffer), st.regs.back(), groupZero(st.buffer))
+                    : fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", st.regs.back()));
       if (!st.moves)
         line(fmt::format("if ({}) {} = {};", piped.at(st.lanes->loop)[size_t(group)], st.regs.back(),
-                         pipeLoad(loop, st, group, SymExpr::symbol(loop.var))));
+                         widened(st.buffer, pipeLoad(loop, st, group, SymExpr::symbol(loop.var)))));
     }
   }
   // a moving load's offset a local, stepped once an iteration (no 64-bit products a row), and the end once
@@ -280,7 +283,7 @@ void CudaPrinter::pipelinedLoop(const LStmt &loop, ElemType t, int n, const std:
     if (st.moves)
       for (int group = 0; group < groups(); ++group) {
         now[size_t(group)] = fmt::format("moa_cx{}_{}_{}", n, i, group);
-        line(fmt::format("const float4 {} = {};", now[size_t(group)], st.regs[size_t(group)]));
+        line(fmt::format("const float4 {} = {};", now[size_t(group)], widened(st.buffer, st.regs[size_t(group)])));
       }
     current[{st.buffer, st.base}] = now;
   }
@@ -325,11 +328,14 @@ void CudaPrinter::warpBlock(const std::vector<LStmt> &body, ElemType t) {
       std::vector<std::string> regs;
       for (int group = 0; group < groups(); ++group) {
         regs.push_back(fmt::format("moa_pf{}{}", n, group ? fmt::format("_{}", group) : ""));
-        line(fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", regs.back()));
-        line(fmt::format("if ({} && ((uintptr_t){} & 15u) == 0 && (({}) & 3) == 0)", keep->owns[size_t(group)],
-                         cn.buffer(a.buffer), integer(first)));
-        line(fmt::format("{} = *(const float4 *)&{}[{} + {}];", regs.back(), cn.buffer(a.buffer), integer(first),
-                         groupStart(group)));
+        line(fmt::format("{} {} = {};", groupType(a.buffer), regs.back(), groupZero(a.buffer)));
+        line(fmt::format("if ({} && {} && (({}) & 3) == 0)", keep->owns[size_t(group)], groupAligned(a.buffer),
+                         integer(first)));
+        line(fmt::format("{} = {};", regs.back(),
+                         groupLoad(a.buffer, fmt::format("{}[{} + {}]", cn.buffer(a.buffer), integer(first),
+                                                         groupStart(group)))));
+        if (half(a.buffer))
+          loadedHalf.emplace(regs.back(), a.buffer);
       }
       prefetched.emplace(std::pair{a.buffer, a.base}, regs);
       issued.push_back({a.buffer, a.base});
@@ -337,8 +343,11 @@ void CudaPrinter::warpBlock(const std::vector<LStmt> &body, ElemType t) {
   }
   for (const LStmt &x : body)
     warpStmt(x, t);
-  for (const auto &key : issued)
+  for (const auto &key : issued) {
+    for (const std::string &r : prefetched.at(key))
+      loadedHalf.erase(r);
     prefetched.erase(key);
+  }
 }
 
 } // namespace moac

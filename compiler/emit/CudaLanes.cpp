@@ -116,7 +116,10 @@ std::optional<VectorLoop> vectorLoop(const LStmt &loop, const Kernel &k) {
     if (!offset.dependsOn(loop.var))
       return;
     std::optional<SymExpr> step = offset.linearCoefficient(loop.var);
-    if (!step || !(*step == SymExpr(1)) || k.buffers[buffer].elem != ElemType::F32) {
+    // f32 moves four elements a 16-byte access; a half-precision input four a load of 8 bytes, widened
+    // (moart_cuda_bf16x4): its stores stay scalar, each rounded on its own
+    const ElemType elem = k.buffers[buffer].elem;
+    if (!step || !(*step == SymExpr(1)) || !(elem == ElemType::F32 || (isHalf(elem) && !isStore))) {
       ok = false;
       return;
     }

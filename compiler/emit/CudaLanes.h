@@ -46,9 +46,10 @@ private:
 };
 
 // A lane loop whose lanes take four adjacent iterations at a time, so that each access that moves by one
-// element per iteration is one 16-byte load or store of four floats (docs/schedule.md, "CUDA"): a loop of
-// step 1 over straight-line statements, whose every access is either invariant in the loop or an f32
-// element at γ-difference 1 (its offset is `base + var`). The lanes own the same iterations whether the
+// element per iteration is one 16-byte load or store of four floats (docs/schedule.md, "CUDA"), or one
+// 8-byte load of four bf16 or f16 elements widened to floats: a loop of step 1 over straight-line
+// statements, whose every access is either invariant in the loop or an f32 element (or a half-precision
+// element loaded) at γ-difference 1 (its offset is `base + var`). The lanes own the same iterations whether the
 // vector path or its scalar fallback (a pointer or a base not 16-byte aligned, a group cut by the end) runs.
 struct VectorLoop {
   struct Access {

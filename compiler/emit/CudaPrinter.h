@@ -91,6 +91,31 @@ private:
     return group ? fmt::format("4 * moa_lane + {}", 4 * lanes * group) : "4 * moa_lane";
   }
   int vectorLoops = 0; // numbers their alignment tests
+  // A lane's group of four elements of a buffer as it is loaded (vectorLoop): f32 as a float4 (16 bytes);
+  // bf16 and f16 as the uint2 of their bit patterns (8 bytes), widened to a float4 where it is read, so
+  // that a load issued ahead does not wait for its data where it is issued.
+  bool half(size_t buffer) const { return isHalf(k.buffers[buffer].elem); }
+  const char *groupType(size_t buffer) const { return half(buffer) ? "uint2" : "float4"; }
+  std::string groupZero(size_t buffer) const {
+    return half(buffer) ? "make_uint2(0u, 0u)" : "make_float4(0.0f, 0.0f, 0.0f, 0.0f)";
+  }
+  // The group's load at the element `element` (`B[offset]`), as loaded, and a loaded group as floats.
+  std::string groupLoad(size_t buffer, const std::string &element) const {
+    return fmt::format("*(const {} *)&{}", groupType(buffer), element);
+  }
+  std::string widened(size_t buffer, const std::string &loaded) const {
+    if (!half(buffer))
+      return loaded;
+    return fmt::format("{}({})", k.buffers[buffer].elem == ElemType::BF16 ? "moart_cuda_bf16x4" : "moart_cuda_f16x4",
+                       loaded);
+  }
+  // The run-time test that the buffer's pointer is aligned for its groups' loads: 16 or 8 bytes.
+  std::string groupAligned(size_t buffer) const {
+    return fmt::format("((uintptr_t){} & {}u) == 0", cn.buffer(buffer), half(buffer) ? 7 : 15);
+  }
+  // Registers that hold a group as loaded from a half-precision buffer (warpBlock's prefetches): the
+  // statements read them widened.
+  std::map<std::string, size_t> loadedHalf;
   // The elements held in registers across a serial loop of a warp (holdAcross): {buffer, base} → the lane's
   // float4 for each of its groups, whether holding was possible at run time (warp-uniform), and whether the
   // lane owns each group.

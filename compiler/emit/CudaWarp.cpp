@@ -94,7 +94,7 @@ std::string CudaPrinter::alignedTest(const LStmt &s, const VectorLoop &v) {
       if (held.count({a.buffer, a.base}))
         continue;
       if (pointers.insert(a.buffer).second)
-        tests.push_back(fmt::format("((uintptr_t){} & 15u) == 0", cn.buffer(a.buffer)));
+        tests.push_back(groupAligned(a.buffer));
       SymExpr first = a.base + s.start;
       std::optional<int64_t> known = first.constant();
       std::string test = known ? (*known % 4 == 0 ? "" : "false") : fmt::format("(({}) & 3) == 0", integer(first));
@@ -117,11 +117,18 @@ void CudaPrinter::vectorGroup(const LStmt &s, const VectorLoop &v, ElemType t, i
     regs[key] = h.regs[size_t(group)];
   for (const auto &[key, r] : prefetched)
     regs[key] = r[size_t(group)];
+  int widenedCount = 0;
+  for (auto &[key, r] : regs) // a prefetched half-precision group, widened where the statements read it
+    if (auto loaded = loadedHalf.find(r); loaded != loadedHalf.end()) {
+      std::string floats = fmt::format("moa_r{}", regs.size() + widenedCount++);
+      line(fmt::format("const float4 {} = {};", floats, widened(loaded->second, r)));
+      r = floats;
+    }
   for (const VectorLoop::Access &a : v.loads)
-    if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size())).second)
-      line(fmt::format("float4 {} = *(const float4 *)&{};", regs[{a.buffer, a.base}], at(a)));
+    if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size() + widenedCount)).second)
+      line(fmt::format("float4 {} = {};", regs[{a.buffer, a.base}], widened(a.buffer, groupLoad(a.buffer, at(a)))));
   for (const VectorLoop::Access &a : v.stores)
-    if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size())).second)
+    if (regs.emplace(std::pair{a.buffer, a.base}, fmt::format("moa_r{}", regs.size() + widenedCount)).second)
       line(fmt::format("float4 {};", regs[{a.buffer, a.base}]));
   // whether the statements read the index other than through the vector accesses
   bool readsIndex = false;

@@ -376,6 +376,18 @@ MOART_GROUP_REDUCE(moart_group_mini, moart_warp_mini, long long, moart_mini)
 #undef MOART_ADD_
 #undef MOART_MUL_
 
+/* Four adjacent bf16 or f16 elements loaded as one 8-byte uint2 (element 0 in the low half of .x), widened
+ * to a float4 exactly as moart_bf16_to_f32 and moart_f16_to_f32 widen each: the lane loops' groups of four
+ * over a half-precision input (docs/schedule.md, "CUDA"). */
+static inline __device__ float4 moart_cuda_bf16x4(uint2 u) {
+  return make_float4(__uint_as_float(u.x << 16), __uint_as_float(u.x & 0xffff0000u), __uint_as_float(u.y << 16),
+                     __uint_as_float(u.y & 0xffff0000u));
+}
+static inline __device__ float4 moart_cuda_f16x4(uint2 u) {
+  return make_float4(moart_f16_to_f32((uint16_t)(u.x & 0xffffu)), moart_f16_to_f32((uint16_t)(u.x >> 16)),
+                     moart_f16_to_f32((uint16_t)(u.y & 0xffffu)), moart_f16_to_f32((uint16_t)(u.y >> 16)));
+}
+
 /* The barrier after a combine's stores that other threads of its result read: a warp's, or the block's. */
 static inline __device__ void moart_group_sync(int width) {
   if (width > 32)
