@@ -4,7 +4,9 @@
 // overflow inside them.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "moart/kernel.h"
 
@@ -69,4 +71,31 @@ TEST_CASE("moart_chunks with no items or terms and with threads = INT64_MAX", "[
   CHECK(moart_chunks(1, kMax, kMax, kMax) == 1);
   CHECK(moart_chunks(3, 1000, kMax, 1) == 1000);
   CHECK(moart_chunks(1, 100000, 65536, 256) == 391);
+}
+
+// The rescaling factor skips the exponential where the difference is zero; its value must be exp's for
+// every pair, the special cases included (Inf - Inf is NaN, not the shortcut's 1).
+TEST_CASE("moart_rescalef and moart_rescale give exp(a - m) bit for bit, 0 for a = -inf", "[kernel]") {
+  const float inf = INFINITY;
+  const float vals[] = {0.0f, -0.0f, 1.0f, -2.5f, 88.0f, -103.0f, 1e-40f, -1e-40f, 3.0e38f, -3.0e38f, inf, -inf};
+  for (float a : vals)
+    for (float m : vals) {
+      if (a == -inf)
+        continue;
+      float want = expf(a - m), got = moart_rescalef(a, m);
+      double wantD = exp((double)a - (double)m), gotD = moart_rescale(a, m);
+      if (std::isnan(want)) {
+        CHECK(std::isnan(got));
+        CHECK(std::isnan(gotD));
+        continue;
+      }
+      CHECK(moart_f32_bits(got) == moart_f32_bits(want));
+      CHECK(std::memcmp(&gotD, &wantD, sizeof gotD) == 0);
+    }
+  CHECK(moart_rescalef(-inf, -inf) == 0.0f);
+  CHECK(moart_rescalef(-inf, 3.0f) == 0.0f);
+  CHECK(moart_rescale(-inf, -inf) == 0.0);
+  CHECK(std::isnan(moart_rescalef(inf, inf)));
+  CHECK(std::isnan(moart_rescalef(NAN, NAN)));
+  CHECK(moart_rescalef(5.0f, 5.0f) == 1.0f);
 }

@@ -196,9 +196,18 @@ MOART_INLINE double moart_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 /* The online-softmax monoid's rescaling factor exp(a - m) of a partial result whose running maximum is a,
  * to the maximum m >= a; 0 when a is -inf (an empty split, or only -inf terms so far), so that such a
- * partial is the identity and never turns -inf - -inf into NaN. */
-MOART_INLINE float moart_rescalef(float a, float m) { return a == -INFINITY ? 0.0f : expf(a - m); }
-MOART_INLINE double moart_rescale(double a, double m) { return a == -INFINITY ? 0.0 : exp(a - m); }
+ * partial is the identity and never turns -inf - -inf into NaN. A difference of zero gives 1, exp(±0)
+ * (C99 F.9.3.1), without the call: of an online softmax's two factors a row, the old maximum's and the
+ * new term's, one is almost always exp(0), so a row pays for one exponential, not two (bench/NOTES.md,
+ * 2026-12-06). Only a zero difference takes the shortcut, so Inf - Inf still gives exp(NaN). */
+MOART_INLINE float moart_rescalef(float a, float m) {
+  float d = a - m;
+  return a == -INFINITY ? 0.0f : d == 0.0f ? 1.0f : expf(d);
+}
+MOART_INLINE double moart_rescale(double a, double m) {
+  double d = a - m;
+  return a == -INFINITY ? 0.0 : d == 0.0 ? 1.0 : exp(d);
+}
 
 /* Chunks of a split reduction over `terms` terms for each of `items` results: enough chunks that about
  * `threads` work items run, but no chunk shorter than `chunk` terms; at least 1. The ceilings are taken
