@@ -77,7 +77,6 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
   const int64_t moa_total = moa_extent0;
   const int moa_lane = (int)(threadIdx.x & 15u);         /* a value's lanes: 16 of the warp's */
   const int moa_pack = (int)((threadIdx.x & 31u) / 16u); /* the value of the pack */
-  const unsigned moa_mask = 0xffffu << (16 * moa_pack);  /* the value's lanes */
   for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;
        moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     int64_t moa_rest = moa_t;
@@ -194,7 +193,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           float e = (acc2 / inv);
           float next = moart_maxf(m, e);
           float w = moart_rescalef(e, next);
-          if (__any_sync(moa_mask, (next != m))) {
+          if (__any_sync(0xffffffffu, (next != m))) {
             float scale = moart_rescalef(m, next);
             acc = (acc * scale);
             if (moa_live) {
@@ -271,7 +270,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           float e = (acc2 / inv);            /* decode-bf16.moa:9 */
           float next = moart_maxf(m, e);     /* decode-bf16.moa:9 */
           float w = moart_rescalef(e, next); /* decode-bf16.moa:9 */
-          if (__any_sync(moa_mask, (next != m))) {
+          if (__any_sync(0xffffffffu, (next != m))) {
             float scale = moart_rescalef(m, next); /* decode-bf16.moa:9 */
             acc = (acc * scale);                   /* decode-bf16.moa:9 */
             if (moa_live) {
@@ -427,11 +426,11 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
     if (moa_lane == 0 && moa_live) {
       online_m_part[c] = m; /* decode-bf16.moa:9 */
     }
-    __syncwarp(moa_mask);
+    __syncwarp();
     if (moa_lane == 0 && moa_live) {
       online_sum_e_part[c] = acc; /* decode-bf16.moa:9 */
     }
-    __syncwarp(moa_mask);
+    __syncwarp();
   }
 }
 

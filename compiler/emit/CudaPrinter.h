@@ -84,9 +84,6 @@ private:
   bool combine = false;
   std::string laneStep() const { return combine ? "moa_width" : std::to_string(lanes); }
   std::string widthArg() const { return lanes == 32 ? "" : fmt::format(", {}", lanes); }
-  // The barrier of a warp's lanes: in a packed pass, of the value's lanes only (moa_mask), since the
-  // values of one warp may take different branches (two splits, one past the rows' end).
-  std::string warpSync() const { return packed ? "__syncwarp(moa_mask);" : "__syncwarp();"; }
   // A lane's groups of four in a held lane loop: 128 / (4 · lanes), so that they cover 128 iterations.
   int groups() const { return 32 / lanes; }
   // The offset of a lane's group from the loop's start: 4 · moa_lane, + 4 · lanes · group.

@@ -72,7 +72,7 @@ void CudaPrinter::laneLoop(const LStmt &s, LaneLoop &spread, ElemType t) {
   });
   if (barrier)
     line(combine ? "moart_group_sync(moa_width); /* the lanes' stores are seen by the result's threads */"
-                 : fmt::format("{} /* the lanes' stores are seen by the whole warp */", warpSync()));
+                 : "__syncwarp(); /* the lanes' stores are seen by the whole warp */");
 }
 
 // The register a VectorLoop's accesses hold across an enclosing loop (holdAcross), if any.
@@ -257,11 +257,9 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
     return;
   }
   case LStmt::If:
-    // a test that only saves work is the warp's (a packed value's lanes'): taken where any lane's holds, so
-    // no lane of the value diverges
+    // a test that only saves work is the warp's: taken where any lane's holds, so no lane diverges
     line(s.onlySaves && s.value && s.orElse.empty()
-             ? fmt::format("if (__any_sync({}, {})) {{", packed ? "moa_mask" : "0xffffffffu",
-                           asType(s.value, ElemType::Int))
+             ? fmt::format("if (__any_sync(0xffffffffu, {})) {{", asType(s.value, ElemType::Int))
              : ifHeader(s));
     warpBlock(s.body, t);
     if (!s.orElse.empty()) {
@@ -274,7 +272,7 @@ void CudaPrinter::warpStmt(const LStmt &s, ElemType t) {
     line(packed ? "if (moa_lane == 0 && moa_live) {" : "if (moa_lane == 0) {");
     stmt(s, t);
     line("}");
-    line(combine ? "moart_group_sync(moa_width);" : warpSync());
+    line(combine ? "moart_group_sync(moa_width);" : "__syncwarp();");
     return;
   default: stmt(s, t);
   }

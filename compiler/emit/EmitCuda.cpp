@@ -166,8 +166,6 @@ void CudaPrinter::threadIndex(const Region &r, const ParallelNest &nest, bool wa
     line(fmt::format("const int moa_lane = (int)(threadIdx.x & {}u); /* a value's lanes: {} of the warp's */",
                      lanes - 1, lanes));
     line(fmt::format("const int moa_pack = (int)((threadIdx.x & 31u) / {}u); /* the value of the pack */", lanes));
-    line(fmt::format("const unsigned moa_mask = 0x{:x}u << ({} * moa_pack); /* the value's lanes */",
-                     (uint64_t(1) << lanes) - 1, lanes));
   }
   if (combine) {
     line("__shared__ long long moa_scratch[32]; /* the warps' sums of a result's reductions */");

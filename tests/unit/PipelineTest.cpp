@@ -575,11 +575,6 @@ TEST_CASE("CUDA loads a half-precision row four elements at a time, widened wher
         "(K and V) are half precision, so that each instruction of a term (the score's shuffles, the online softmax's "
         "update) serves 2 rows (schedule pack=2)");
   CHECK(code.find("const bool moa_live = moa_value < P_online;") != std::string::npos);
-  // the two splits of a warp may part at the rows' end (l < n): every warp-wide step names the split's lanes
-  CHECK(code.find("const unsigned moa_mask = 0xffffu << (16 * moa_pack);") != std::string::npos);
-  CHECK(code.find("if (__any_sync(moa_mask, (next != m))) {") != std::string::npos);
-  CHECK(code.find("__syncwarp(moa_mask);") != std::string::npos);
-  CHECK(code.find("__any_sync(0xffffffffu") == std::string::npos);
   // f32 rows, pack=1, or one f32 row among the streamed ones: a split a warp
   auto packsSplits = [](const Kernel &x) {
     return std::any_of(x.decisions.begin(), x.decisions.end(),

@@ -325,18 +325,13 @@ MOART_INLINE size_t moart_size_checked(int64_t bytes, int *overflow) {
 #ifdef __CUDACC__
 /* CUDA kernels (moac --target=cuda, docs/schedule.md "CUDA"): the sum, maximum, minimum and product of a
  * value over the 32 lanes of a warp, in every lane; or, with `width` (a power of two) below 32, over each
- * aligned group of `width` lanes on its own (a packed split pass: a group a query head, or a split). The
- * butterfly adds the same two values in every lane of a pair (a + b == b + a exactly), so every lane ends
- * with the same bits. Every lane of the group calls it; the groups of a warp need not call it together
- * (the shuffles name the group's lanes only). */
-static inline __device__ unsigned moart_lanes_mask(int width) {
-  return width >= 32 ? 0xffffffffu : ((1u << width) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)(width - 1));
-}
+ * aligned group of `width` lanes on its own (a packed split pass: a group a query head). The butterfly
+ * adds the same two values in every lane of a pair (a + b == b + a exactly), so every lane ends with the
+ * same bits. Every lane of the warp calls it. */
 #define MOART_WARP_REDUCE(NAME, T, OP)                                                                     \
   static inline __device__ T NAME(T x, int width = 32) {                                                   \
-    const unsigned mask = moart_lanes_mask(width);                                                         \
     for (int offset = width / 2; offset > 0; offset >>= 1)                                                 \
-      x = OP(x, __shfl_xor_sync(mask, x, offset));                                                         \
+      x = OP(x, __shfl_xor_sync(0xffffffffu, x, offset));                                                  \
     return x;                                                                                              \
   }
 #define MOART_ADD_(a, b) ((a) + (b))
