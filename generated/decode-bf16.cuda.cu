@@ -61,7 +61,7 @@
 #include "moart/kernel.h"
 #include "decode-bf16.cuda.h"
 /* online (splits) */
-__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
     moa_decode_bf16_stage0(int64_t n, int64_t dk, int64_t dv, int64_t P_online,
                            const float *__restrict__ q, const uint16_t *__restrict__ K,
                            const uint16_t *__restrict__ V, float *online_m_part,
@@ -73,101 +73,74 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
   moart_cuda_start_next();
   moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
-  const int64_t moa_extent0 = ((P_online) + 1) / 2;
+  const int64_t moa_extent0 = P_online;
   const int64_t moa_total = moa_extent0;
-  const int moa_lane = (int)(threadIdx.x & 15u);         /* a value's lanes: 16 of the warp's */
-  const int moa_pack = (int)((threadIdx.x & 31u) / 16u); /* the value of the pack */
+  const int moa_lane = (int)(threadIdx.x & 31u);
   for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;
        moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     int64_t moa_rest = moa_t;
-    const int64_t moa_value = 2 * (moa_rest) + moa_pack;
-    const bool moa_live = moa_value < P_online;
-    const int64_t c = 0 + (moa_live ? moa_value : P_online - 1);
+    const int64_t c = 0 + moa_rest;
     float m = -INFINITY; /* decode-bf16.moa:9 */
     float acc = 0.0f;    /* decode-bf16.moa:9 */
-    if (moa_live) {
-      const bool moa_vec0 = ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0;
-      for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
-        if (moa_vec0 && moa_g + 4 <= dv) {
-          float4 moa_r0;
-          { moa_r0.x = 0.0f; }
-          { moa_r0.y = 0.0f; }
-          { moa_r0.z = 0.0f; }
-          { moa_r0.w = 0.0f; }
-          *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r0;
-        } else {
-          for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
-            online_o_acc_part[(dv * c + i)] = 0.0f; /* decode-bf16.moa:9 */
-          }
+    const bool moa_vec0 = ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0;
+    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+      if (moa_vec0 && moa_g + 4 <= dv) {
+        float4 moa_r0;
+        { moa_r0.x = 0.0f; }
+        { moa_r0.y = 0.0f; }
+        { moa_r0.z = 0.0f; }
+        { moa_r0.w = 0.0f; }
+        *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r0;
+      } else {
+        for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+          online_o_acc_part[(dv * c + i)] = 0.0f; /* decode-bf16.moa:9 */
         }
       }
     }
     float inv = sqrtf((float)(dk)); /* decode-bf16.moa:9 */
     const bool moa_hold0 = ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0 &&
                            dv <= 128 && ((dv)&3) == 0;
-    const bool moa_own0 = moa_hold0 && moa_live && 0 + 4 * moa_lane < dv;
+    const bool moa_own0 = moa_hold0 && 0 + 4 * moa_lane < dv;
     float4 moa_h0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (moa_own0)
       moa_h0 = *(const float4 *)&online_o_acc_part[dv * c + 4 * moa_lane];
-    const bool moa_own0_1 = moa_hold0 && moa_live && 0 + 4 * moa_lane + 64 < dv;
-    float4 moa_h0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (moa_own0_1)
-      moa_h0_1 = *(const float4 *)&online_o_acc_part[dv * c + 4 * moa_lane + 64];
     const bool moa_pipe0 = moa_hold0 && ((uintptr_t)K & 7u) == 0 &&
                            ((dk * c * moa_div0) & 3) == 0 && ((dk)&3) == 0 &&
                            ((uintptr_t)q & 15u) == 0 && dk <= 128 && dv <= 128 && ((dv)&3) == 0 &&
                            ((uintptr_t)V & 7u) == 0 && ((dv * c * moa_div0) & 3) == 0;
     if (moa_pipe0) {
-      const bool moa_on0_0_0 = moa_live && 0 + 4 * moa_lane < dk;
-      const bool moa_on0_0_1 = moa_live && 0 + 4 * moa_lane + 64 < dk;
-      const bool moa_on0_1_0 = moa_live && 0 + 4 * moa_lane < dv;
-      const bool moa_on0_1_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
-      const bool moa_on0_2_0 = moa_live && 0 + 4 * moa_lane < dv;
-      const bool moa_on0_2_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on0_0_0 = 0 + 4 * moa_lane < dk;
+      const bool moa_on0_1_0 = 0 + 4 * moa_lane < dv;
+      const bool moa_on0_2_0 = 0 + 4 * moa_lane < dv;
       uint2 moa_nx0_0_0 = make_uint2(0u, 0u);
-      uint2 moa_nx0_0_1 = make_uint2(0u, 0u);
       float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (moa_on0_0_0)
         moa_iv0_1_0 = *(const float4 *)&q[0 + 4 * moa_lane];
-      float4 moa_iv0_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      if (moa_on0_0_1)
-        moa_iv0_1_1 = *(const float4 *)&q[0 + 4 * moa_lane + 64];
       uint2 moa_nx0_2_0 = make_uint2(0u, 0u);
-      uint2 moa_nx0_2_1 = make_uint2(0u, 0u);
       int64_t moa_so0_0 = dk * c * moa_div0;
       int64_t moa_so0_2 = dv * c * moa_div0;
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
       if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
         if (moa_on0_0_0)
           moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
-        if (moa_on0_0_1)
-          moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
       }
       if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
         if (moa_on0_2_0)
           moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
-        if (moa_on0_2_1)
-          moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
       }
       for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; ++moa_row0) {
         const int64_t l = moa_row0;
         const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0);
-        const float4 moa_cx0_0_1 = moart_cuda_bf16x4(moa_nx0_0_1);
         const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0);
-        const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1);
         moa_so0_0 += dk;
         moa_so0_2 += dv;
         if ((l + 1) < moa_end0 && (l + 1) < n) {
           if (moa_on0_0_0)
             moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
-          if (moa_on0_0_1)
-            moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
         }
         if ((l + 1) < moa_end0 && (l + 1) < n) {
           if (moa_on0_2_0)
             moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
-          if (moa_on0_2_1)
-            moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
         }
         if (l < n) {
           float acc2 = 0.0f;
@@ -181,58 +154,30 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
             { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
             { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
           }
-          if (moa_on0_0_1) {
-            const int64_t moa_g = 0 + 4 * moa_lane + 64;
-            (void)moa_g;
-            { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
-            { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
-            { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
-            { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
-          }
-          acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+          acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
           float e = (acc2 / inv);
           float next = moart_maxf(m, e);
           float w = moart_rescalef(e, next);
           if (__any_sync(0xffffffffu, (next != m))) {
             float scale = moart_rescalef(m, next);
             acc = (acc * scale);
-            if (moa_live) {
-              if (moa_on0_1_0) {
-                const int64_t moa_g = 0 + 4 * moa_lane;
-                (void)moa_g;
-                { moa_h0.x = (moa_h0.x * scale); }
-                { moa_h0.y = (moa_h0.y * scale); }
-                { moa_h0.z = (moa_h0.z * scale); }
-                { moa_h0.w = (moa_h0.w * scale); }
-              }
-              if (moa_on0_1_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                (void)moa_g;
-                { moa_h0_1.x = (moa_h0_1.x * scale); }
-                { moa_h0_1.y = (moa_h0_1.y * scale); }
-                { moa_h0_1.z = (moa_h0_1.z * scale); }
-                { moa_h0_1.w = (moa_h0_1.w * scale); }
-              }
+            if (moa_on0_1_0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              (void)moa_g;
+              { moa_h0.x = (moa_h0.x * scale); }
+              { moa_h0.y = (moa_h0.y * scale); }
+              { moa_h0.z = (moa_h0.z * scale); }
+              { moa_h0.w = (moa_h0.w * scale); }
             }
           }
           acc = (acc + w);
-          if (moa_live) {
-            if (moa_on0_2_0) {
-              const int64_t moa_g = 0 + 4 * moa_lane;
-              (void)moa_g;
-              { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
-              { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
-              { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
-              { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
-            }
-            if (moa_on0_2_1) {
-              const int64_t moa_g = 0 + 4 * moa_lane + 64;
-              (void)moa_g;
-              { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
-              { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
-              { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
-              { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
-            }
+          if (moa_on0_2_0) {
+            const int64_t moa_g = 0 + 4 * moa_lane;
+            (void)moa_g;
+            { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
+            { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
+            { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
+            { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
           }
           m = next;
         }
@@ -243,15 +188,12 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           uint2 moa_pf0 = make_uint2(0u, 0u);
           if (moa_own0 && ((uintptr_t)V & 7u) == 0 && ((dv * l) & 3) == 0)
             moa_pf0 = *(const uint2 *)&V[dv * l + 4 * moa_lane];
-          uint2 moa_pf0_1 = make_uint2(0u, 0u);
-          if (moa_own0_1 && ((uintptr_t)V & 7u) == 0 && ((dv * l) & 3) == 0)
-            moa_pf0_1 = *(const uint2 *)&V[dv * l + 4 * moa_lane + 64];
           float acc2 = 0.0f; /* decode-bf16.moa:14 */
           if (moa_lane != 0)
             acc2 = -0.0f;
           const bool moa_vec1 =
               ((uintptr_t)K & 7u) == 0 && ((dk * l) & 3) == 0 && ((uintptr_t)q & 15u) == 0;
-          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 64) {
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 128) {
             if (moa_vec1 && moa_g + 4 <= dk) {
               float4 moa_r0 = moart_cuda_bf16x4(*(const uint2 *)&K[dk * l + moa_g]);
               float4 moa_r1 = *(const float4 *)&q[moa_g];
@@ -266,151 +208,100 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
               }
             }
           }
-          acc2 = moart_warp_addf(acc2, 16);  /* the lanes' partial results combined */
+          acc2 = moart_warp_addf(acc2);      /* the lanes' partial results combined */
           float e = (acc2 / inv);            /* decode-bf16.moa:9 */
           float next = moart_maxf(m, e);     /* decode-bf16.moa:9 */
           float w = moart_rescalef(e, next); /* decode-bf16.moa:9 */
           if (__any_sync(0xffffffffu, (next != m))) {
             float scale = moart_rescalef(m, next); /* decode-bf16.moa:9 */
             acc = (acc * scale);                   /* decode-bf16.moa:9 */
-            if (moa_live) {
-              if (moa_hold0) {
-                const bool moa_vec2 = true;
-                if (moa_own0) {
-                  const int64_t moa_g = 0 + 4 * moa_lane;
-                  if (moa_vec2) {
-                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0);
-                    { moa_h0.x = (moa_h0.x * scale); }
-                    { moa_h0.y = (moa_h0.y * scale); }
-                    { moa_h0.z = (moa_h0.z * scale); }
-                    { moa_h0.w = (moa_h0.w * scale); }
-                  } else { /* not reached: every access is held */
-                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
-                      const int64_t i = moa_u;
-                      (void)i;
-                      (moa_u == moa_g       ? moa_h0.x
-                       : moa_u == moa_g + 1 ? moa_h0.y
-                       : moa_u == moa_g + 2 ? moa_h0.z
-                                            : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
-                                                            : moa_u == moa_g + 1 ? moa_h0.y
-                                                            : moa_u == moa_g + 2 ? moa_h0.z
-                                                                                 : moa_h0.w) *
-                                                           scale);
-                    }
-                  }
-                }
-                if (moa_own0_1) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                  if (moa_vec2) {
-                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_1);
-                    { moa_h0_1.x = (moa_h0_1.x * scale); }
-                    { moa_h0_1.y = (moa_h0_1.y * scale); }
-                    { moa_h0_1.z = (moa_h0_1.z * scale); }
-                    { moa_h0_1.w = (moa_h0_1.w * scale); }
-                  } else { /* not reached: every access is held */
-                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
-                      const int64_t i = moa_u;
-                      (void)i;
-                      (moa_u == moa_g       ? moa_h0_1.x
-                       : moa_u == moa_g + 1 ? moa_h0_1.y
-                       : moa_u == moa_g + 2 ? moa_h0_1.z
-                                            : moa_h0_1.w) = ((moa_u == moa_g       ? moa_h0_1.x
-                                                              : moa_u == moa_g + 1 ? moa_h0_1.y
-                                                              : moa_u == moa_g + 2 ? moa_h0_1.z
-                                                                                   : moa_h0_1.w) *
-                                                             scale);
-                    }
-                  }
-                }
-              } else {
-                const bool moa_vec3 =
-                    ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0;
-                for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
-                  if (moa_vec3 && moa_g + 4 <= dv) {
-                    float4 moa_r0 = *(const float4 *)&online_o_acc_part[dv * c + moa_g];
-                    { moa_r0.x = (moa_r0.x * scale); }
-                    { moa_r0.y = (moa_r0.y * scale); }
-                    { moa_r0.z = (moa_r0.z * scale); }
-                    { moa_r0.w = (moa_r0.w * scale); }
-                    *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r0;
-                  } else {
-                    for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
-                      online_o_acc_part[(dv * c + i)] =
-                          (online_o_acc_part[(dv * c + i)] * scale); /* decode-bf16.moa:9 */
-                    }
-                  }
-                }
-              }
-            }
-          }
-          acc = (acc + w); /* decode-bf16.moa:9 */
-          if (moa_live) {
             if (moa_hold0) {
-              const bool moa_vec4 = ((uintptr_t)V & 7u) == 0 && ((dv * l) & 3) == 0;
+              const bool moa_vec2 = true;
               if (moa_own0) {
                 const int64_t moa_g = 0 + 4 * moa_lane;
-                if (moa_vec4) {
+                if (moa_vec2) {
                   const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0);
-                  { moa_h0.x = (moa_h0.x + (w * moa_r2.x)); }
-                  { moa_h0.y = (moa_h0.y + (w * moa_r2.y)); }
-                  { moa_h0.z = (moa_h0.z + (w * moa_r2.z)); }
-                  { moa_h0.w = (moa_h0.w + (w * moa_r2.w)); }
-                } else {
+                  { moa_h0.x = (moa_h0.x * scale); }
+                  { moa_h0.y = (moa_h0.y * scale); }
+                  { moa_h0.z = (moa_h0.z * scale); }
+                  { moa_h0.w = (moa_h0.w * scale); }
+                } else { /* not reached: every access is held */
                   for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
                     const int64_t i = moa_u;
+                    (void)i;
                     (moa_u == moa_g       ? moa_h0.x
                      : moa_u == moa_g + 1 ? moa_h0.y
                      : moa_u == moa_g + 2 ? moa_h0.z
                                           : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
                                                           : moa_u == moa_g + 1 ? moa_h0.y
                                                           : moa_u == moa_g + 2 ? moa_h0.z
-                                                                               : moa_h0.w) +
-                                                         (w * moart_bf16_to_f32(V[(dv * l + i)])));
-                  }
-                }
-              }
-              if (moa_own0_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                if (moa_vec4) {
-                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_1);
-                  { moa_h0_1.x = (moa_h0_1.x + (w * moa_r2.x)); }
-                  { moa_h0_1.y = (moa_h0_1.y + (w * moa_r2.y)); }
-                  { moa_h0_1.z = (moa_h0_1.z + (w * moa_r2.z)); }
-                  { moa_h0_1.w = (moa_h0_1.w + (w * moa_r2.w)); }
-                } else {
-                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
-                    const int64_t i = moa_u;
-                    (moa_u == moa_g       ? moa_h0_1.x
-                     : moa_u == moa_g + 1 ? moa_h0_1.y
-                     : moa_u == moa_g + 2 ? moa_h0_1.z
-                                          : moa_h0_1.w) =
-                        ((moa_u == moa_g       ? moa_h0_1.x
-                          : moa_u == moa_g + 1 ? moa_h0_1.y
-                          : moa_u == moa_g + 2 ? moa_h0_1.z
-                                               : moa_h0_1.w) +
-                         (w * moart_bf16_to_f32(V[(dv * l + i)])));
+                                                                               : moa_h0.w) *
+                                                         scale);
                   }
                 }
               }
             } else {
-              const bool moa_vec5 = ((uintptr_t)V & 7u) == 0 && ((dv * l) & 3) == 0 &&
-                                    ((uintptr_t)online_o_acc_part & 15u) == 0 &&
-                                    ((dv * c) & 3) == 0;
-              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
-                if (moa_vec5 && moa_g + 4 <= dv) {
-                  float4 moa_r0 = moart_cuda_bf16x4(*(const uint2 *)&V[dv * l + moa_g]);
-                  float4 moa_r1 = *(const float4 *)&online_o_acc_part[dv * c + moa_g];
-                  { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
-                  { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
-                  { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
-                  { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
-                  *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r1;
+              const bool moa_vec3 =
+                  ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0;
+              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+                if (moa_vec3 && moa_g + 4 <= dv) {
+                  float4 moa_r0 = *(const float4 *)&online_o_acc_part[dv * c + moa_g];
+                  { moa_r0.x = (moa_r0.x * scale); }
+                  { moa_r0.y = (moa_r0.y * scale); }
+                  { moa_r0.z = (moa_r0.z * scale); }
+                  { moa_r0.w = (moa_r0.w * scale); }
+                  *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r0;
                 } else {
                   for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
                     online_o_acc_part[(dv * c + i)] =
-                        (online_o_acc_part[(dv * c + i)] +
-                         (w * moart_bf16_to_f32(V[(dv * l + i)]))); /* decode-bf16.moa:9 */
+                        (online_o_acc_part[(dv * c + i)] * scale); /* decode-bf16.moa:9 */
                   }
+                }
+              }
+            }
+          }
+          acc = (acc + w); /* decode-bf16.moa:9 */
+          if (moa_hold0) {
+            const bool moa_vec4 = ((uintptr_t)V & 7u) == 0 && ((dv * l) & 3) == 0;
+            if (moa_own0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              if (moa_vec4) {
+                const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0);
+                { moa_h0.x = (moa_h0.x + (w * moa_r2.x)); }
+                { moa_h0.y = (moa_h0.y + (w * moa_r2.y)); }
+                { moa_h0.z = (moa_h0.z + (w * moa_r2.z)); }
+                { moa_h0.w = (moa_h0.w + (w * moa_r2.w)); }
+              } else {
+                for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                  const int64_t i = moa_u;
+                  (moa_u == moa_g       ? moa_h0.x
+                   : moa_u == moa_g + 1 ? moa_h0.y
+                   : moa_u == moa_g + 2 ? moa_h0.z
+                                        : moa_h0.w) = ((moa_u == moa_g       ? moa_h0.x
+                                                        : moa_u == moa_g + 1 ? moa_h0.y
+                                                        : moa_u == moa_g + 2 ? moa_h0.z
+                                                                             : moa_h0.w) +
+                                                       (w * moart_bf16_to_f32(V[(dv * l + i)])));
+                }
+              }
+            }
+          } else {
+            const bool moa_vec5 = ((uintptr_t)V & 7u) == 0 && ((dv * l) & 3) == 0 &&
+                                  ((uintptr_t)online_o_acc_part & 15u) == 0 && ((dv * c) & 3) == 0;
+            for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 128) {
+              if (moa_vec5 && moa_g + 4 <= dv) {
+                float4 moa_r0 = moart_cuda_bf16x4(*(const uint2 *)&V[dv * l + moa_g]);
+                float4 moa_r1 = *(const float4 *)&online_o_acc_part[dv * c + moa_g];
+                { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
+                { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
+                { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
+                { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
+                *(float4 *)&online_o_acc_part[dv * c + moa_g] = moa_r1;
+              } else {
+                for (int64_t i = moa_g; i < moa_g + 4 && i < dv; ++i) {
+                  online_o_acc_part[(dv * c + i)] =
+                      (online_o_acc_part[(dv * c + i)] +
+                       (w * moart_bf16_to_f32(V[(dv * l + i)]))); /* decode-bf16.moa:9 */
                 }
               }
             }
@@ -421,13 +312,11 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
     }
     if (moa_own0)
       *(float4 *)&online_o_acc_part[dv * c + 4 * moa_lane] = moa_h0;
-    if (moa_own0_1)
-      *(float4 *)&online_o_acc_part[dv * c + 4 * moa_lane + 64] = moa_h0_1;
-    if (moa_lane == 0 && moa_live) {
+    if (moa_lane == 0) {
       online_m_part[c] = m; /* decode-bf16.moa:9 */
     }
     __syncwarp();
-    if (moa_lane == 0 && moa_live) {
+    if (moa_lane == 0) {
       online_sum_e_part[c] = acc; /* decode-bf16.moa:9 */
     }
     __syncwarp();

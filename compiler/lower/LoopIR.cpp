@@ -342,20 +342,6 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        regionName(k, r), d.lanes, j, 32 / d.lanes, fmt::join(shared, " and "),
                        shared.size() == 1 ? "s" : "", j, d.lanes);
   }
-  case Decision::PackedSplits: {
-    const Region &r = k.stages[d.region];
-    std::vector<std::string> rows; // the inputs loaded at offsets that move with the term index
-    forEachAccess(r.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-      const std::string &input = k.buffers[b].name;
-      if (!isStore && k.buffers[b].role == Buffer::Input && offset.dependsOn(d.term) &&
-          std::find(rows.begin(), rows.end(), input) == rows.end())
-        rows.push_back(input);
-    });
-    return fmt::format("{}: a warp takes {} adjacent splits together, each on {} of its lanes: the rows its terms "
-                       "stream ({}) are half precision, so that each instruction of a term (the score's shuffles, "
-                       "the online softmax's update) serves {} rows (schedule pack={})",
-                       regionName(k, r), d.lanes, 32 / d.lanes, fmt::join(rows, " and "), d.lanes, d.lanes);
-  }
   case Decision::RowsShared: {
     const Region &r = k.stages[d.region];
     const std::vector<std::string> shared = loadedOnlyThroughDivisions(k, r, d.inner);

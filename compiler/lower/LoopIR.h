@@ -178,15 +178,13 @@ struct Decision {
     StoredScores,    // ...reading the group's stored scores twice a split: maximum, then weights (no rescaling)
     InterleavedSum,  // the inline sum or product over `inner` (at `loc`) adds into `lanes` accumulators
     PackedFrame,     // CUDA: stages[region]'s warps take `lanes` values of frame index `inner` together
-    PackedSplits,    // CUDA: stages[region]'s warps take `lanes` adjacent splits (`inner`) of half-precision rows
     RowsShared,      // stages[region]'s loop over frame index `inner` runs inside the split loop (same rows)
   } kind;
   size_t buffer = 0;
   size_t region = 0;
   Symbol inner{};
-  Symbol term{}; // PackedSplits: the term index, whose rows of the inputs are streamed
   SymExpr start{}, end{};
-  int64_t lanes = 0; // InterleavedSum; PackedFrame, PackedSplits: the values a warp takes; StoredScores: the chains
+  int64_t lanes = 0;       // InterleavedSum; PackedFrame: the values a warp takes; StoredScores: the chains
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
 };

@@ -301,12 +301,7 @@ FusedPartials addPartials(SymbolTable &symbols, Kernel &k, const FusedGroup &g, 
 // CUDA: a frame index that the term's loads of inputs depend on only through floor divisions (a GQA
 // group's heads, ⌊hkv·g / hq⌋) is packed, the innermost such: a warp takes `pack` of its values, so that
 // heads of a group load each row of K and V in the same instructions; the splits then count packs.
-// Where no frame index is, but every input row the terms stream is half precision (a bf16 K and V), the
-// split index is packed instead: a warp takes `pack` adjacent splits, each on 32 / pack of its lanes. A
-// half-precision row of 128 elements is 8 bytes a lane on 32 lanes, as many instructions a term as an f32
-// row for half its bytes; packed, each instruction of a term (the score's shuffles, the online softmax's
-// update) serves `pack` rows. The splits keep their count (a warp holds `pack` of them).
-void packFrame(Kernel &k, const FusedGroup &g, Symbol c, int64_t pack, Region &region, ChunkCount &splits) {
+void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, ChunkCount &splits) {
   for (size_t f = g.frame.size(); f-- > 0 && !region.packed.entry;) {
     bool shares = false;
     forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
@@ -326,25 +321,6 @@ void packFrame(Kernel &k, const FusedGroup &g, Symbol c, int64_t pack, Region &r
     p.lanes = pack;
     k.decisions.push_back(p);
   }
-  if (region.packed.entry)
-    return;
-  bool streams = false, half = true;
-  forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-    if (isStore || k.buffers[b].role != Buffer::Input || !offset.dependsOn(g.var))
-      return;
-    streams = true;
-    half &= isHalf(k.buffers[b].elem);
-  });
-  if (!streams || !half)
-    return;
-  region.packed = c;
-  region.packing = pack;
-  Decision p{Decision::PackedSplits};
-  p.region = k.stages.size();
-  p.inner = c;
-  p.term = g.var;
-  p.lanes = pack;
-  k.decisions.push_back(p);
 }
 
 // CPU and OpenACC targets: the frame indices that no load of a split's terms tells apart — each load that
@@ -540,7 +516,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     reportVectorAccesses(symbols, k, region.body, schedule.block);
   }
   if (target == Target::Cuda && schedule.pack > 1)
-    packFrame(k, g, c, schedule.pack, region, k.chunkCounts[splitsCount]);
+    packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
   k.stages.push_back(std::move(region));
   if (storedScores) {
     addFactors(symbols, k, g, out, schedule.block);

@@ -49,8 +49,7 @@ struct Schedule {
   // CUDA: the values of a frame index that one warp of a fused split pass takes together, each on
   // 32 / pack of its lanes, where loads of the term depend on that index only through floor divisions
   // (a GQA group's query heads read the same rows of K and V: lower/LowerFused.cpp). A power of two ≤ 32;
-  // 1 is a warp per value. Where no frame index is so and the rows streamed are bf16 or f16, adjacent splits
-  // instead. Other targets ignore it. 2 measured fastest (bench/cuda/NOTES.md).
+  // 1 is a warp per value. Other targets ignore it. 2 measured fastest (bench/cuda/NOTES.md).
   int64_t pack = 2;
   // CPU and OpenACC: a fused split pass's frame indices that its loads of the terms depend on only through
   // floor divisions, or not at all (a GQA group's query heads), loop inside the split loop, so that a thread

@@ -542,8 +542,7 @@ TEST_CASE("CUDA rescales the online softmax only where a warp's maximum moved, a
   }
 }
 
-TEST_CASE("CUDA loads a half-precision row four elements at a time, widened where it is read, and packs the splits "
-          "of a pass whose streamed rows are half precision",
+TEST_CASE("CUDA loads a half-precision row four elements at a time, widened where it is read",
           "[pipeline][cuda]") {
   const std::string decode = "dim n, dk, dv\nin q : f32[dk]\nin K : bf16[n, dk]\nin V : bf16[n, dv]\n"
                              "s = (q +.* tran K) / sqrt(dk)\nm = max/ s\ne = exp(s - m)\n"
@@ -551,7 +550,6 @@ TEST_CASE("CUDA loads a half-precision row four elements at a time, widened wher
   auto run = runText(decode, Stage::Code, Target::Cuda);
   INFO(run->diags);
   REQUIRE(run->c.ok());
-  const Kernel &k = *run->c.kernel;
   const std::string &code = run->c.code->source;
   // the pipelined row loop: each group of four bf16 is one 8-byte load into a uint2, issued a row ahead,
   // widened when its row is taken; the pointer tests ask for 8 bytes, q's (f32) for 16
@@ -564,32 +562,4 @@ TEST_CASE("CUDA loads a half-precision row four elements at a time, widened wher
   CHECK(code.find("moart_bf16_to_f32(K[") != std::string::npos);
   CHECK(code.find("moart_f32_to_bf16(") != std::string::npos);
   CHECK(code.find("*(uint2 *)&") == std::string::npos);
-  // no frame index to pack: the splits are, two a warp, by the element type of the rows streamed
-  auto d = std::find_if(k.decisions.begin(), k.decisions.end(),
-                        [](const Decision &x) { return x.kind == Decision::PackedSplits; });
-  REQUIRE(d != k.decisions.end());
-  CHECK(k.stages[d->region].packing == 2);
-  CHECK(k.stages[d->region].packed == d->inner);
-  CHECK(describeDecision(k, *d) ==
-        "online (splits): a warp takes 2 adjacent splits together, each on 16 of its lanes: the rows its terms stream "
-        "(K and V) are half precision, so that each instruction of a term (the score's shuffles, the online softmax's "
-        "update) serves 2 rows (schedule pack=2)");
-  CHECK(code.find("const bool moa_live = moa_value < P_online;") != std::string::npos);
-  // f32 rows, pack=1, or one f32 row among the streamed ones: a split a warp
-  auto packsSplits = [](const Kernel &x) {
-    return std::any_of(x.decisions.begin(), x.decisions.end(),
-                       [](const Decision &y) { return y.kind == Decision::PackedSplits; });
-  };
-  std::string f32 = decode;
-  f32.replace(f32.find("bf16[n, dk]"), 4, "f32");
-  f32.replace(f32.find("bf16[n, dv]"), 4, "f32");
-  CHECK(!packsSplits(*runText(f32, Stage::Code, Target::Cuda)->c.kernel));
-  std::string mixed = decode;
-  mixed.replace(mixed.find("bf16[n, dv]"), 4, "f32");
-  CHECK(!packsSplits(*runText(mixed, Stage::Code, Target::Cuda)->c.kernel));
-  Schedule one;
-  one.pack = 1;
-  CHECK(!packsSplits(*runText(decode, Stage::Code, Target::Cuda, one)->c.kernel));
-  // the CPU targets never pack
-  CHECK(!packsSplits(*runText(decode, Stage::Code, Target::OpenMP)->c.kernel));
 }

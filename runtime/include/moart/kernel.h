@@ -202,11 +202,20 @@ MOART_INLINE double moart_sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
  * 2026-12-06). Only a zero difference takes the shortcut, so Inf - Inf still gives exp(NaN). */
 MOART_INLINE float moart_rescalef(float a, float m) {
   float d = a - m;
+#ifdef __CUDA_ARCH__ /* the CUDA kernels already skip the old maximum's factor where it did not move (a warp's
+                        test, docs/schedule.md): there the shortcut's test is only more work a row */
+  return a == -INFINITY ? 0.0f : expf(d);
+#else
   return a == -INFINITY ? 0.0f : d == 0.0f ? 1.0f : expf(d);
+#endif
 }
 MOART_INLINE double moart_rescale(double a, double m) {
   double d = a - m;
+#ifdef __CUDA_ARCH__
+  return a == -INFINITY ? 0.0 : exp(d);
+#else
   return a == -INFINITY ? 0.0 : d == 0.0 ? 1.0 : exp(d);
+#endif
 }
 
 /* Chunks of a split reduction over `terms` terms for each of `items` results: enough chunks that about
