@@ -152,6 +152,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
       const bool moa_on0_2_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
       float4 moa_nx0_0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_nx0_0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_nx0_0_0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_nx0_0_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (moa_on0_0_0)
         moa_iv0_1_0 = *(const float4 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane];
@@ -160,6 +162,8 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         moa_iv0_1_1 = *(const float4 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 64];
       float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_nx0_2_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_nx0_2_0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      float4 moa_nx0_2_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       int64_t moa_so0_0 = (hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0);
       int64_t moa_so0_2 = (hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0);
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
@@ -175,92 +179,198 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         if (moa_on0_2_1)
           moa_nx0_2_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
       }
-      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; ++moa_row0) {
-        const int64_t l = moa_row0;
-        const float4 moa_cx0_0_0 = moa_nx0_0_0;
-        const float4 moa_cx0_0_1 = moa_nx0_0_1;
-        const float4 moa_cx0_2_0 = moa_nx0_2_0;
-        const float4 moa_cx0_2_1 = moa_nx0_2_1;
-        moa_so0_0 += dk;
-        moa_so0_2 += dv;
-        if ((l + 1) < moa_end0 && (l + 1) < n) {
-          if (moa_on0_0_0)
-            moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
-          if (moa_on0_0_1)
-            moa_nx0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
-        }
-        if ((l + 1) < moa_end0 && (l + 1) < n) {
-          if (moa_on0_2_0)
-            moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
-          if (moa_on0_2_1)
-            moa_nx0_2_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
-        }
-        if (l < n) {
-          float acc2 = 0.0f;
-          if (moa_lane != 0)
-            acc2 = -0.0f;
-          if (moa_on0_0_0) {
-            const int64_t moa_g = 0 + 4 * moa_lane;
-            (void)moa_g;
-            { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
-            { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
-            { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
-            { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
+      moa_so0_0 += dk;
+      moa_so0_2 += dv;
+      if ((c * moa_div0 + 1) < moa_end0 && (c * moa_div0 + 1) < n) {
+        if (moa_on0_0_0)
+          moa_nx0_0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+        if (moa_on0_0_1)
+          moa_nx0_0_1_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+      }
+      if ((c * moa_div0 + 1) < moa_end0 && (c * moa_div0 + 1) < n) {
+        if (moa_on0_2_0)
+          moa_nx0_2_0_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+        if (moa_on0_2_1)
+          moa_nx0_2_1_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+      }
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 2) {
+        {
+          const int64_t l = moa_row0;
+          const float4 moa_cx0_0_0 = moa_nx0_0_0;
+          const float4 moa_cx0_0_1 = moa_nx0_0_1;
+          const float4 moa_cx0_2_0 = moa_nx0_2_0;
+          const float4 moa_cx0_2_1 = moa_nx0_2_1;
+          moa_so0_0 += dk;
+          moa_so0_2 += dv;
+          if ((l + 2) < moa_end0 && (l + 2) < n) {
+            if (moa_on0_0_0)
+              moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+            if (moa_on0_0_1)
+              moa_nx0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
           }
-          if (moa_on0_0_1) {
-            const int64_t moa_g = 0 + 4 * moa_lane + 64;
-            (void)moa_g;
-            { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
-            { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
-            { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
-            { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
+          if ((l + 2) < moa_end0 && (l + 2) < n) {
+            if (moa_on0_2_0)
+              moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+            if (moa_on0_2_1)
+              moa_nx0_2_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
           }
-          acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
-          float e = (acc2 / inv);
-          float next = moart_maxf(m, e);
-          float w = moart_rescalef(e, next);
-          if (__any_sync(0xffffffffu, (next != m))) {
-            float scale = moart_rescalef(m, next);
-            acc = (acc * scale);
-            if (moa_live) {
-              if (moa_on0_1_0) {
-                const int64_t moa_g = 0 + 4 * moa_lane;
-                (void)moa_g;
-                { moa_h0.x = (moa_h0.x * scale); }
-                { moa_h0.y = (moa_h0.y * scale); }
-                { moa_h0.z = (moa_h0.z * scale); }
-                { moa_h0.w = (moa_h0.w * scale); }
-              }
-              if (moa_on0_1_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                (void)moa_g;
-                { moa_h0_1.x = (moa_h0_1.x * scale); }
-                { moa_h0_1.y = (moa_h0_1.y * scale); }
-                { moa_h0_1.z = (moa_h0_1.z * scale); }
-                { moa_h0_1.w = (moa_h0_1.w * scale); }
-              }
-            }
-          }
-          acc = (acc + w);
-          if (moa_live) {
-            if (moa_on0_2_0) {
+          if (l < n) {
+            float acc2 = 0.0f;
+            if (moa_lane != 0)
+              acc2 = -0.0f;
+            if (moa_on0_0_0) {
               const int64_t moa_g = 0 + 4 * moa_lane;
               (void)moa_g;
-              { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
-              { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
-              { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
-              { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
+              { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
+              { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
+              { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
+              { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
             }
-            if (moa_on0_2_1) {
+            if (moa_on0_0_1) {
               const int64_t moa_g = 0 + 4 * moa_lane + 64;
               (void)moa_g;
-              { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
-              { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
-              { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
-              { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+              { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
+              { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
+              { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
+              { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
+            }
+            acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+            float e = (acc2 / inv);
+            float next = moart_maxf(m, e);
+            float w = moart_rescalef(e, next);
+            if (__any_sync(0xffffffffu, (next != m))) {
+              float scale = moart_rescalef(m, next);
+              acc = (acc * scale);
+              if (moa_live) {
+                if (moa_on0_1_0) {
+                  const int64_t moa_g = 0 + 4 * moa_lane;
+                  (void)moa_g;
+                  { moa_h0.x = (moa_h0.x * scale); }
+                  { moa_h0.y = (moa_h0.y * scale); }
+                  { moa_h0.z = (moa_h0.z * scale); }
+                  { moa_h0.w = (moa_h0.w * scale); }
+                }
+                if (moa_on0_1_1) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  (void)moa_g;
+                  { moa_h0_1.x = (moa_h0_1.x * scale); }
+                  { moa_h0_1.y = (moa_h0_1.y * scale); }
+                  { moa_h0_1.z = (moa_h0_1.z * scale); }
+                  { moa_h0_1.w = (moa_h0_1.w * scale); }
+                }
+              }
+            }
+            acc = (acc + w);
+            if (moa_live) {
+              if (moa_on0_2_0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                (void)moa_g;
+                { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
+                { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
+                { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
+                { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
+              }
+              if (moa_on0_2_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
+                { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
+                { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
+                { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+              }
+            }
+            m = next;
+          }
+        }
+        {
+          const int64_t l = moa_row0 + 1;
+          if (l < moa_end0) {
+            const float4 moa_cx0_0_0 = moa_nx0_0_0_1;
+            const float4 moa_cx0_0_1 = moa_nx0_0_1_1;
+            const float4 moa_cx0_2_0 = moa_nx0_2_0_1;
+            const float4 moa_cx0_2_1 = moa_nx0_2_1_1;
+            moa_so0_0 += dk;
+            moa_so0_2 += dv;
+            if ((l + 2) < moa_end0 && (l + 2) < n) {
+              if (moa_on0_0_0)
+                moa_nx0_0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+              if (moa_on0_0_1)
+                moa_nx0_0_1_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+            }
+            if ((l + 2) < moa_end0 && (l + 2) < n) {
+              if (moa_on0_2_0)
+                moa_nx0_2_0_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+              if (moa_on0_2_1)
+                moa_nx0_2_1_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+            }
+            if (l < n) {
+              float acc2 = 0.0f;
+              if (moa_lane != 0)
+                acc2 = -0.0f;
+              if (moa_on0_0_0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
+                { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
+                { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
+                { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
+              }
+              if (moa_on0_0_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
+                { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
+                { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
+                { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
+              }
+              acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+              float e = (acc2 / inv);
+              float next = moart_maxf(m, e);
+              float w = moart_rescalef(e, next);
+              if (__any_sync(0xffffffffu, (next != m))) {
+                float scale = moart_rescalef(m, next);
+                acc = (acc * scale);
+                if (moa_live) {
+                  if (moa_on0_1_0) {
+                    const int64_t moa_g = 0 + 4 * moa_lane;
+                    (void)moa_g;
+                    { moa_h0.x = (moa_h0.x * scale); }
+                    { moa_h0.y = (moa_h0.y * scale); }
+                    { moa_h0.z = (moa_h0.z * scale); }
+                    { moa_h0.w = (moa_h0.w * scale); }
+                  }
+                  if (moa_on0_1_1) {
+                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                    (void)moa_g;
+                    { moa_h0_1.x = (moa_h0_1.x * scale); }
+                    { moa_h0_1.y = (moa_h0_1.y * scale); }
+                    { moa_h0_1.z = (moa_h0_1.z * scale); }
+                    { moa_h0_1.w = (moa_h0_1.w * scale); }
+                  }
+                }
+              }
+              acc = (acc + w);
+              if (moa_live) {
+                if (moa_on0_2_0) {
+                  const int64_t moa_g = 0 + 4 * moa_lane;
+                  (void)moa_g;
+                  { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
+                  { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
+                  { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
+                  { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
+                }
+                if (moa_on0_2_1) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  (void)moa_g;
+                  { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
+                  { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
+                  { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
+                  { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+                }
+              }
+              m = next;
             }
           }
-          m = next;
         }
       }
     } else {

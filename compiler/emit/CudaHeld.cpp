@@ -188,9 +188,10 @@ std::string CudaPrinter::pipeLoad(const LStmt &loop, const PipeStream &st, int g
                                           groupStart(group)));
 }
 
-// The loads of iteration `at` into the next iteration's registers, where its guards hold.
+// The loads of iteration `at` into the registers of slot `slot`, where its guards hold.
 void CudaPrinter::loadAhead(const LStmt &loop, const std::vector<PipeLanes> &found,
-                            const std::vector<PipeStream> &streams, const SymExpr &at, const std::string &inRange) {
+                            const std::vector<PipeStream> &streams, const SymExpr &at, const std::string &inRange,
+                            size_t slot) {
   for (const PipeLanes &x : found) {
     std::vector<std::string> conditions{inRange};
     for (const LStmt *g : x.guards)
@@ -205,10 +206,29 @@ void CudaPrinter::loadAhead(const LStmt &loop, const std::vector<PipeLanes> &fou
     for (const PipeStream &st : streams)
       if (st.moves && st.lanes == &x)
         for (int group = 0; group < groups(); ++group)
-          line(fmt::format("if ({}) {} = {};", piped.at(x.loop)[size_t(group)], st.regs[size_t(group)],
+          line(fmt::format("if ({}) {} = {};", piped.at(x.loop)[size_t(group)], st.regs[slot][size_t(group)],
                            pipeLoad(loop, st, group, at)));
     line("}");
   }
+}
+
+// The rows a pipelined loop keeps in flight: Region::ahead where the schedule gives it, else enough that a
+// SM has about 32 KB of loads outstanding while its warps compute (Little's law: the H100's and H200's
+// ~4.4 TB/s times a DRAM latency near 1 µs, over 132 SMs). A SM runs 32 / pack warps of a split pass
+// (__launch_bounds__), so a warp wants 1 KB · pack in flight; one row of its moving streams is 32 lanes'
+// groups of four, 512 bytes in f32 and 256 in bf16 or f16, whatever the packing (a packed value's lanes hold
+// `pack` groups). Decode in f32 (a row of K and one of V, 1 KB) keeps one row ahead, in bf16 two
+// (bench/cuda/NOTES.md, 2026-12-06: one row of bf16 reached 64 % of the ceiling, the bytes in flight of
+// half the f32 kernel's).
+int CudaPrinter::rowsAhead(const std::vector<PipeStream> &streams) const {
+  if (ahead > 0)
+    return int(ahead);
+  int64_t row = 0;
+  for (const PipeStream &st : streams)
+    if (st.moves)
+      row += 32 * (half(st.buffer) ? 8 : 16);
+  const int64_t pack = 32 / lanes, want = 1024 * pack;
+  return row == 0 ? 1 : int(std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead));
 }
 
 // A serial loop of a warp whose lane loops' accesses are all held registers (holdAcross) or loads of
@@ -238,16 +258,22 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
     }
     piped[&lanesLoop] = owns;
   }
+  const int slots = rowsAhead(streams);
   for (size_t i = 0; i < streams.size(); ++i) {
     PipeStream &st = streams[i];
-    for (int group = 0; group < groups(); ++group) {
-      st.regs.push_back(fmt::format("moa_{}{}_{}_{}", st.moves ? "nx" : "iv", n, i, group));
-      // the next iteration's group as loaded; an invariant one widened once, here
-      line(st.moves ? fmt::format("{} {} = {};", groupType(st.buffer), st.regs.back(), groupZero(st.buffer))
-                    : fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", st.regs.back()));
-      if (!st.moves)
-        line(fmt::format("if ({}) {} = {};", piped.at(st.lanes->loop)[size_t(group)], st.regs.back(),
-                         widened(st.buffer, pipeLoad(loop, st, group, SymExpr::symbol(loop.var)))));
+    for (int slot = 0; slot < (st.moves ? slots : 1); ++slot) {
+      st.regs.emplace_back();
+      for (int group = 0; group < groups(); ++group) {
+        std::string reg = fmt::format("moa_{}{}_{}_{}{}", st.moves ? "nx" : "iv", n, i, group,
+                                      slot ? fmt::format("_{}", slot) : "");
+        st.regs.back().push_back(reg);
+        // the rows ahead as loaded; an invariant one widened once, here
+        line(st.moves ? fmt::format("{} {} = {};", groupType(st.buffer), reg, groupZero(st.buffer))
+                      : fmt::format("float4 {} = make_float4(0.0f, 0.0f, 0.0f, 0.0f);", reg));
+        if (!st.moves)
+          line(fmt::format("if ({}) {} = {};", piped.at(st.lanes->loop)[size_t(group)], reg,
+                           widened(st.buffer, pipeLoad(loop, st, group, SymExpr::symbol(loop.var)))));
+      }
     }
   }
   // a moving load's offset a local, stepped once an iteration (no 64-bit products a row), and the end once
@@ -264,43 +290,69 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
   return true;
 }
 
-// The pipelined loop itself: the first iteration's loads, then each iteration takes the registers loaded
-// ahead, issues the next iteration's loads and runs the statements on the registers.
+// The pipelined loop itself: the first rows' loads, one slot of registers each (rowsAhead of them), then
+// the loop, its body printed once a slot: the copy for slot d takes the registers loaded for its row, issues
+// into them the loads of the row `slots` ahead and runs the statements on them. Printed so, no register is
+// copied into another while its load may be outstanding (a copy would wait for the data).
 void CudaPrinter::pipelinedLoop(const LStmt &loop, ElemType t, int n, const std::vector<PipeLanes> &found,
                                 std::vector<PipeStream> &streams) {
   const std::string end = fmt::format("moa_end{}", n);
   line(fmt::format("const int64_t {} = {};", end, integer(loop.end)));
-  loadAhead(loop, found, streams, loop.start, fmt::format("{} < {}", integer(loop.start), end));
+  size_t slots = 1;
+  for (const PipeStream &st : streams)
+    slots = std::max(slots, st.regs.size());
+  auto stepOffsets = [&] {
+    for (const PipeStream &st : streams)
+      if (st.moves)
+        line(fmt::format("{} += {};", st.offset, integer(st.step)));
+  };
+  for (size_t slot = 0; slot < slots; ++slot) {
+    if (slot)
+      stepOffsets();
+    const SymExpr at = loop.start + SymExpr(int64_t(slot));
+    loadAhead(loop, found, streams, at, fmt::format("{} < {}", integer(at), end), slot);
+  }
   // the printer's own loop (`moa_`), like the rest of this copy unlocated: explain --html maps the loop IR's
   // loop to the copy after it
-  line(fmt::format("for (int64_t moa_row{0} = {1}; moa_row{0} < {2}; ++moa_row{0}) {{", n, integer(loop.start), end));
-  line(fmt::format("const int64_t {} = moa_row{};", name(loop.var), n));
-  const SymExpr next = SymExpr::symbol(loop.var) + SymExpr(1);
-  std::map<std::pair<size_t, SymExpr>, std::vector<std::string>> current;
-  for (size_t i = 0; i < streams.size(); ++i) {
-    const PipeStream &st = streams[i];
-    std::vector<std::string> now = st.regs;
-    if (st.moves)
-      for (int group = 0; group < groups(); ++group) {
-        now[size_t(group)] = fmt::format("moa_cx{}_{}_{}", n, i, group);
-        line(fmt::format("const float4 {} = {};", now[size_t(group)], widened(st.buffer, st.regs[size_t(group)])));
-      }
-    current[{st.buffer, st.base}] = now;
+  const std::string row = fmt::format("moa_row{}", n);
+  line(slots == 1 ? fmt::format("for (int64_t {0} = {1}; {0} < {2}; ++{0}) {{", row, integer(loop.start), end)
+                   : fmt::format("for (int64_t {0} = {1}; {0} < {2}; {0} += {3}) {{", row, integer(loop.start), end, slots));
+  for (size_t slot = 0; slot < slots; ++slot) {
+    if (slots > 1)
+      line("{");
+    line(fmt::format("const int64_t {} = {}{};", name(loop.var), row, slot ? fmt::format(" + {}", slot) : ""));
+    if (slot)
+      line(fmt::format("if ({} < {}) {{", name(loop.var), end));
+    std::map<std::pair<size_t, SymExpr>, std::vector<std::string>> current;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      const PipeStream &st = streams[i];
+      std::vector<std::string> now = st.regs[0];
+      if (st.moves)
+        for (int group = 0; group < groups(); ++group) {
+          now[size_t(group)] = fmt::format("moa_cx{}_{}_{}", n, i, group);
+          line(fmt::format("const float4 {} = {};", now[size_t(group)],
+                           widened(st.buffer, st.regs[slot][size_t(group)])));
+        }
+      current[{st.buffer, st.base}] = now;
+    }
+    stepOffsets();
+    const SymExpr later = SymExpr::symbol(loop.var) + SymExpr(int64_t(slots));
+    loadAhead(loop, found, streams, later, fmt::format("{} < {}", integer(later), end), slot);
+    auto outside = std::move(prefetched);
+    prefetched = current;
+    // the statements' `/* FILE:LINE */` comments go with the copy after it, printed as before (explain --html
+    // maps each loop-IR statement to one line of the kernel)
+    const bool wasLocated = locate;
+    locate = false;
+    for (const LStmt &x : loop.body)
+      warpStmt(x, t);
+    locate = wasLocated;
+    prefetched = std::move(outside);
+    if (slot)
+      line("}");
+    if (slots > 1)
+      line("}");
   }
-  for (const PipeStream &st : streams)
-    if (st.moves)
-      line(fmt::format("{} += {};", st.offset, integer(st.step)));
-  loadAhead(loop, found, streams, next, fmt::format("{} < {}", integer(next), end));
-  auto outside = std::move(prefetched);
-  prefetched = current;
-  // the statements' `/* FILE:LINE */` comments go with the copy after it, printed as before (explain --html
-  // maps each loop-IR statement to one line of the kernel)
-  const bool wasLocated = locate;
-  locate = false;
-  for (const LStmt &x : loop.body)
-    warpStmt(x, t);
-  locate = wasLocated;
-  prefetched = std::move(outside);
   line("}");
 }
 

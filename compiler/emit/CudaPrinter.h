@@ -63,15 +63,18 @@ private:
     const PipeLanes *lanes;
     bool moves;
     SymExpr step;                  // the offset's change from one iteration to the next
-    std::vector<std::string> regs; // per group: the next iteration's (moves) or the loop's (invariant)
-    std::string offset{};          // moves: the local holding the next load's offset, stepped each iteration
+    // per slot, per group: a moving stream's rows loaded ahead (slot 0 the next iteration's, slot d the
+    // one d after it); an invariant stream's one slot, the loop's
+    std::vector<std::vector<std::string>> regs{};
+    std::string offset{}; // moves: the local holding the last load's offset, stepped each iteration
   };
   std::optional<std::vector<PipeLanes>> pipelinedLanes(const LStmt &loop) const;
   bool pipeStreams(const LStmt &loop, const std::vector<PipeLanes> &found, std::vector<PipeStream> &streams,
                    std::vector<std::string> &tests);
   std::string pipeLoad(const LStmt &loop, const PipeStream &st, int group, const SymExpr &at);
   void loadAhead(const LStmt &loop, const std::vector<PipeLanes> &found, const std::vector<PipeStream> &streams,
-                 const SymExpr &at, const std::string &inRange);
+                 const SymExpr &at, const std::string &inRange, size_t slot);
+  int rowsAhead(const std::vector<PipeStream> &streams) const;
   void pipelinedLoop(const LStmt &loop, ElemType t, int n, const std::vector<PipeLanes> &found,
                      std::vector<PipeStream> &streams);
 
@@ -133,6 +136,7 @@ private:
   // While a pipelined loop's body prints (pipeline): each lane loop's groups that the lane owns.
   std::map<const LStmt *, std::vector<std::string>> piped;
   int pipeCount = 0;
+  int64_t ahead = 0; // the region's Region::ahead while its kernel prints
 
   int stages = 0;
 };

@@ -132,6 +132,7 @@ void CudaPrinter::kernelNest(const Region &r, const ParallelNest &nest, bool war
   // a packed split pass: the packed loop's extent counts packs of `packing` values
   packed = warps && r.packing > 1;
   lanes = packed ? int(32 / r.packing) : 32;
+  ahead = r.ahead;
   combine = wide;
   threadIndex(r, nest, warps);
   for (const LStmt *l : nest.loops)
@@ -145,6 +146,7 @@ void CudaPrinter::kernelNest(const Region &r, const ParallelNest &nest, bool war
   line("}");
   packed = combine = false;
   lanes = 32;
+  ahead = 0;
 }
 
 // The nest's extents and iteration count, the loop that gives each thread (a warp, a block) its iterations

@@ -149,6 +149,9 @@ struct Region {
   // each on 32 / packing of its lanes (Decision::PackedFrame); packing 1 is one value a warp.
   Symbol packed{};
   int64_t packing = 1;
+  // CUDA, a split pass: the rows its pipelined row loop loads ahead (Schedule::ahead); 0, the printer's
+  // choice.
+  int64_t ahead = 0;
 };
 
 // The chunk count P of a split reduction, computed once at entry from the dims:

@@ -517,6 +517,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   }
   if (target == Target::Cuda && schedule.pack > 1)
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
+  region.ahead = target == Target::Cuda ? schedule.ahead : 0;
   k.stages.push_back(std::move(region));
   if (storedScores) {
     addFactors(symbols, k, g, out, schedule.block);

@@ -51,6 +51,12 @@ struct Schedule {
   // (a GQA group's query heads read the same rows of K and V: lower/LowerFused.cpp). A power of two ≤ 32;
   // 1 is a warp per value. Other targets ignore it. 2 measured fastest (bench/cuda/NOTES.md).
   int64_t pack = 2;
+  // CUDA: the rows of K and V (the moving loads of a pipelined row loop) each warp of a split pass keeps in
+  // flight while it computes with the current one; 0 is the printer's choice from the rows' bytes
+  // (emit/CudaHeld.cpp: enough that a SM has about 32 KB of loads outstanding). 1 to 4; other targets
+  // ignore it.
+  int64_t ahead = 0;
+  static constexpr int64_t maxAhead = 4;
   // CPU and OpenACC: a fused split pass's frame indices that its loads of the terms depend on only through
   // floor divisions, or not at all (a GQA group's query heads), loop inside the split loop, so that a thread
   // reads a split's rows once from memory for all of them, then from its cache (reuse=on); the splits count

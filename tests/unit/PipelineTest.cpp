@@ -563,3 +563,38 @@ TEST_CASE("CUDA loads a half-precision row four elements at a time, widened wher
   CHECK(code.find("moart_f32_to_bf16(") != std::string::npos);
   CHECK(code.find("*(uint2 *)&") == std::string::npos);
 }
+
+TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of bf16, more on request",
+          "[pipeline][cuda]") {
+  auto decode = [](const char *elem) {
+    return fmt::format("dim n, dk, dv\nin q : f32[dk]\nin K : {0}[n, dk]\nin V : {0}[n, dv]\n"
+                       "s = (q +.* tran K) / sqrt(dk)\nm = max/ s\ne = exp(s - m)\nout o = (e / (+/ e)) +.* V\n",
+                       elem);
+  };
+  auto code = [](const std::string &text, const Schedule &schedule = {}) {
+    auto run = runText(text, Stage::Code, Target::Cuda, schedule);
+    INFO(run->diags);
+    REQUIRE(run->c.ok());
+    return run->c.code->source;
+  };
+  // f32: a row of K and one of V are 1 KB a warp, enough: one slot, the loop as before
+  const std::string f32 = code(decode("f32"));
+  CHECK(f32.find("++moa_row0) {") != std::string::npos);
+  CHECK(f32.find("moa_nx0_0_0_1") == std::string::npos);
+  // bf16: half the bytes a row, so two rows ahead; the body printed once a slot, each copy loading into its
+  // own registers the row two past it (no register copied while its load is outstanding)
+  const std::string bf16 = code(decode("bf16"));
+  CHECK(bf16.find("moa_row0 += 2) {") != std::string::npos);
+  CHECK(bf16.find("const int64_t l = moa_row0 + 1;") != std::string::npos);
+  CHECK(bf16.find("if ((l + 2) < moa_end0 && (l + 2) < n) {") != std::string::npos);
+  CHECK(bf16.find("moa_nx0_0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];") != std::string::npos);
+  CHECK(bf16.find("const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0_1);") != std::string::npos);
+  CHECK(bf16.find("moa_nx0_0_0 = moa_nx0_0_0_1") == std::string::npos);
+  // the schedule's ahead
+  Schedule three;
+  three.ahead = 3;
+  const std::string more = code(decode("f32"), three);
+  CHECK(more.find("moa_row0 += 3) {") != std::string::npos);
+  CHECK(more.find("moa_nx0_2_0_2 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];") != std::string::npos);
+  CHECK(more.find("if ((l + 3) < moa_end0 && (l + 3) < n) {") != std::string::npos);
+}
