@@ -70,7 +70,7 @@
 #include "moart/kernel.h"
 #include "gqa-bf16.cuda.h"
 /* online (splits) */
-__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
     moa_gqa_bf16_stage0(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                         int64_t P_online, const uint16_t *__restrict__ Q,
                         const uint16_t *__restrict__ K, const uint16_t *__restrict__ V,
@@ -86,17 +86,17 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
   moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
   const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
   const int64_t moa_extent0 = B;
-  const int64_t moa_extent1 = ((hq) + 1) / 2;
+  const int64_t moa_extent1 = ((hq) + 3) / 4;
   const int64_t moa_extent2 = P_online;
   const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
-  const int moa_lane = (int)(threadIdx.x & 15u);         /* a value's lanes: 16 of the warp's */
-  const int moa_pack = (int)((threadIdx.x & 31u) / 16u); /* the value of the pack */
+  const int moa_lane = (int)(threadIdx.x & 7u);         /* a value's lanes: 8 of the warp's */
+  const int moa_pack = (int)((threadIdx.x & 31u) / 8u); /* the value of the pack */
   for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;
        moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {
     int64_t moa_rest = moa_t;
     const int64_t c = 0 + moa_rest % moa_extent2;
     moa_rest /= moa_extent2;
-    const int64_t moa_value = 2 * (moa_rest % moa_extent1) + moa_pack;
+    const int64_t moa_value = 4 * (moa_rest % moa_extent1) + moa_pack;
     const bool moa_live = moa_value < hq;
     const int64_t j = 0 + (moa_live ? moa_value : hq - 1);
     moa_rest /= moa_extent1;
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
     if (moa_live) {
       const bool moa_vec0 = ((uintptr_t)online_O_acc_part & 15u) == 0 &&
                             (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-      for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+      for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 32) {
         if (moa_vec0 && moa_g + 4 <= dv) {
           float4 moa_r0;
           { moa_r0.x = 0.0f; }
@@ -134,12 +134,24 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
       moa_h0 = *(
           const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
                                             4 * moa_lane];
-    const bool moa_own0_1 = moa_hold0 && moa_live && 0 + 4 * moa_lane + 64 < dv;
+    const bool moa_own0_1 = moa_hold0 && moa_live && 0 + 4 * moa_lane + 32 < dv;
     float4 moa_h0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (moa_own0_1)
       moa_h0_1 = *(
           const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 32];
+    const bool moa_own0_2 = moa_hold0 && moa_live && 0 + 4 * moa_lane + 64 < dv;
+    float4 moa_h0_2 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own0_2)
+      moa_h0_2 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
                                             4 * moa_lane + 64];
+    const bool moa_own0_3 = moa_hold0 && moa_live && 0 + 4 * moa_lane + 96 < dv;
+    float4 moa_h0_3 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own0_3)
+      moa_h0_3 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 96];
     const bool moa_pipe0 =
         moa_hold0 && ((uintptr_t)K & 7u) == 0 &&
         (((hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0)) & 3) == 0 && ((dk)&3) == 0 &&
@@ -148,34 +160,64 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         (((hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0)) & 3) == 0;
     if (moa_pipe0) {
       const bool moa_on0_0_0 = moa_live && 0 + 4 * moa_lane < dk;
-      const bool moa_on0_0_1 = moa_live && 0 + 4 * moa_lane + 64 < dk;
+      const bool moa_on0_0_1 = moa_live && 0 + 4 * moa_lane + 32 < dk;
+      const bool moa_on0_0_2 = moa_live && 0 + 4 * moa_lane + 64 < dk;
+      const bool moa_on0_0_3 = moa_live && 0 + 4 * moa_lane + 96 < dk;
       const bool moa_on0_1_0 = moa_live && 0 + 4 * moa_lane < dv;
-      const bool moa_on0_1_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on0_1_1 = moa_live && 0 + 4 * moa_lane + 32 < dv;
+      const bool moa_on0_1_2 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on0_1_3 = moa_live && 0 + 4 * moa_lane + 96 < dv;
       const bool moa_on0_2_0 = moa_live && 0 + 4 * moa_lane < dv;
-      const bool moa_on0_2_1 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on0_2_1 = moa_live && 0 + 4 * moa_lane + 32 < dv;
+      const bool moa_on0_2_2 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on0_2_3 = moa_live && 0 + 4 * moa_lane + 96 < dv;
       uint2 moa_nx0_0_0 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_2 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_3 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_0_1 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_1_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_2_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_3_1 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_0_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_1_2 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_2_2 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_3_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_0_3 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_1_3 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_2_3 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_3_3 = make_uint2(0u, 0u);
       float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (moa_on0_0_0)
         moa_iv0_1_0 = moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane]);
       float4 moa_iv0_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (moa_on0_0_1)
         moa_iv0_1_1 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 32]);
+      float4 moa_iv0_1_2 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_2)
+        moa_iv0_1_2 =
             moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 64]);
+      float4 moa_iv0_1_3 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on0_0_3)
+        moa_iv0_1_3 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 96]);
       uint2 moa_nx0_2_0 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_2 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_3 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_0_1 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_1_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_2_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_3_1 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_0_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_1_2 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_2_2 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_3_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_0_3 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_1_3 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_2_3 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_3_3 = make_uint2(0u, 0u);
       int64_t moa_so0_0 = (hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0);
       int64_t moa_so0_2 = (hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0);
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
@@ -183,13 +225,21 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         if (moa_on0_0_0)
           moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
         if (moa_on0_0_1)
-          moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+        if (moa_on0_0_2)
+          moa_nx0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+        if (moa_on0_0_3)
+          moa_nx0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
       }
       if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
         if (moa_on0_2_0)
           moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
         if (moa_on0_2_1)
-          moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+        if (moa_on0_2_2)
+          moa_nx0_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+        if (moa_on0_2_3)
+          moa_nx0_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
       }
       moa_so0_0 += dk;
       moa_so0_2 += dv;
@@ -197,13 +247,21 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         if (moa_on0_0_0)
           moa_nx0_0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
         if (moa_on0_0_1)
-          moa_nx0_0_1_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_1_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+        if (moa_on0_0_2)
+          moa_nx0_0_2_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+        if (moa_on0_0_3)
+          moa_nx0_0_3_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
       }
       if ((c * moa_div0 + 1) < moa_end0 && (c * moa_div0 + 1) < n) {
         if (moa_on0_2_0)
           moa_nx0_2_0_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
         if (moa_on0_2_1)
-          moa_nx0_2_1_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_1_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+        if (moa_on0_2_2)
+          moa_nx0_2_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+        if (moa_on0_2_3)
+          moa_nx0_2_3_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
       }
       moa_so0_0 += dk;
       moa_so0_2 += dv;
@@ -211,13 +269,21 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         if (moa_on0_0_0)
           moa_nx0_0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
         if (moa_on0_0_1)
-          moa_nx0_0_1_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_1_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+        if (moa_on0_0_2)
+          moa_nx0_0_2_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+        if (moa_on0_0_3)
+          moa_nx0_0_3_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
       }
       if ((c * moa_div0 + 2) < moa_end0 && (c * moa_div0 + 2) < n) {
         if (moa_on0_2_0)
           moa_nx0_2_0_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
         if (moa_on0_2_1)
-          moa_nx0_2_1_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_1_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+        if (moa_on0_2_2)
+          moa_nx0_2_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+        if (moa_on0_2_3)
+          moa_nx0_2_3_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
       }
       moa_so0_0 += dk;
       moa_so0_2 += dv;
@@ -225,34 +291,54 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
         if (moa_on0_0_0)
           moa_nx0_0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
         if (moa_on0_0_1)
-          moa_nx0_0_1_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_1_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+        if (moa_on0_0_2)
+          moa_nx0_0_2_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+        if (moa_on0_0_3)
+          moa_nx0_0_3_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
       }
       if ((c * moa_div0 + 3) < moa_end0 && (c * moa_div0 + 3) < n) {
         if (moa_on0_2_0)
           moa_nx0_2_0_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
         if (moa_on0_2_1)
-          moa_nx0_2_1_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_1_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+        if (moa_on0_2_2)
+          moa_nx0_2_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+        if (moa_on0_2_3)
+          moa_nx0_2_3_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
       }
       for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 4) {
         {
           const int64_t l = moa_row0;
           const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0);
           const float4 moa_cx0_0_1 = moart_cuda_bf16x4(moa_nx0_0_1);
+          const float4 moa_cx0_0_2 = moart_cuda_bf16x4(moa_nx0_0_2);
+          const float4 moa_cx0_0_3 = moart_cuda_bf16x4(moa_nx0_0_3);
           const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0);
           const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1);
+          const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2);
+          const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3);
           moa_so0_0 += dk;
           moa_so0_2 += dv;
           if ((l + 4) < moa_end0 && (l + 4) < n) {
             if (moa_on0_0_0)
               moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
             if (moa_on0_0_1)
-              moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+              moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+            if (moa_on0_0_2)
+              moa_nx0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+            if (moa_on0_0_3)
+              moa_nx0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
           }
           if ((l + 4) < moa_end0 && (l + 4) < n) {
             if (moa_on0_2_0)
               moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
             if (moa_on0_2_1)
-              moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+              moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+            if (moa_on0_2_2)
+              moa_nx0_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+            if (moa_on0_2_3)
+              moa_nx0_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
           }
           if (l < n) {
             float acc2 = 0.0f;
@@ -267,14 +353,30 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
               { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
             }
             if (moa_on0_0_1) {
-              const int64_t moa_g = 0 + 4 * moa_lane + 64;
+              const int64_t moa_g = 0 + 4 * moa_lane + 32;
               (void)moa_g;
               { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
               { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
               { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
               { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
             }
-            acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+            if (moa_on0_0_2) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 64;
+              (void)moa_g;
+              { acc2 = acc2 + (moa_iv0_1_2.x * moa_cx0_0_2.x); }
+              { acc2 = acc2 + (moa_iv0_1_2.y * moa_cx0_0_2.y); }
+              { acc2 = acc2 + (moa_iv0_1_2.z * moa_cx0_0_2.z); }
+              { acc2 = acc2 + (moa_iv0_1_2.w * moa_cx0_0_2.w); }
+            }
+            if (moa_on0_0_3) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 96;
+              (void)moa_g;
+              { acc2 = acc2 + (moa_iv0_1_3.x * moa_cx0_0_3.x); }
+              { acc2 = acc2 + (moa_iv0_1_3.y * moa_cx0_0_3.y); }
+              { acc2 = acc2 + (moa_iv0_1_3.z * moa_cx0_0_3.z); }
+              { acc2 = acc2 + (moa_iv0_1_3.w * moa_cx0_0_3.w); }
+            }
+            acc2 = moart_warp_addf(acc2, 8); /* the lanes' partial results combined */
             float e = (acc2 / inv);
             float next = moart_maxf(m, e);
             float w = moart_rescalef(e, next);
@@ -291,12 +393,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                   { moa_h0.w = (moa_h0.w * scale); }
                 }
                 if (moa_on0_1_1) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  const int64_t moa_g = 0 + 4 * moa_lane + 32;
                   (void)moa_g;
                   { moa_h0_1.x = (moa_h0_1.x * scale); }
                   { moa_h0_1.y = (moa_h0_1.y * scale); }
                   { moa_h0_1.z = (moa_h0_1.z * scale); }
                   { moa_h0_1.w = (moa_h0_1.w * scale); }
+                }
+                if (moa_on0_1_2) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  (void)moa_g;
+                  { moa_h0_2.x = (moa_h0_2.x * scale); }
+                  { moa_h0_2.y = (moa_h0_2.y * scale); }
+                  { moa_h0_2.z = (moa_h0_2.z * scale); }
+                  { moa_h0_2.w = (moa_h0_2.w * scale); }
+                }
+                if (moa_on0_1_3) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                  (void)moa_g;
+                  { moa_h0_3.x = (moa_h0_3.x * scale); }
+                  { moa_h0_3.y = (moa_h0_3.y * scale); }
+                  { moa_h0_3.z = (moa_h0_3.z * scale); }
+                  { moa_h0_3.w = (moa_h0_3.w * scale); }
                 }
               }
             }
@@ -311,12 +429,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                 { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
               }
               if (moa_on0_2_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                const int64_t moa_g = 0 + 4 * moa_lane + 32;
                 (void)moa_g;
                 { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
                 { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
                 { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
                 { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+              }
+              if (moa_on0_2_2) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { moa_h0_2.x = (moa_h0_2.x + (w * moa_cx0_2_2.x)); }
+                { moa_h0_2.y = (moa_h0_2.y + (w * moa_cx0_2_2.y)); }
+                { moa_h0_2.z = (moa_h0_2.z + (w * moa_cx0_2_2.z)); }
+                { moa_h0_2.w = (moa_h0_2.w + (w * moa_cx0_2_2.w)); }
+              }
+              if (moa_on0_2_3) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                (void)moa_g;
+                { moa_h0_3.x = (moa_h0_3.x + (w * moa_cx0_2_3.x)); }
+                { moa_h0_3.y = (moa_h0_3.y + (w * moa_cx0_2_3.y)); }
+                { moa_h0_3.z = (moa_h0_3.z + (w * moa_cx0_2_3.z)); }
+                { moa_h0_3.w = (moa_h0_3.w + (w * moa_cx0_2_3.w)); }
               }
             }
             m = next;
@@ -327,21 +461,33 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           if (l < moa_end0) {
             const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0_1);
             const float4 moa_cx0_0_1 = moart_cuda_bf16x4(moa_nx0_0_1_1);
+            const float4 moa_cx0_0_2 = moart_cuda_bf16x4(moa_nx0_0_2_1);
+            const float4 moa_cx0_0_3 = moart_cuda_bf16x4(moa_nx0_0_3_1);
             const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0_1);
             const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1_1);
+            const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2_1);
+            const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_1);
             moa_so0_0 += dk;
             moa_so0_2 += dv;
             if ((l + 4) < moa_end0 && (l + 4) < n) {
               if (moa_on0_0_0)
                 moa_nx0_0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
               if (moa_on0_0_1)
-                moa_nx0_0_1_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+                moa_nx0_0_1_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+              if (moa_on0_0_2)
+                moa_nx0_0_2_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+              if (moa_on0_0_3)
+                moa_nx0_0_3_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
             }
             if ((l + 4) < moa_end0 && (l + 4) < n) {
               if (moa_on0_2_0)
                 moa_nx0_2_0_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
               if (moa_on0_2_1)
-                moa_nx0_2_1_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+                moa_nx0_2_1_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+              if (moa_on0_2_2)
+                moa_nx0_2_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+              if (moa_on0_2_3)
+                moa_nx0_2_3_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
             }
             if (l < n) {
               float acc2 = 0.0f;
@@ -356,14 +502,30 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                 { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
               }
               if (moa_on0_0_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                const int64_t moa_g = 0 + 4 * moa_lane + 32;
                 (void)moa_g;
                 { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
                 { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
                 { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
                 { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
               }
-              acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+              if (moa_on0_0_2) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_2.x * moa_cx0_0_2.x); }
+                { acc2 = acc2 + (moa_iv0_1_2.y * moa_cx0_0_2.y); }
+                { acc2 = acc2 + (moa_iv0_1_2.z * moa_cx0_0_2.z); }
+                { acc2 = acc2 + (moa_iv0_1_2.w * moa_cx0_0_2.w); }
+              }
+              if (moa_on0_0_3) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_3.x * moa_cx0_0_3.x); }
+                { acc2 = acc2 + (moa_iv0_1_3.y * moa_cx0_0_3.y); }
+                { acc2 = acc2 + (moa_iv0_1_3.z * moa_cx0_0_3.z); }
+                { acc2 = acc2 + (moa_iv0_1_3.w * moa_cx0_0_3.w); }
+              }
+              acc2 = moart_warp_addf(acc2, 8); /* the lanes' partial results combined */
               float e = (acc2 / inv);
               float next = moart_maxf(m, e);
               float w = moart_rescalef(e, next);
@@ -380,12 +542,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                     { moa_h0.w = (moa_h0.w * scale); }
                   }
                   if (moa_on0_1_1) {
-                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                    const int64_t moa_g = 0 + 4 * moa_lane + 32;
                     (void)moa_g;
                     { moa_h0_1.x = (moa_h0_1.x * scale); }
                     { moa_h0_1.y = (moa_h0_1.y * scale); }
                     { moa_h0_1.z = (moa_h0_1.z * scale); }
                     { moa_h0_1.w = (moa_h0_1.w * scale); }
+                  }
+                  if (moa_on0_1_2) {
+                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                    (void)moa_g;
+                    { moa_h0_2.x = (moa_h0_2.x * scale); }
+                    { moa_h0_2.y = (moa_h0_2.y * scale); }
+                    { moa_h0_2.z = (moa_h0_2.z * scale); }
+                    { moa_h0_2.w = (moa_h0_2.w * scale); }
+                  }
+                  if (moa_on0_1_3) {
+                    const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                    (void)moa_g;
+                    { moa_h0_3.x = (moa_h0_3.x * scale); }
+                    { moa_h0_3.y = (moa_h0_3.y * scale); }
+                    { moa_h0_3.z = (moa_h0_3.z * scale); }
+                    { moa_h0_3.w = (moa_h0_3.w * scale); }
                   }
                 }
               }
@@ -400,12 +578,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                   { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
                 }
                 if (moa_on0_2_1) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  const int64_t moa_g = 0 + 4 * moa_lane + 32;
                   (void)moa_g;
                   { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
                   { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
                   { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
                   { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+                }
+                if (moa_on0_2_2) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  (void)moa_g;
+                  { moa_h0_2.x = (moa_h0_2.x + (w * moa_cx0_2_2.x)); }
+                  { moa_h0_2.y = (moa_h0_2.y + (w * moa_cx0_2_2.y)); }
+                  { moa_h0_2.z = (moa_h0_2.z + (w * moa_cx0_2_2.z)); }
+                  { moa_h0_2.w = (moa_h0_2.w + (w * moa_cx0_2_2.w)); }
+                }
+                if (moa_on0_2_3) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                  (void)moa_g;
+                  { moa_h0_3.x = (moa_h0_3.x + (w * moa_cx0_2_3.x)); }
+                  { moa_h0_3.y = (moa_h0_3.y + (w * moa_cx0_2_3.y)); }
+                  { moa_h0_3.z = (moa_h0_3.z + (w * moa_cx0_2_3.z)); }
+                  { moa_h0_3.w = (moa_h0_3.w + (w * moa_cx0_2_3.w)); }
                 }
               }
               m = next;
@@ -417,21 +611,33 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           if (l < moa_end0) {
             const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0_2);
             const float4 moa_cx0_0_1 = moart_cuda_bf16x4(moa_nx0_0_1_2);
+            const float4 moa_cx0_0_2 = moart_cuda_bf16x4(moa_nx0_0_2_2);
+            const float4 moa_cx0_0_3 = moart_cuda_bf16x4(moa_nx0_0_3_2);
             const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0_2);
             const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1_2);
+            const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2_2);
+            const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_2);
             moa_so0_0 += dk;
             moa_so0_2 += dv;
             if ((l + 4) < moa_end0 && (l + 4) < n) {
               if (moa_on0_0_0)
                 moa_nx0_0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
               if (moa_on0_0_1)
-                moa_nx0_0_1_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+                moa_nx0_0_1_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+              if (moa_on0_0_2)
+                moa_nx0_0_2_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+              if (moa_on0_0_3)
+                moa_nx0_0_3_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
             }
             if ((l + 4) < moa_end0 && (l + 4) < n) {
               if (moa_on0_2_0)
                 moa_nx0_2_0_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
               if (moa_on0_2_1)
-                moa_nx0_2_1_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+                moa_nx0_2_1_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+              if (moa_on0_2_2)
+                moa_nx0_2_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+              if (moa_on0_2_3)
+                moa_nx0_2_3_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
             }
             if (l < n) {
               float acc2 = 0.0f;
@@ -446,14 +652,30 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                 { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
               }
               if (moa_on0_0_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                const int64_t moa_g = 0 + 4 * moa_lane + 32;
                 (void)moa_g;
                 { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
                 { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
                 { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
                 { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
               }
-              acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+              if (moa_on0_0_2) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_2.x * moa_cx0_0_2.x); }
+                { acc2 = acc2 + (moa_iv0_1_2.y * moa_cx0_0_2.y); }
+                { acc2 = acc2 + (moa_iv0_1_2.z * moa_cx0_0_2.z); }
+                { acc2 = acc2 + (moa_iv0_1_2.w * moa_cx0_0_2.w); }
+              }
+              if (moa_on0_0_3) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_3.x * moa_cx0_0_3.x); }
+                { acc2 = acc2 + (moa_iv0_1_3.y * moa_cx0_0_3.y); }
+                { acc2 = acc2 + (moa_iv0_1_3.z * moa_cx0_0_3.z); }
+                { acc2 = acc2 + (moa_iv0_1_3.w * moa_cx0_0_3.w); }
+              }
+              acc2 = moart_warp_addf(acc2, 8); /* the lanes' partial results combined */
               float e = (acc2 / inv);
               float next = moart_maxf(m, e);
               float w = moart_rescalef(e, next);
@@ -470,12 +692,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                     { moa_h0.w = (moa_h0.w * scale); }
                   }
                   if (moa_on0_1_1) {
-                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                    const int64_t moa_g = 0 + 4 * moa_lane + 32;
                     (void)moa_g;
                     { moa_h0_1.x = (moa_h0_1.x * scale); }
                     { moa_h0_1.y = (moa_h0_1.y * scale); }
                     { moa_h0_1.z = (moa_h0_1.z * scale); }
                     { moa_h0_1.w = (moa_h0_1.w * scale); }
+                  }
+                  if (moa_on0_1_2) {
+                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                    (void)moa_g;
+                    { moa_h0_2.x = (moa_h0_2.x * scale); }
+                    { moa_h0_2.y = (moa_h0_2.y * scale); }
+                    { moa_h0_2.z = (moa_h0_2.z * scale); }
+                    { moa_h0_2.w = (moa_h0_2.w * scale); }
+                  }
+                  if (moa_on0_1_3) {
+                    const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                    (void)moa_g;
+                    { moa_h0_3.x = (moa_h0_3.x * scale); }
+                    { moa_h0_3.y = (moa_h0_3.y * scale); }
+                    { moa_h0_3.z = (moa_h0_3.z * scale); }
+                    { moa_h0_3.w = (moa_h0_3.w * scale); }
                   }
                 }
               }
@@ -490,12 +728,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                   { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
                 }
                 if (moa_on0_2_1) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  const int64_t moa_g = 0 + 4 * moa_lane + 32;
                   (void)moa_g;
                   { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
                   { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
                   { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
                   { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+                }
+                if (moa_on0_2_2) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  (void)moa_g;
+                  { moa_h0_2.x = (moa_h0_2.x + (w * moa_cx0_2_2.x)); }
+                  { moa_h0_2.y = (moa_h0_2.y + (w * moa_cx0_2_2.y)); }
+                  { moa_h0_2.z = (moa_h0_2.z + (w * moa_cx0_2_2.z)); }
+                  { moa_h0_2.w = (moa_h0_2.w + (w * moa_cx0_2_2.w)); }
+                }
+                if (moa_on0_2_3) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                  (void)moa_g;
+                  { moa_h0_3.x = (moa_h0_3.x + (w * moa_cx0_2_3.x)); }
+                  { moa_h0_3.y = (moa_h0_3.y + (w * moa_cx0_2_3.y)); }
+                  { moa_h0_3.z = (moa_h0_3.z + (w * moa_cx0_2_3.z)); }
+                  { moa_h0_3.w = (moa_h0_3.w + (w * moa_cx0_2_3.w)); }
                 }
               }
               m = next;
@@ -507,21 +761,33 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           if (l < moa_end0) {
             const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0_3);
             const float4 moa_cx0_0_1 = moart_cuda_bf16x4(moa_nx0_0_1_3);
+            const float4 moa_cx0_0_2 = moart_cuda_bf16x4(moa_nx0_0_2_3);
+            const float4 moa_cx0_0_3 = moart_cuda_bf16x4(moa_nx0_0_3_3);
             const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0_3);
             const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1_3);
+            const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2_3);
+            const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_3);
             moa_so0_0 += dk;
             moa_so0_2 += dv;
             if ((l + 4) < moa_end0 && (l + 4) < n) {
               if (moa_on0_0_0)
                 moa_nx0_0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
               if (moa_on0_0_1)
-                moa_nx0_0_1_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+                moa_nx0_0_1_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+              if (moa_on0_0_2)
+                moa_nx0_0_2_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+              if (moa_on0_0_3)
+                moa_nx0_0_3_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
             }
             if ((l + 4) < moa_end0 && (l + 4) < n) {
               if (moa_on0_2_0)
                 moa_nx0_2_0_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
               if (moa_on0_2_1)
-                moa_nx0_2_1_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+                moa_nx0_2_1_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+              if (moa_on0_2_2)
+                moa_nx0_2_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+              if (moa_on0_2_3)
+                moa_nx0_2_3_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
             }
             if (l < n) {
               float acc2 = 0.0f;
@@ -536,14 +802,30 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                 { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
               }
               if (moa_on0_0_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                const int64_t moa_g = 0 + 4 * moa_lane + 32;
                 (void)moa_g;
                 { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
                 { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
                 { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
                 { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
               }
-              acc2 = moart_warp_addf(acc2, 16); /* the lanes' partial results combined */
+              if (moa_on0_0_2) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_2.x * moa_cx0_0_2.x); }
+                { acc2 = acc2 + (moa_iv0_1_2.y * moa_cx0_0_2.y); }
+                { acc2 = acc2 + (moa_iv0_1_2.z * moa_cx0_0_2.z); }
+                { acc2 = acc2 + (moa_iv0_1_2.w * moa_cx0_0_2.w); }
+              }
+              if (moa_on0_0_3) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_3.x * moa_cx0_0_3.x); }
+                { acc2 = acc2 + (moa_iv0_1_3.y * moa_cx0_0_3.y); }
+                { acc2 = acc2 + (moa_iv0_1_3.z * moa_cx0_0_3.z); }
+                { acc2 = acc2 + (moa_iv0_1_3.w * moa_cx0_0_3.w); }
+              }
+              acc2 = moart_warp_addf(acc2, 8); /* the lanes' partial results combined */
               float e = (acc2 / inv);
               float next = moart_maxf(m, e);
               float w = moart_rescalef(e, next);
@@ -560,12 +842,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                     { moa_h0.w = (moa_h0.w * scale); }
                   }
                   if (moa_on0_1_1) {
-                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                    const int64_t moa_g = 0 + 4 * moa_lane + 32;
                     (void)moa_g;
                     { moa_h0_1.x = (moa_h0_1.x * scale); }
                     { moa_h0_1.y = (moa_h0_1.y * scale); }
                     { moa_h0_1.z = (moa_h0_1.z * scale); }
                     { moa_h0_1.w = (moa_h0_1.w * scale); }
+                  }
+                  if (moa_on0_1_2) {
+                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                    (void)moa_g;
+                    { moa_h0_2.x = (moa_h0_2.x * scale); }
+                    { moa_h0_2.y = (moa_h0_2.y * scale); }
+                    { moa_h0_2.z = (moa_h0_2.z * scale); }
+                    { moa_h0_2.w = (moa_h0_2.w * scale); }
+                  }
+                  if (moa_on0_1_3) {
+                    const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                    (void)moa_g;
+                    { moa_h0_3.x = (moa_h0_3.x * scale); }
+                    { moa_h0_3.y = (moa_h0_3.y * scale); }
+                    { moa_h0_3.z = (moa_h0_3.z * scale); }
+                    { moa_h0_3.w = (moa_h0_3.w * scale); }
                   }
                 }
               }
@@ -580,12 +878,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                   { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
                 }
                 if (moa_on0_2_1) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  const int64_t moa_g = 0 + 4 * moa_lane + 32;
                   (void)moa_g;
                   { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
                   { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
                   { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
                   { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
+                }
+                if (moa_on0_2_2) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  (void)moa_g;
+                  { moa_h0_2.x = (moa_h0_2.x + (w * moa_cx0_2_2.x)); }
+                  { moa_h0_2.y = (moa_h0_2.y + (w * moa_cx0_2_2.y)); }
+                  { moa_h0_2.z = (moa_h0_2.z + (w * moa_cx0_2_2.z)); }
+                  { moa_h0_2.w = (moa_h0_2.w + (w * moa_cx0_2_2.w)); }
+                }
+                if (moa_on0_2_3) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                  (void)moa_g;
+                  { moa_h0_3.x = (moa_h0_3.x + (w * moa_cx0_2_3.x)); }
+                  { moa_h0_3.y = (moa_h0_3.y + (w * moa_cx0_2_3.y)); }
+                  { moa_h0_3.z = (moa_h0_3.z + (w * moa_cx0_2_3.z)); }
+                  { moa_h0_3.w = (moa_h0_3.w + (w * moa_cx0_2_3.w)); }
                 }
               }
               m = next;
@@ -605,14 +919,24 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           if (moa_own0_1 && ((uintptr_t)V & 7u) == 0 &&
               (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
             moa_pf0_1 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 32];
+          uint2 moa_pf0_2 = make_uint2(0u, 0u);
+          if (moa_own0_2 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf0_2 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
                                            4 * moa_lane + 64];
+          uint2 moa_pf0_3 = make_uint2(0u, 0u);
+          if (moa_own0_3 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf0_3 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 96];
           float acc2 = 0.0f; /* gqa-bf16.moa:14 */
           if (moa_lane != 0)
             acc2 = -0.0f;
           const bool moa_vec1 = ((uintptr_t)K & 7u) == 0 &&
                                 (((hkv * n * dk * i + n * dk * moa_div1 + dk * l)) & 3) == 0 &&
                                 ((uintptr_t)Q & 7u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0;
-          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 64) {
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 32) {
             if (moa_vec1 && moa_g + 4 <= dk) {
               float4 moa_r0 = moart_cuda_bf16x4(
                   *(const uint2 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l) + moa_g]);
@@ -629,7 +953,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
               }
             }
           }
-          acc2 = moart_warp_addf(acc2, 16);  /* the lanes' partial results combined */
+          acc2 = moart_warp_addf(acc2, 8);   /* the lanes' partial results combined */
           float e = (acc2 / inv);            /* gqa-bf16.moa:9 */
           float next = moart_maxf(m, e);     /* gqa-bf16.moa:9 */
           float w = moart_rescalef(e, next); /* gqa-bf16.moa:9 */
@@ -663,7 +987,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                   }
                 }
                 if (moa_own0_1) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  const int64_t moa_g = 0 + 4 * moa_lane + 32;
                   if (moa_vec2) {
                     const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_1);
                     { moa_h0_1.x = (moa_h0_1.x * scale); }
@@ -685,11 +1009,57 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                     }
                   }
                 }
+                if (moa_own0_2) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  if (moa_vec2) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_2);
+                    { moa_h0_2.x = (moa_h0_2.x * scale); }
+                    { moa_h0_2.y = (moa_h0_2.y * scale); }
+                    { moa_h0_2.z = (moa_h0_2.z * scale); }
+                    { moa_h0_2.w = (moa_h0_2.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h0_2.x
+                       : moa_u == moa_g + 1 ? moa_h0_2.y
+                       : moa_u == moa_g + 2 ? moa_h0_2.z
+                                            : moa_h0_2.w) = ((moa_u == moa_g       ? moa_h0_2.x
+                                                              : moa_u == moa_g + 1 ? moa_h0_2.y
+                                                              : moa_u == moa_g + 2 ? moa_h0_2.z
+                                                                                   : moa_h0_2.w) *
+                                                             scale);
+                    }
+                  }
+                }
+                if (moa_own0_3) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                  if (moa_vec2) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_3);
+                    { moa_h0_3.x = (moa_h0_3.x * scale); }
+                    { moa_h0_3.y = (moa_h0_3.y * scale); }
+                    { moa_h0_3.z = (moa_h0_3.z * scale); }
+                    { moa_h0_3.w = (moa_h0_3.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h0_3.x
+                       : moa_u == moa_g + 1 ? moa_h0_3.y
+                       : moa_u == moa_g + 2 ? moa_h0_3.z
+                                            : moa_h0_3.w) = ((moa_u == moa_g       ? moa_h0_3.x
+                                                              : moa_u == moa_g + 1 ? moa_h0_3.y
+                                                              : moa_u == moa_g + 2 ? moa_h0_3.z
+                                                                                   : moa_h0_3.w) *
+                                                             scale);
+                    }
+                  }
+                }
               } else {
                 const bool moa_vec3 =
                     ((uintptr_t)online_O_acc_part & 15u) == 0 &&
                     (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-                for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+                for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 32) {
                   if (moa_vec3 && moa_g + 4 <= dv) {
                     float4 moa_r0 =
                         *(const float4 *)&online_O_acc_part[(hq * dv * i * P_online +
@@ -744,7 +1114,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                 }
               }
               if (moa_own0_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                const int64_t moa_g = 0 + 4 * moa_lane + 32;
                 if (moa_vec4) {
                   const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_1);
                   { moa_h0_1.x = (moa_h0_1.x + (w * moa_r2.x)); }
@@ -767,13 +1137,61 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                   }
                 }
               }
+              if (moa_own0_2) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                if (moa_vec4) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_2);
+                  { moa_h0_2.x = (moa_h0_2.x + (w * moa_r2.x)); }
+                  { moa_h0_2.y = (moa_h0_2.y + (w * moa_r2.y)); }
+                  { moa_h0_2.z = (moa_h0_2.z + (w * moa_r2.z)); }
+                  { moa_h0_2.w = (moa_h0_2.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h0_2.x
+                     : moa_u == moa_g + 1 ? moa_h0_2.y
+                     : moa_u == moa_g + 2 ? moa_h0_2.z
+                                          : moa_h0_2.w) =
+                        ((moa_u == moa_g       ? moa_h0_2.x
+                          : moa_u == moa_g + 1 ? moa_h0_2.y
+                          : moa_u == moa_g + 2 ? moa_h0_2.z
+                                               : moa_h0_2.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own0_3) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                if (moa_vec4) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf0_3);
+                  { moa_h0_3.x = (moa_h0_3.x + (w * moa_r2.x)); }
+                  { moa_h0_3.y = (moa_h0_3.y + (w * moa_r2.y)); }
+                  { moa_h0_3.z = (moa_h0_3.z + (w * moa_r2.z)); }
+                  { moa_h0_3.w = (moa_h0_3.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h0_3.x
+                     : moa_u == moa_g + 1 ? moa_h0_3.y
+                     : moa_u == moa_g + 2 ? moa_h0_3.z
+                                          : moa_h0_3.w) =
+                        ((moa_u == moa_g       ? moa_h0_3.x
+                          : moa_u == moa_g + 1 ? moa_h0_3.y
+                          : moa_u == moa_g + 2 ? moa_h0_3.z
+                                               : moa_h0_3.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
             } else {
               const bool moa_vec5 =
                   ((uintptr_t)V & 7u) == 0 &&
                   (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
                   ((uintptr_t)online_O_acc_part & 15u) == 0 &&
                   (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
-              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 64) {
+              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 32) {
                 if (moa_vec5 && moa_g + 4 <= dv) {
                   float4 moa_r0 = moart_cuda_bf16x4(
                       *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g]);
@@ -808,7 +1226,13 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
                                     4 * moa_lane] = moa_h0;
     if (moa_own0_1)
       *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
-                                    4 * moa_lane + 64] = moa_h0_1;
+                                    4 * moa_lane + 32] = moa_h0_1;
+    if (moa_own0_2)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 64] = moa_h0_2;
+    if (moa_own0_3)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 96] = moa_h0_3;
     if (moa_lane == 0 && moa_live) {
       online_m_part[(hq * i * P_online + j * P_online + c)] = m; /* gqa-bf16.moa:9 */
     }
@@ -1086,8 +1510,8 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
     return 0;
   const int64_t P_online = moart_cuda_splits(
       moart_mul_checked(
-          B, moart_floordiv_checked(moart_add_checked(hq, 1, &overflow), 2, &overflow), &overflow),
-      n, INT64_C(8), INT64_C(2));
+          B, moart_floordiv_checked(moart_add_checked(hq, 3, &overflow), 4, &overflow), &overflow),
+      n, INT64_C(8), INT64_C(4));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
                                           moart_extent_checked(hq, &overflow), &overflow),
@@ -1300,7 +1724,7 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online =
-      moart_cuda_splits(B * moart_floordiv((hq + 1), 2), n, INT64_C(8), INT64_C(2));
+      moart_cuda_splits(B * moart_floordiv((hq + 3), 4), n, INT64_C(8), INT64_C(4));
   float *O_acc = (float *)((char *)workspace + offsets[4]);
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);

@@ -301,14 +301,22 @@ FusedPartials addPartials(SymbolTable &symbols, Kernel &k, const FusedGroup &g, 
 // CUDA: a frame index that the term's loads of inputs depend on only through floor divisions (a GQA
 // group's heads, ⌊hkv·g / hq⌋) is packed, the innermost such: a warp takes `pack` of its values, so that
 // heads of a group load each row of K and V in the same instructions; the splits then count packs.
+// `pack` 0 is the default: 2, or 4 where every such load is of a half-precision input, whose group of four
+// a lane holds in half the registers (uint2, not float4), so that twice the values a warp cost what 2 do in
+// f32 (bench/cuda/NOTES.md #40-#41: GQA bf16 10-13 % faster with 4; GQA f32 slower with 4).
 void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, ChunkCount &splits) {
   for (size_t f = g.frame.size(); f-- > 0 && !region.packed.entry;) {
-    bool shares = false;
+    bool shares = false, allHalf = true;
     forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-      shares |= !isStore && k.buffers[b].role == Buffer::Input && onlyThroughDivisions(offset, g.frame[f]);
+      if (!isStore && k.buffers[b].role == Buffer::Input && onlyThroughDivisions(offset, g.frame[f])) {
+        shares = true;
+        allHalf &= isHalf(k.buffers[b].elem);
+      }
     });
     if (!shares)
       continue;
+    if (pack == 0)
+      pack = allHalf ? 4 : 2;
     region.packed = g.frame[f];
     region.packing = pack;
     SymVec packs = g.frameShape;
@@ -515,7 +523,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     k.decisions.push_back(s);
     reportVectorAccesses(symbols, k, region.body, schedule.block);
   }
-  if (target == Target::Cuda && schedule.pack > 1)
+  if (target == Target::Cuda && schedule.pack != 1)
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
   region.ahead = target == Target::Cuda ? schedule.ahead : 0;
   k.stages.push_back(std::move(region));

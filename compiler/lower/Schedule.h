@@ -49,8 +49,9 @@ struct Schedule {
   // CUDA: the values of a frame index that one warp of a fused split pass takes together, each on
   // 32 / pack of its lanes, where loads of the term depend on that index only through floor divisions
   // (a GQA group's query heads read the same rows of K and V: lower/LowerFused.cpp). A power of two ≤ 32;
-  // 1 is a warp per value. Other targets ignore it. 2 measured fastest (bench/cuda/NOTES.md).
-  int64_t pack = 2;
+  // 1 is a warp per value. Other targets ignore it. 0, the default: 2 (measured fastest for f32), or 4 where
+  // every such load is of a half-precision input (lower/LowerFused.cpp, bench/cuda/NOTES.md).
+  int64_t pack = 0;
   // CUDA: the rows of K and V (the moving loads of a pipelined row loop) each warp of a split pass keeps in
   // flight while it computes with the current one; 0 is the printer's choice from the rows' bytes
   // (emit/CudaHeld.cpp: enough that a SM has about 32 KB of loads outstanding). 1 to 4; other targets

@@ -322,6 +322,21 @@ TEST_CASE("CUDA packs the query heads of a GQA group into a warp, by the DNF's f
   INFO(direct->diags);
   REQUIRE(direct->c.ok());
   CHECK(!packed(*direct->c.kernel));
+  // half-precision K and V: four heads a warp (a lane's groups of them take half the registers); half K
+  // beside f32 V: two
+  auto halves = [&](const char *kType, const char *vType) {
+    std::string text = gqa;
+    text.replace(text.find("K : f32"), 7, std::string("K : ") + kType);
+    text.replace(text.find("V : f32"), 7, std::string("V : ") + vType);
+    auto half = runText(text, Stage::Code, Target::Cuda);
+    INFO(half->diags);
+    REQUIRE(half->c.ok());
+    const Region *p = packed(*half->c.kernel);
+    return p ? p->packing : int64_t(1);
+  };
+  CHECK(halves("bf16", "bf16") == 4);
+  CHECK(halves("f16", "bf16") == 4);
+  CHECK(halves("bf16", "f32") == 2);
 }
 
 TEST_CASE("On the CPU targets the query heads of a GQA group loop inside the split loop, by the DNF's floor "
