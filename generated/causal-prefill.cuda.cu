@@ -123,30 +123,31 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         moa_iv0_0_0 = *(const float4 *)&Q[dk * i + 4 * moa_lane];
       float4 moa_nx0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      int64_t moa_so0_1 = dk * c * moa_div0;
-      int64_t moa_so0_2 = dv * c * moa_div0;
+      const auto *moa_sp0_1 = &K[dk * c * moa_div0 + 4 * moa_lane];
+      const auto *moa_sp0_2 = &V[dv * c * moa_div0 + 4 * moa_lane];
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < (i + 1)) {
+      const int64_t moa_stop0 = moart_mini(moa_end0, (i + 1));
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_1_0 = *(const float4 *)&K[moa_so0_1 + 4 * moa_lane];
+          moa_nx0_1_0 = *(const float4 *)&moa_sp0_1[0];
       }
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < (i + 1)) {
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0 = *(const float4 *)&moa_sp0_2[0];
       }
       for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; ++moa_row0) {
         const int64_t l = moa_row0;
         const float4 moa_cx0_1_0 = moa_nx0_1_0;
         const float4 moa_cx0_2_0 = moa_nx0_2_0;
-        moa_so0_1 += dk;
-        moa_so0_2 += dv;
-        if ((l + 1) < moa_end0 && (l + 1) < (i + 1)) {
+        moa_sp0_1 += dk;
+        moa_sp0_2 += dv;
+        if ((l + 1) < moa_stop0) {
           if (moa_on0_0_0)
-            moa_nx0_1_0 = *(const float4 *)&K[moa_so0_1 + 4 * moa_lane];
+            moa_nx0_1_0 = *(const float4 *)&moa_sp0_1[0];
         }
-        if ((l + 1) < moa_end0 && (l + 1) < (i + 1)) {
+        if ((l + 1) < moa_stop0) {
           if (moa_on0_2_0)
-            moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+            moa_nx0_2_0 = *(const float4 *)&moa_sp0_2[0];
         }
         if (l < (i + 1)) {
           float acc2 = 0.0f;

@@ -218,94 +218,97 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
       uint2 moa_nx0_2_1_3 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_2_3 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_3_3 = make_uint2(0u, 0u);
-      int64_t moa_so0_0 = (hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0);
-      int64_t moa_so0_2 = (hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0);
+      const auto *moa_sp0_0 =
+          &K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) + 4 * moa_lane];
+      const auto *moa_sp0_2 =
+          &V[(hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0) + 4 * moa_lane];
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+      const int64_t moa_stop0 = moart_mini(moa_end0, n);
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+          moa_nx0_0_0 = *(const uint2 *)&moa_sp0_0[0];
         if (moa_on0_0_1)
-          moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+          moa_nx0_0_1 = *(const uint2 *)&moa_sp0_0[32];
         if (moa_on0_0_2)
-          moa_nx0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_2 = *(const uint2 *)&moa_sp0_0[64];
         if (moa_on0_0_3)
-          moa_nx0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+          moa_nx0_0_3 = *(const uint2 *)&moa_sp0_0[96];
       }
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0 = *(const uint2 *)&moa_sp0_2[0];
         if (moa_on0_2_1)
-          moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+          moa_nx0_2_1 = *(const uint2 *)&moa_sp0_2[32];
         if (moa_on0_2_2)
-          moa_nx0_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_2 = *(const uint2 *)&moa_sp0_2[64];
         if (moa_on0_2_3)
-          moa_nx0_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+          moa_nx0_2_3 = *(const uint2 *)&moa_sp0_2[96];
       }
-      moa_so0_0 += dk;
-      moa_so0_2 += dv;
-      if ((c * moa_div0 + 1) < moa_end0 && (c * moa_div0 + 1) < n) {
+      moa_sp0_0 += dk;
+      moa_sp0_2 += dv;
+      if ((c * moa_div0 + 1) < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+          moa_nx0_0_0_1 = *(const uint2 *)&moa_sp0_0[0];
         if (moa_on0_0_1)
-          moa_nx0_0_1_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+          moa_nx0_0_1_1 = *(const uint2 *)&moa_sp0_0[32];
         if (moa_on0_0_2)
-          moa_nx0_0_2_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_2_1 = *(const uint2 *)&moa_sp0_0[64];
         if (moa_on0_0_3)
-          moa_nx0_0_3_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+          moa_nx0_0_3_1 = *(const uint2 *)&moa_sp0_0[96];
       }
-      if ((c * moa_div0 + 1) < moa_end0 && (c * moa_div0 + 1) < n) {
+      if ((c * moa_div0 + 1) < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0_1 = *(const uint2 *)&moa_sp0_2[0];
         if (moa_on0_2_1)
-          moa_nx0_2_1_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+          moa_nx0_2_1_1 = *(const uint2 *)&moa_sp0_2[32];
         if (moa_on0_2_2)
-          moa_nx0_2_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_2_1 = *(const uint2 *)&moa_sp0_2[64];
         if (moa_on0_2_3)
-          moa_nx0_2_3_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+          moa_nx0_2_3_1 = *(const uint2 *)&moa_sp0_2[96];
       }
-      moa_so0_0 += dk;
-      moa_so0_2 += dv;
-      if ((c * moa_div0 + 2) < moa_end0 && (c * moa_div0 + 2) < n) {
+      moa_sp0_0 += dk;
+      moa_sp0_2 += dv;
+      if ((c * moa_div0 + 2) < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+          moa_nx0_0_0_2 = *(const uint2 *)&moa_sp0_0[0];
         if (moa_on0_0_1)
-          moa_nx0_0_1_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+          moa_nx0_0_1_2 = *(const uint2 *)&moa_sp0_0[32];
         if (moa_on0_0_2)
-          moa_nx0_0_2_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_2_2 = *(const uint2 *)&moa_sp0_0[64];
         if (moa_on0_0_3)
-          moa_nx0_0_3_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+          moa_nx0_0_3_2 = *(const uint2 *)&moa_sp0_0[96];
       }
-      if ((c * moa_div0 + 2) < moa_end0 && (c * moa_div0 + 2) < n) {
+      if ((c * moa_div0 + 2) < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0_2 = *(const uint2 *)&moa_sp0_2[0];
         if (moa_on0_2_1)
-          moa_nx0_2_1_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+          moa_nx0_2_1_2 = *(const uint2 *)&moa_sp0_2[32];
         if (moa_on0_2_2)
-          moa_nx0_2_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_2_2 = *(const uint2 *)&moa_sp0_2[64];
         if (moa_on0_2_3)
-          moa_nx0_2_3_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+          moa_nx0_2_3_2 = *(const uint2 *)&moa_sp0_2[96];
       }
-      moa_so0_0 += dk;
-      moa_so0_2 += dv;
-      if ((c * moa_div0 + 3) < moa_end0 && (c * moa_div0 + 3) < n) {
+      moa_sp0_0 += dk;
+      moa_sp0_2 += dv;
+      if ((c * moa_div0 + 3) < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+          moa_nx0_0_0_3 = *(const uint2 *)&moa_sp0_0[0];
         if (moa_on0_0_1)
-          moa_nx0_0_1_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+          moa_nx0_0_1_3 = *(const uint2 *)&moa_sp0_0[32];
         if (moa_on0_0_2)
-          moa_nx0_0_2_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_2_3 = *(const uint2 *)&moa_sp0_0[64];
         if (moa_on0_0_3)
-          moa_nx0_0_3_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+          moa_nx0_0_3_3 = *(const uint2 *)&moa_sp0_0[96];
       }
-      if ((c * moa_div0 + 3) < moa_end0 && (c * moa_div0 + 3) < n) {
+      if ((c * moa_div0 + 3) < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0_3 = *(const uint2 *)&moa_sp0_2[0];
         if (moa_on0_2_1)
-          moa_nx0_2_1_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+          moa_nx0_2_1_3 = *(const uint2 *)&moa_sp0_2[32];
         if (moa_on0_2_2)
-          moa_nx0_2_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_2_3 = *(const uint2 *)&moa_sp0_2[64];
         if (moa_on0_2_3)
-          moa_nx0_2_3_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+          moa_nx0_2_3_3 = *(const uint2 *)&moa_sp0_2[96];
       }
       for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 4) {
         {
@@ -318,27 +321,27 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
           const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1);
           const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2);
           const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3);
-          moa_so0_0 += dk;
-          moa_so0_2 += dv;
-          if ((l + 4) < moa_end0 && (l + 4) < n) {
+          moa_sp0_0 += dk;
+          moa_sp0_2 += dv;
+          if ((l + 4) < moa_stop0) {
             if (moa_on0_0_0)
-              moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+              moa_nx0_0_0 = *(const uint2 *)&moa_sp0_0[0];
             if (moa_on0_0_1)
-              moa_nx0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+              moa_nx0_0_1 = *(const uint2 *)&moa_sp0_0[32];
             if (moa_on0_0_2)
-              moa_nx0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+              moa_nx0_0_2 = *(const uint2 *)&moa_sp0_0[64];
             if (moa_on0_0_3)
-              moa_nx0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+              moa_nx0_0_3 = *(const uint2 *)&moa_sp0_0[96];
           }
-          if ((l + 4) < moa_end0 && (l + 4) < n) {
+          if ((l + 4) < moa_stop0) {
             if (moa_on0_2_0)
-              moa_nx0_2_0 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+              moa_nx0_2_0 = *(const uint2 *)&moa_sp0_2[0];
             if (moa_on0_2_1)
-              moa_nx0_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+              moa_nx0_2_1 = *(const uint2 *)&moa_sp0_2[32];
             if (moa_on0_2_2)
-              moa_nx0_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+              moa_nx0_2_2 = *(const uint2 *)&moa_sp0_2[64];
             if (moa_on0_2_3)
-              moa_nx0_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+              moa_nx0_2_3 = *(const uint2 *)&moa_sp0_2[96];
           }
           if (l < n) {
             float acc2 = 0.0f;
@@ -467,27 +470,27 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
             const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1_1);
             const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2_1);
             const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_1);
-            moa_so0_0 += dk;
-            moa_so0_2 += dv;
-            if ((l + 4) < moa_end0 && (l + 4) < n) {
+            moa_sp0_0 += dk;
+            moa_sp0_2 += dv;
+            if ((l + 4) < moa_stop0) {
               if (moa_on0_0_0)
-                moa_nx0_0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+                moa_nx0_0_0_1 = *(const uint2 *)&moa_sp0_0[0];
               if (moa_on0_0_1)
-                moa_nx0_0_1_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+                moa_nx0_0_1_1 = *(const uint2 *)&moa_sp0_0[32];
               if (moa_on0_0_2)
-                moa_nx0_0_2_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+                moa_nx0_0_2_1 = *(const uint2 *)&moa_sp0_0[64];
               if (moa_on0_0_3)
-                moa_nx0_0_3_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+                moa_nx0_0_3_1 = *(const uint2 *)&moa_sp0_0[96];
             }
-            if ((l + 4) < moa_end0 && (l + 4) < n) {
+            if ((l + 4) < moa_stop0) {
               if (moa_on0_2_0)
-                moa_nx0_2_0_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+                moa_nx0_2_0_1 = *(const uint2 *)&moa_sp0_2[0];
               if (moa_on0_2_1)
-                moa_nx0_2_1_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+                moa_nx0_2_1_1 = *(const uint2 *)&moa_sp0_2[32];
               if (moa_on0_2_2)
-                moa_nx0_2_2_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+                moa_nx0_2_2_1 = *(const uint2 *)&moa_sp0_2[64];
               if (moa_on0_2_3)
-                moa_nx0_2_3_1 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+                moa_nx0_2_3_1 = *(const uint2 *)&moa_sp0_2[96];
             }
             if (l < n) {
               float acc2 = 0.0f;
@@ -617,27 +620,27 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
             const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1_2);
             const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2_2);
             const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_2);
-            moa_so0_0 += dk;
-            moa_so0_2 += dv;
-            if ((l + 4) < moa_end0 && (l + 4) < n) {
+            moa_sp0_0 += dk;
+            moa_sp0_2 += dv;
+            if ((l + 4) < moa_stop0) {
               if (moa_on0_0_0)
-                moa_nx0_0_0_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+                moa_nx0_0_0_2 = *(const uint2 *)&moa_sp0_0[0];
               if (moa_on0_0_1)
-                moa_nx0_0_1_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+                moa_nx0_0_1_2 = *(const uint2 *)&moa_sp0_0[32];
               if (moa_on0_0_2)
-                moa_nx0_0_2_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+                moa_nx0_0_2_2 = *(const uint2 *)&moa_sp0_0[64];
               if (moa_on0_0_3)
-                moa_nx0_0_3_2 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+                moa_nx0_0_3_2 = *(const uint2 *)&moa_sp0_0[96];
             }
-            if ((l + 4) < moa_end0 && (l + 4) < n) {
+            if ((l + 4) < moa_stop0) {
               if (moa_on0_2_0)
-                moa_nx0_2_0_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+                moa_nx0_2_0_2 = *(const uint2 *)&moa_sp0_2[0];
               if (moa_on0_2_1)
-                moa_nx0_2_1_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+                moa_nx0_2_1_2 = *(const uint2 *)&moa_sp0_2[32];
               if (moa_on0_2_2)
-                moa_nx0_2_2_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+                moa_nx0_2_2_2 = *(const uint2 *)&moa_sp0_2[64];
               if (moa_on0_2_3)
-                moa_nx0_2_3_2 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+                moa_nx0_2_3_2 = *(const uint2 *)&moa_sp0_2[96];
             }
             if (l < n) {
               float acc2 = 0.0f;
@@ -767,27 +770,27 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
             const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1_3);
             const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2_3);
             const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_3);
-            moa_so0_0 += dk;
-            moa_so0_2 += dv;
-            if ((l + 4) < moa_end0 && (l + 4) < n) {
+            moa_sp0_0 += dk;
+            moa_sp0_2 += dv;
+            if ((l + 4) < moa_stop0) {
               if (moa_on0_0_0)
-                moa_nx0_0_0_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];
+                moa_nx0_0_0_3 = *(const uint2 *)&moa_sp0_0[0];
               if (moa_on0_0_1)
-                moa_nx0_0_1_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 32];
+                moa_nx0_0_1_3 = *(const uint2 *)&moa_sp0_0[32];
               if (moa_on0_0_2)
-                moa_nx0_0_2_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+                moa_nx0_0_2_3 = *(const uint2 *)&moa_sp0_0[64];
               if (moa_on0_0_3)
-                moa_nx0_0_3_3 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane + 96];
+                moa_nx0_0_3_3 = *(const uint2 *)&moa_sp0_0[96];
             }
-            if ((l + 4) < moa_end0 && (l + 4) < n) {
+            if ((l + 4) < moa_stop0) {
               if (moa_on0_2_0)
-                moa_nx0_2_0_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane];
+                moa_nx0_2_0_3 = *(const uint2 *)&moa_sp0_2[0];
               if (moa_on0_2_1)
-                moa_nx0_2_1_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 32];
+                moa_nx0_2_1_3 = *(const uint2 *)&moa_sp0_2[32];
               if (moa_on0_2_2)
-                moa_nx0_2_2_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+                moa_nx0_2_2_3 = *(const uint2 *)&moa_sp0_2[64];
               if (moa_on0_2_3)
-                moa_nx0_2_3_3 = *(const uint2 *)&V[moa_so0_2 + 4 * moa_lane + 96];
+                moa_nx0_2_3_3 = *(const uint2 *)&moa_sp0_2[96];
             }
             if (l < n) {
               float acc2 = 0.0f;

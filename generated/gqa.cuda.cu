@@ -164,34 +164,37 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
       float4 moa_nx0_2_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_nx0_2_0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       float4 moa_nx0_2_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      int64_t moa_so0_0 = (hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0);
-      int64_t moa_so0_2 = (hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0);
+      const auto *moa_sp0_0 =
+          &K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) + 4 * moa_lane];
+      const auto *moa_sp0_2 =
+          &V[(hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0) + 4 * moa_lane];
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+      const int64_t moa_stop0 = moart_mini(moa_end0, n);
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+          moa_nx0_0_0 = *(const float4 *)&moa_sp0_0[0];
         if (moa_on0_0_1)
-          moa_nx0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_1 = *(const float4 *)&moa_sp0_0[64];
       }
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0 = *(const float4 *)&moa_sp0_2[0];
         if (moa_on0_2_1)
-          moa_nx0_2_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_1 = *(const float4 *)&moa_sp0_2[64];
       }
-      moa_so0_0 += dk;
-      moa_so0_2 += dv;
-      if ((c * moa_div0 + 1) < moa_end0 && (c * moa_div0 + 1) < n) {
+      moa_sp0_0 += dk;
+      moa_sp0_2 += dv;
+      if ((c * moa_div0 + 1) < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+          moa_nx0_0_0_1 = *(const float4 *)&moa_sp0_0[0];
         if (moa_on0_0_1)
-          moa_nx0_0_1_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+          moa_nx0_0_1_1 = *(const float4 *)&moa_sp0_0[64];
       }
-      if ((c * moa_div0 + 1) < moa_end0 && (c * moa_div0 + 1) < n) {
+      if ((c * moa_div0 + 1) < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0_1 = *(const float4 *)&moa_sp0_2[0];
         if (moa_on0_2_1)
-          moa_nx0_2_1_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+          moa_nx0_2_1_1 = *(const float4 *)&moa_sp0_2[64];
       }
       for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 2) {
         {
@@ -200,19 +203,19 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
           const float4 moa_cx0_0_1 = moa_nx0_0_1;
           const float4 moa_cx0_2_0 = moa_nx0_2_0;
           const float4 moa_cx0_2_1 = moa_nx0_2_1;
-          moa_so0_0 += dk;
-          moa_so0_2 += dv;
-          if ((l + 2) < moa_end0 && (l + 2) < n) {
+          moa_sp0_0 += dk;
+          moa_sp0_2 += dv;
+          if ((l + 2) < moa_stop0) {
             if (moa_on0_0_0)
-              moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+              moa_nx0_0_0 = *(const float4 *)&moa_sp0_0[0];
             if (moa_on0_0_1)
-              moa_nx0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+              moa_nx0_0_1 = *(const float4 *)&moa_sp0_0[64];
           }
-          if ((l + 2) < moa_end0 && (l + 2) < n) {
+          if ((l + 2) < moa_stop0) {
             if (moa_on0_2_0)
-              moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+              moa_nx0_2_0 = *(const float4 *)&moa_sp0_2[0];
             if (moa_on0_2_1)
-              moa_nx0_2_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+              moa_nx0_2_1 = *(const float4 *)&moa_sp0_2[64];
           }
           if (l < n) {
             float acc2 = 0.0f;
@@ -289,19 +292,19 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 8)
             const float4 moa_cx0_0_1 = moa_nx0_0_1_1;
             const float4 moa_cx0_2_0 = moa_nx0_2_0_1;
             const float4 moa_cx0_2_1 = moa_nx0_2_1_1;
-            moa_so0_0 += dk;
-            moa_so0_2 += dv;
-            if ((l + 2) < moa_end0 && (l + 2) < n) {
+            moa_sp0_0 += dk;
+            moa_sp0_2 += dv;
+            if ((l + 2) < moa_stop0) {
               if (moa_on0_0_0)
-                moa_nx0_0_0_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+                moa_nx0_0_0_1 = *(const float4 *)&moa_sp0_0[0];
               if (moa_on0_0_1)
-                moa_nx0_0_1_1 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane + 64];
+                moa_nx0_0_1_1 = *(const float4 *)&moa_sp0_0[64];
             }
-            if ((l + 2) < moa_end0 && (l + 2) < n) {
+            if ((l + 2) < moa_stop0) {
               if (moa_on0_2_0)
-                moa_nx0_2_0_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+                moa_nx0_2_0_1 = *(const float4 *)&moa_sp0_2[0];
               if (moa_on0_2_1)
-                moa_nx0_2_1_1 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane + 64];
+                moa_nx0_2_1_1 = *(const float4 *)&moa_sp0_2[64];
             }
             if (l < n) {
               float acc2 = 0.0f;

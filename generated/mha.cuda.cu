@@ -135,30 +135,31 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
       if (moa_on0_0_0)
         moa_iv0_1_0 = *(const float4 *)&Q[(h * dk * i + dk * j) + 4 * moa_lane];
       float4 moa_nx0_2_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      int64_t moa_so0_0 = (h * n * dk * i + n * dk * j + dk * c * moa_div0);
-      int64_t moa_so0_2 = (h * n * dv * i + n * dv * j + dv * c * moa_div0);
+      const auto *moa_sp0_0 = &K[(h * n * dk * i + n * dk * j + dk * c * moa_div0) + 4 * moa_lane];
+      const auto *moa_sp0_2 = &V[(h * n * dv * i + n * dv * j + dv * c * moa_div0) + 4 * moa_lane];
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+      const int64_t moa_stop0 = moart_mini(moa_end0, n);
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_0_0)
-          moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+          moa_nx0_0_0 = *(const float4 *)&moa_sp0_0[0];
       }
-      if (c * moa_div0 < moa_end0 && c * moa_div0 < n) {
+      if (c * moa_div0 < moa_stop0) {
         if (moa_on0_2_0)
-          moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+          moa_nx0_2_0 = *(const float4 *)&moa_sp0_2[0];
       }
       for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; ++moa_row0) {
         const int64_t l = moa_row0;
         const float4 moa_cx0_0_0 = moa_nx0_0_0;
         const float4 moa_cx0_2_0 = moa_nx0_2_0;
-        moa_so0_0 += dk;
-        moa_so0_2 += dv;
-        if ((l + 1) < moa_end0 && (l + 1) < n) {
+        moa_sp0_0 += dk;
+        moa_sp0_2 += dv;
+        if ((l + 1) < moa_stop0) {
           if (moa_on0_0_0)
-            moa_nx0_0_0 = *(const float4 *)&K[moa_so0_0 + 4 * moa_lane];
+            moa_nx0_0_0 = *(const float4 *)&moa_sp0_0[0];
         }
-        if ((l + 1) < moa_end0 && (l + 1) < n) {
+        if ((l + 1) < moa_stop0) {
           if (moa_on0_2_0)
-            moa_nx0_2_0 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];
+            moa_nx0_2_0 = *(const float4 *)&moa_sp0_2[0];
         }
         if (l < n) {
           float acc2 = 0.0f;

@@ -180,11 +180,13 @@ bool CudaPrinter::pipeStreams(const LStmt &loop, const std::vector<PipeLanes> &f
   return true;
 }
 
-// A stream's load for the lane's group at iteration `at` (a moving stream at its offset local), as loaded.
+// A stream's load for the lane's group at iteration `at`, as loaded: a moving stream's through its pointer (at
+// the lane's first group; the others a constant past it), an invariant one's at its offset.
 std::string CudaPrinter::pipeLoad(const LStmt &loop, const PipeStream &st, int group, const SymExpr &at) {
+  if (st.moves)
+    return groupLoad(st.buffer, fmt::format("{}[{}]", st.offset, 4 * lanes * group));
   return groupLoad(st.buffer, fmt::format("{}[{} + {}]", cn.buffer(st.buffer),
-                                          st.moves ? st.offset
-                                                   : integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start),
+                                          integer(st.base.substitute({{loop.var, at}}) + st.lanes->loop->start),
                                           groupStart(group)));
 }
 
@@ -193,10 +195,11 @@ void CudaPrinter::loadAhead(const LStmt &loop, const std::vector<PipeLanes> &fou
                             const std::vector<PipeStream> &streams, const SymExpr &at, const std::string &inRange,
                             size_t slot) {
   for (const PipeLanes &x : found) {
-    std::vector<std::string> conditions{inRange};
-    for (const LStmt *g : x.guards)
-      conditions.push_back(fmt::format("{} < {}", integer(g->lhs.substitute({{loop.var, at}})),
-                                       integer(g->rhs.substitute({{loop.var, at}}))));
+    std::vector<std::string> conditions{stop.empty() ? inRange : fmt::format("{} < {}", integer(at), stop)};
+    if (stop.empty())
+      for (const LStmt *g : x.guards)
+        conditions.push_back(fmt::format("{} < {}", integer(g->lhs.substitute({{loop.var, at}})),
+                                         integer(g->rhs.substitute({{loop.var, at}}))));
     bool any = false;
     for (const PipeStream &st : streams)
       any |= st.moves && st.lanes == &x;
@@ -276,12 +279,13 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
       }
     }
   }
-  // a moving load's offset a local, stepped once an iteration (no 64-bit products a row), and the end once
+  // a moving load's pointer a local, at the lane's first group (its other groups a constant past it), stepped
+  // once an iteration: no 64-bit offset products or address arithmetic a row
   for (size_t i = 0; i < streams.size(); ++i)
     if (PipeStream &st = streams[i]; st.moves) {
-      st.offset = fmt::format("moa_so{}_{}", n, i);
-      line(fmt::format("int64_t {} = {};", st.offset,
-                       integer(st.base.substitute({{loop.var, loop.start}}) + st.lanes->loop->start)));
+      st.offset = fmt::format("moa_sp{}_{}", n, i);
+      line(fmt::format("const auto *{} = &{}[{} + {}];", st.offset, cn.buffer(st.buffer),
+                       integer(st.base.substitute({{loop.var, loop.start}}) + st.lanes->loop->start), groupStart(0)));
     }
   pipelinedLoop(loop, t, n, *found, streams);
   for (const PipeLanes &x : *found)
@@ -298,6 +302,27 @@ void CudaPrinter::pipelinedLoop(const LStmt &loop, ElemType t, int n, const std:
                                 std::vector<PipeStream> &streams) {
   const std::string end = fmt::format("moa_end{}", n);
   line(fmt::format("const int64_t {} = {};", end, integer(loop.end)));
+  // the lane loops' guards on the index (l < n), where each is `index + c < bound` with the bound invariant,
+  // folded with the end into one bound, computed once: the loads ahead then test one 64-bit compare
+  std::vector<std::string> bounds{end};
+  bool folds = true;
+  for (const PipeLanes &x : found)
+    for (const LStmt *g : x.guards) {
+      std::optional<int64_t> c = (g->lhs - SymExpr::symbol(loop.var)).constant();
+      folds &= c.has_value() && !g->rhs.dependsOn(loop.var);
+      if (folds) {
+        std::string b = integer(g->rhs - SymExpr(*c));
+        if (std::find(bounds.begin(), bounds.end(), b) == bounds.end())
+          bounds.push_back(b);
+      }
+    }
+  if (folds && bounds.size() > 1) {
+    std::string min = bounds[0];
+    for (size_t b = 1; b < bounds.size(); ++b)
+      min = fmt::format("moart_mini({}, {})", min, bounds[b]);
+    stop = fmt::format("moa_stop{}", n);
+    line(fmt::format("const int64_t {} = {};", stop, min));
+  }
   size_t slots = 1;
   for (const PipeStream &st : streams)
     slots = std::max(slots, st.regs.size());
@@ -354,6 +379,7 @@ void CudaPrinter::pipelinedLoop(const LStmt &loop, ElemType t, int n, const std:
       line("}");
   }
   line("}");
+  stop.clear();
 }
 
 // Statements of a warp, where a lane loop among them updates held registers (holdAcross): its lane then

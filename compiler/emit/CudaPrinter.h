@@ -66,7 +66,7 @@ private:
     // per slot, per group: a moving stream's rows loaded ahead (slot 0 the next iteration's, slot d the
     // one d after it); an invariant stream's one slot, the loop's
     std::vector<std::vector<std::string>> regs{};
-    std::string offset{}; // moves: the local holding the last load's offset, stepped each iteration
+    std::string offset{}; // moves: the local pointer to the lane's first group of the last row loaded
   };
   std::optional<std::vector<PipeLanes>> pipelinedLanes(const LStmt &loop) const;
   bool pipeStreams(const LStmt &loop, const std::vector<PipeLanes> &found, std::vector<PipeStream> &streams,
@@ -137,6 +137,9 @@ private:
   std::map<const LStmt *, std::vector<std::string>> piped;
   int pipeCount = 0;
   int64_t ahead = 0; // the region's Region::ahead while its kernel prints
+  // While a pipelined loop prints: the local bound that its loads ahead test (its end and the lane loops'
+  // guards folded into one), or empty where they test the guards themselves.
+  std::string stop;
 
   int stages = 0;
 };

@@ -569,7 +569,8 @@ TEST_CASE("CUDA loads a half-precision row four elements at a time, widened wher
   // the pipelined row loop: each group of four bf16 is one 8-byte load into a uint2, issued a row ahead,
   // widened when its row is taken; the pointer tests ask for 8 bytes, q's (f32) for 16
   CHECK(code.find("uint2 moa_nx0_0_0 = make_uint2(0u, 0u);") != std::string::npos);
-  CHECK(code.find("moa_nx0_0_0 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];") != std::string::npos);
+  CHECK(code.find("const auto *moa_sp0_0 = &K[dk * c * moa_div0 + 4 * moa_lane];") != std::string::npos);
+  CHECK(code.find("moa_nx0_0_0 = *(const uint2 *)&moa_sp0_0[0];") != std::string::npos);
   CHECK(code.find("const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0);") != std::string::npos);
   CHECK(code.find("((uintptr_t)K & 7u) == 0") != std::string::npos);
   CHECK(code.find("((uintptr_t)q & 15u) == 0") != std::string::npos);
@@ -601,8 +602,12 @@ TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of 
   const std::string bf16 = code(decode("bf16"));
   CHECK(bf16.find("moa_row0 += 2) {") != std::string::npos);
   CHECK(bf16.find("const int64_t l = moa_row0 + 1;") != std::string::npos);
-  CHECK(bf16.find("if ((l + 2) < moa_end0 && (l + 2) < n) {") != std::string::npos);
-  CHECK(bf16.find("moa_nx0_0_0_1 = *(const uint2 *)&K[moa_so0_0 + 4 * moa_lane];") != std::string::npos);
+  // the loads ahead test one bound, the split's end and the guard l < n folded once; each stream's pointer
+  // is stepped a row, at the lane's first group
+  CHECK(bf16.find("const int64_t moa_stop0 = moart_mini(moa_end0, n);") != std::string::npos);
+  CHECK(bf16.find("if ((l + 2) < moa_stop0) {") != std::string::npos);
+  CHECK(bf16.find("moa_sp0_0 += dk;") != std::string::npos);
+  CHECK(bf16.find("moa_nx0_0_0_1 = *(const uint2 *)&moa_sp0_0[0];") != std::string::npos);
   CHECK(bf16.find("const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0_1);") != std::string::npos);
   CHECK(bf16.find("moa_nx0_0_0 = moa_nx0_0_0_1") == std::string::npos);
   // the schedule's ahead
@@ -610,6 +615,6 @@ TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of 
   three.ahead = 3;
   const std::string more = code(decode("f32"), three);
   CHECK(more.find("moa_row0 += 3) {") != std::string::npos);
-  CHECK(more.find("moa_nx0_2_0_2 = *(const float4 *)&V[moa_so0_2 + 4 * moa_lane];") != std::string::npos);
-  CHECK(more.find("if ((l + 3) < moa_end0 && (l + 3) < n) {") != std::string::npos);
+  CHECK(more.find("moa_nx0_2_0_2 = *(const float4 *)&moa_sp0_2[0];") != std::string::npos);
+  CHECK(more.find("if ((l + 3) < moa_stop0) {") != std::string::npos);
 }
