@@ -215,24 +215,9 @@ void CudaPrinter::loadAhead(const LStmt &loop, const std::vector<PipeLanes> &fou
   }
 }
 
-// The rows a pipelined loop keeps in flight: Region::ahead where the schedule gives it, else enough that a
-// SM has about 32 KB of loads outstanding while its warps compute (Little's law: the H100's and H200's
-// ~4.4 TB/s times a DRAM latency near 1 µs, over 132 SMs). A SM runs 32 / pack warps of a split pass
-// (__launch_bounds__), so a warp wants 1 KB · pack in flight; one row of its moving streams is 32 lanes'
-// groups of four, 512 bytes in f32 and 256 in bf16 or f16, whatever the packing (a packed value's lanes hold
-// `pack` groups). Decode in f32 (a row of K and one of V, 1 KB) keeps one row ahead, in bf16 two
-// (bench/cuda/NOTES.md, 2026-12-06: one row of bf16 reached 64 % of the ceiling, the bytes in flight of
-// half the f32 kernel's).
-int CudaPrinter::rowsAhead(const std::vector<PipeStream> &streams) const {
-  if (ahead > 0)
-    return int(ahead);
-  int64_t row = 0;
-  for (const PipeStream &st : streams)
-    if (st.moves)
-      row += 32 * (half(st.buffer) ? 8 : 16);
-  const int64_t pack = 32 / lanes, want = 1024 * pack;
-  return row == 0 ? 1 : int(std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead));
-}
+// The rows a pipelined loop keeps in flight: its region's choice (Region::ahead, lower/LowerFused.cpp's
+// rowsAhead), one where it has none.
+int CudaPrinter::rowsAhead() const { return ahead > 0 ? int(ahead) : 1; }
 
 // A serial loop of a warp whose lane loops' accesses are all held registers (holdAcross) or loads of
 // read-only inputs, and which run one pass a lane (at most 128 iterations, a multiple of four, aligned):
@@ -261,7 +246,7 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
     }
     piped[&lanesLoop] = owns;
   }
-  const int slots = rowsAhead(streams);
+  const int slots = rowsAhead();
   for (size_t i = 0; i < streams.size(); ++i) {
     PipeStream &st = streams[i];
     for (int slot = 0; slot < (st.moves ? slots : 1); ++slot) {

@@ -74,7 +74,7 @@ private:
   std::string pipeLoad(const LStmt &loop, const PipeStream &st, int group, const SymExpr &at);
   void loadAhead(const LStmt &loop, const std::vector<PipeLanes> &found, const std::vector<PipeStream> &streams,
                  const SymExpr &at, const std::string &inRange, size_t slot);
-  int rowsAhead(const std::vector<PipeStream> &streams) const;
+  int rowsAhead() const;
   void pipelinedLoop(const LStmt &loop, ElemType t, int n, const std::vector<PipeLanes> &found,
                      std::vector<PipeStream> &streams);
 

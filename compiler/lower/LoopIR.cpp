@@ -270,6 +270,20 @@ static std::string liftTransform(const Layout &l) {
                      l.axis, l.block, l.block, l.axis);
 }
 
+int64_t rowBytes(const Kernel &k, const Region &region, Symbol term, std::vector<std::string> *names) {
+  std::set<size_t> moving;
+  int64_t row = 0;
+  forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+    const Buffer &buffer = k.buffers[b];
+    if (!isStore && buffer.role == Buffer::Input && !buffer.inout && offset.dependsOn(term) && moving.insert(b).second) {
+      row += 32 * (isHalf(buffer.elem) ? 8 : 16);
+      if (names)
+        names->push_back(buffer.label());
+    }
+  });
+  return row;
+}
+
 // The buffers a region loads at offsets that depend on `var` only through floor divisions, in order of
 // first load.
 static std::vector<std::string> loadedOnlyThroughDivisions(const Kernel &k, const Region &r, Symbol var) {
@@ -355,6 +369,16 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     return fmt::format("{}: the loop over {} runs inside the split loop: {}, one after the other on one thread, all "
                        "but the first from its cache; the splits count the other frame elements (schedule reuse=on)",
                        regionName(k, r), j, reads);
+  }
+  case Decision::RowsAhead: {
+    const Region &r = k.stages[d.region];
+    std::vector<std::string> names;
+    const int64_t row = rowBytes(k, r, d.inner, &names);
+    return fmt::format("{}: each warp keeps {} row{} of {} loaded ahead of the one it computes with, each in registers "
+                       "of its own ({} bytes a row a warp; at {} warps a SM, about {} bytes a warp in flight keep the "
+                       "memory busy) (schedule ahead={})",
+                       regionName(k, r), d.lanes, d.lanes == 1 ? "" : "s", fmt::join(names, " and "), row,
+                       32 / r.packing, 1024 * r.packing, d.lanes);
   }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);

@@ -149,8 +149,7 @@ struct Region {
   // each on 32 / packing of its lanes (Decision::PackedFrame); packing 1 is one value a warp.
   Symbol packed{};
   int64_t packing = 1;
-  // CUDA, a split pass: the rows its pipelined row loop loads ahead (Schedule::ahead); 0, the printer's
-  // choice.
+  // CUDA, a split pass: the rows its pipelined row loop keeps loaded ahead (Decision::RowsAhead; 0 elsewhere).
   int64_t ahead = 0;
 };
 
@@ -182,6 +181,7 @@ struct Decision {
     InterleavedSum,  // the inline sum or product over `inner` (at `loc`) adds into `lanes` accumulators
     PackedFrame,     // CUDA: stages[region]'s warps take `lanes` values of frame index `inner` together
     RowsShared,      // stages[region]'s loop over frame index `inner` runs inside the split loop (same rows)
+    RowsAhead,       // CUDA: stages[region]'s warps keep `lanes` rows of their moving loads in flight
   } kind;
   size_t buffer = 0;
   size_t region = 0;
@@ -229,6 +229,11 @@ std::string describeLanes(const Coalescing &access);
 // Whether `offset` depends on `var` only through the numerators of floor divisions (⌊hkv·g / hq⌋): then
 // adjacent values of var often make the same access.
 bool onlyThroughDivisions(const SymExpr &offset, Symbol var);
+
+// The bytes a warp of a CUDA split pass loads a term: 32 lanes' groups of four of each input its statements
+// read along `term` (a row of K and of V; 16 bytes a group in f32, 8 in bf16 or f16, whatever the packing);
+// `names` gets those inputs' names.
+int64_t rowBytes(const Kernel &k, const Region &region, Symbol term, std::vector<std::string> *names = nullptr);
 
 // The reductions of a loop into scalars declared outside it: its Accumulate statements at any depth whose
 // scalar it does not declare, the first of each scalar, in order.

@@ -331,6 +331,25 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
   }
 }
 
+// CUDA: the rows of its moving loads (K's and V's) a warp of a split pass keeps in flight while it computes
+// with the current one (emit/CudaHeld.cpp pipelines the row loop): the schedule's `ahead`, else enough that
+// a SM has about 32 KB of loads outstanding (Little's law: the H100's and H200's ~4.4 TB/s times a DRAM
+// latency near 1 µs, over 132 SMs). A SM runs 32 / pack warps of a split pass (__launch_bounds__), so a warp
+// wants 1 KB · pack in flight: f32 decode (a row of K and of V, 1 KB a warp) keeps one row ahead, bf16 decode
+// two, packed GQA two in f32 and four (the most) in bf16 (bench/cuda/NOTES.md #38: one row of bf16 reached
+// 64 % of the ceiling, with half the f32 kernel's bytes in flight).
+void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region) {
+  const int64_t row = rowBytes(k, region, g.var), want = 1024 * region.packing;
+  region.ahead = schedule.ahead > 0 ? schedule.ahead
+                 : row == 0        ? 1
+                                   : std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead);
+  Decision d{Decision::RowsAhead};
+  d.region = k.stages.size();
+  d.inner = g.var;
+  d.lanes = region.ahead;
+  k.decisions.push_back(d);
+}
+
 // CPU and OpenACC targets: the frame indices that no load of a split's terms tells apart — each load that
 // depends on the term index depends on them only through floor divisions (a GQA group's query heads,
 // ⌊hkv·g / hq⌋) or not at all (queries over one K) — so that iterations differing only in them read the same
@@ -525,7 +544,8 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   }
   if (target == Target::Cuda && schedule.pack != 1)
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
-  region.ahead = target == Target::Cuda ? schedule.ahead : 0;
+  if (target == Target::Cuda)
+    rowsAhead(k, g, schedule, region);
   k.stages.push_back(std::move(region));
   if (storedScores) {
     addFactors(symbols, k, g, out, schedule.block);

@@ -53,9 +53,9 @@ struct Schedule {
   // every such load is of a half-precision input (lower/LowerFused.cpp, bench/cuda/NOTES.md).
   int64_t pack = 0;
   // CUDA: the rows of K and V (the moving loads of a pipelined row loop) each warp of a split pass keeps in
-  // flight while it computes with the current one; 0 is the printer's choice from the rows' bytes
-  // (emit/CudaHeld.cpp: enough that a SM has about 32 KB of loads outstanding). 1 to 4; other targets
-  // ignore it.
+  // flight while it computes with the current one; 0 is the lowering's choice from the rows' bytes
+  // (lower/LowerFused.cpp, rowsAhead: enough that a SM has about 32 KB of loads outstanding). 1 to 4; other
+  // targets ignore it.
   int64_t ahead = 0;
   static constexpr int64_t maxAhead = 4;
   // CPU and OpenACC: a fused split pass's frame indices that its loads of the terms depend on only through

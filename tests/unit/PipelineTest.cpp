@@ -593,6 +593,26 @@ TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of 
     REQUIRE(run->c.ok());
     return run->c.code->source;
   };
+  // the choice is the lowering's, a decision that explain prints
+  auto decision = [](const std::string &text) {
+    auto run = runText(text, Stage::Code, Target::Cuda);
+    REQUIRE(run->c.ok());
+    const Kernel &k = *run->c.kernel;
+    auto d = std::find_if(k.decisions.begin(), k.decisions.end(),
+                          [](const Decision &x) { return x.kind == Decision::RowsAhead; });
+    REQUIRE(d != k.decisions.end());
+    CHECK(k.stages[d->region].ahead == d->lanes);
+    return describeDecision(k, *d);
+  };
+  CHECK(decision(decode("bf16")) ==
+        "online (splits): each warp keeps 2 rows of K and V loaded ahead of the one it computes with, each in registers "
+        "of its own (512 bytes a row a warp; at 32 warps a SM, about 1024 bytes a warp in flight keep the memory busy) "
+        "(schedule ahead=2)");
+  CHECK(decision(decode("f32")).find("keeps 1 row of K and V") != std::string::npos);
+  CHECK(decision(gqaProgram).find("keeps 2 rows of K and V") != std::string::npos); // two heads a warp
+  CHECK(!runText(decode("bf16"), Stage::Code, Target::OpenMP)->c.kernel->stages.empty());
+  for (const Decision &d : runText(decode("bf16"), Stage::Code, Target::OpenMP)->c.kernel->decisions)
+    CHECK(d.kind != Decision::RowsAhead); // CUDA's alone
   // f32: a row of K and one of V are 1 KB a warp, enough: one slot, the loop as before
   const std::string f32 = code(decode("f32"));
   CHECK(f32.find("++moa_row0) {") != std::string::npos);
