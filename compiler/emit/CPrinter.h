@@ -27,7 +27,10 @@ public:
   EmittedKernel print(const EmitInputs &inputs);
 
 protected:
-  const std::string &name(Symbol s) { return cn.symbol(s); }
+  const std::string &name(Symbol s) {
+    auto r = renamed.find(s);
+    return r != renamed.end() ? r->second : cn.symbol(s);
+  }
   std::string integer(const SymExpr &e);
   std::string floatLiteral(double v, ElemType t) const;
   std::string expr(const LExprPtr &e, ElemType t);
@@ -87,6 +90,8 @@ protected:
   // Whether statements carry their `/* FILE:LINE */` comment: CUDA prints a loop's body more than once (four
   // vector iterations and the scalar path) and locates only the copy explain --html matches to the loop IR.
   bool locate = true;
+  // CUDA's tensor-core tiles: scalars printed as one copy for each element a lane holds (CudaMma.cpp)
+  std::map<Symbol, std::string> renamed;
 };
 
 } // namespace moac

@@ -234,6 +234,7 @@ bool CudaPrinter::pipeline(const LStmt &loop, ElemType t) {
     return false;
   const int n = pipeCount++;
   line(fmt::format("const bool moa_pipe{} = {};", n, fmt::join(tests, " && ")));
+  mmaTiles(loop, t, n, streams);
   line(fmt::format("if (moa_pipe{}) {{", n));
   // each lane loop's groups that this lane owns
   for (size_t x = 0; x < found->size(); ++x) {

@@ -75,6 +75,25 @@ private:
   void loadAhead(const LStmt &loop, const std::vector<PipeLanes> &found, const std::vector<PipeStream> &streams,
                  const SymExpr &at, const std::string &inRange, size_t slot);
   int rowsAhead() const;
+  // CudaMma.cpp: a pipelined loop on the tensor cores, sixteen rows a tile
+  struct MmaPlan {
+    const std::vector<LStmt> *body = nullptr; // the row's statements, inside its guards
+    std::vector<SymExpr> bounds;             // the guards' bounds on the row (l < n)
+    const LStmt *dot = nullptr;               // acc += q[…] * K[…]: the score's lane loop
+    const LStmt *weighted = nullptr;          // o = o + weight * V[…]: the weighted sum's
+    const LStmt *rescaling = nullptr;         // if (next != m): the sums and o times a factor
+    Symbol acc{}, max{}, score{}, next{};     // next = max(m, score), m = next
+    const PipeStream *query = nullptr, *keys = nullptr, *values = nullptr;
+    LExprPtr weight;
+    std::pair<size_t, SymExpr> sum; // the held buffer of the weighted sum
+    // scalars computed for each score (of a row and value), once a value (of the maximum), the sums the loop
+    // carries (s = s + x) and those the rescaling multiplies
+    std::set<Symbol> perElement, perSlot, sums, scaled;
+    std::vector<const LStmt *> rescaled;
+  };
+  std::optional<MmaPlan> mmaPlan(const LStmt &loop, const std::vector<PipeStream> &streams) const;
+  bool warpUniform(Symbol s) const;
+  bool mmaTiles(const LStmt &loop, ElemType t, int n, const std::vector<PipeStream> &streams);
   void pipelinedLoop(const LStmt &loop, ElemType t, int n, const std::vector<PipeLanes> &found,
                      std::vector<PipeStream> &streams);
 
@@ -83,6 +102,8 @@ private:
   // 32 / packing, the group of moa_lane; then only live groups (moa_live: a value inside its extent) store.
   int lanes = 32;
   bool packed = false;
+  Symbol packedVar{}; // the packed frame index (Region::packed)
+  bool tiles = false; // the region's Region::tiles
   // A combine (EmitCuda.cpp's opening comment): a result's lanes are moa_width threads, a warp or a block.
   bool combine = false;
   std::string laneStep() const { return combine ? "moa_width" : std::to_string(lanes); }

@@ -132,6 +132,8 @@ void CudaPrinter::kernelNest(const Region &r, const ParallelNest &nest, bool war
   // a packed split pass: the packed loop's extent counts packs of `packing` values
   packed = warps && r.packing > 1;
   lanes = packed ? int(32 / r.packing) : 32;
+  packedVar = r.packed;
+  tiles = r.tiles;
   ahead = r.ahead;
   combine = wide;
   threadIndex(r, nest, warps);
@@ -144,7 +146,7 @@ void CudaPrinter::kernelNest(const Region &r, const ParallelNest &nest, bool war
   for (const auto &key : perIteration) // their locals end with the iteration
     hoisted.erase(key);
   line("}");
-  packed = combine = false;
+  packed = combine = tiles = false;
   lanes = 32;
   ahead = 0;
 }

@@ -380,6 +380,18 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        regionName(k, r), d.lanes, d.lanes == 1 ? "" : "s", fmt::join(names, " and "), row,
                        32 / r.packing, 1024 * r.packing, d.lanes);
   }
+  case Decision::TensorTiles: {
+    const Region &r = k.stages[d.region];
+    std::vector<std::string> names;
+    rowBytes(k, r, d.inner, &names);
+    return fmt::format("{}: the row loop over {} runs sixteen rows a step on the tensor cores: the {} values a warp "
+                       "takes are the rows of 16×8×16 products, the scores (Q·Kᵀ) and the weighted sum (P·V) each "
+                       "one product per 16 features or 8 columns, with each weight an operand of two (its bf16 or f16 "
+                       "rounding and the remainder) and the running maximum taken once a tile; where at run time the "
+                       "rows of {} are 16-byte aligned, their lengths multiples of 8 and at most 128, and the warp's "
+                       "values read the same rows, else the lanes' path (schedule mma=on)",
+                       regionName(k, r), d.inner.name(), d.lanes, fmt::join(names, " and "));
+  }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);
     return fmt::format("the {} over {} at {}:{} runs as {} independent chains: term {} goes into accumulator {} mod "

@@ -151,6 +151,8 @@ struct Region {
   int64_t packing = 1;
   // CUDA, a split pass: the rows its pipelined row loop keeps loaded ahead (Decision::RowsAhead; 0 elsewhere).
   int64_t ahead = 0;
+  // CUDA, a split pass: its row loop may run on the tensor cores, sixteen rows a tile (Decision::TensorTiles).
+  bool tiles = false;
 };
 
 // The chunk count P of a split reduction, computed once at entry from the dims:
@@ -182,6 +184,7 @@ struct Decision {
     PackedFrame,     // CUDA: stages[region]'s warps take `lanes` values of frame index `inner` together
     RowsShared,      // stages[region]'s loop over frame index `inner` runs inside the split loop (same rows)
     RowsAhead,       // CUDA: stages[region]'s warps keep `lanes` rows of their moving loads in flight
+    TensorTiles,     // CUDA: stages[region]'s row loop over `inner` runs 16 rows a step on the tensor cores
   } kind;
   size_t buffer = 0;
   size_t region = 0;

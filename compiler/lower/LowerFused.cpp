@@ -350,6 +350,31 @@ void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region 
   k.decisions.push_back(d);
 }
 
+// CUDA: a packed split pass (four or more query heads a warp) whose moving loads (K's and V's rows) are all
+// half precision runs its row loop on the tensor cores, sixteen rows a tile: the heads are the rows of the
+// products, each row of K and V read once for them (emit/CudaMma.cpp, which also checks the statements'
+// shape). Four heads fill a quarter of a product's sixteen rows; the tensor cores still finish far ahead of
+// the memory (bench/cuda/NOTES.md #48).
+void tensorTiles(Kernel &k, const FusedGroup &g, Region &region) {
+  if (region.packing < 4)
+    return;
+  bool moving = false, allHalf = true;
+  forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
+    if (!isStore && k.buffers[b].role == Buffer::Input && offset.dependsOn(g.var)) {
+      moving = true;
+      allHalf &= isHalf(k.buffers[b].elem);
+    }
+  });
+  if (!moving || !allHalf)
+    return;
+  region.tiles = true;
+  Decision d{Decision::TensorTiles};
+  d.region = k.stages.size();
+  d.inner = g.var;
+  d.lanes = region.packing;
+  k.decisions.push_back(d);
+}
+
 // CPU and OpenACC targets: the frame indices that no load of a split's terms tells apart — each load that
 // depends on the term index depends on them only through floor divisions (a GQA group's query heads,
 // ⌊hkv·g / hq⌋) or not at all (queries over one K) — so that iterations differing only in them read the same
@@ -546,6 +571,8 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
   if (target == Target::Cuda)
     rowsAhead(k, g, schedule, region);
+  if (target == Target::Cuda && schedule.mma)
+    tensorTiles(k, g, region);
   k.stages.push_back(std::move(region));
   if (storedScores) {
     addFactors(symbols, k, g, out, schedule.block);

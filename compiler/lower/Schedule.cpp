@@ -27,10 +27,10 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
         return fmt::format("layout must be auto, rowmajor or lifted, not '{}'", value);
       continue;
     }
-    if (key == "fuse" || key == "reuse") {
+    if (key == "fuse" || key == "reuse" || key == "mma") {
       if (value != "on" && value != "off")
         return fmt::format("{} must be on or off, not '{}'", key, value);
-      (key == "fuse" ? schedule.fuse : schedule.reuse) = value == "on";
+      (key == "fuse" ? schedule.fuse : key == "reuse" ? schedule.reuse : schedule.mma) = value == "on";
       continue;
     }
     if (key == "scores") {
@@ -76,7 +76,7 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
         return fmt::format("schedule value {} for ahead must be at most {}", number, Schedule::maxAhead);
       schedule.ahead = number;
     } else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, pack, ahead)", key);
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, pack, ahead, mma)", key);
   }
   return std::nullopt;
 }

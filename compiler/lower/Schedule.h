@@ -58,6 +58,10 @@ struct Schedule {
   // targets ignore it.
   int64_t ahead = 0;
   static constexpr int64_t maxAhead = 4;
+  // CUDA: a packed split pass (pack ≥ 4) whose rows of K and V are half precision runs its row loop sixteen
+  // rows at a time on the tensor cores (mma=on, emit/CudaMma.cpp); mma=off keeps the lanes' path. Other
+  // targets ignore it.
+  bool mma = true;
   // CPU and OpenACC: a fused split pass's frame indices that its loads of the terms depend on only through
   // floor divisions, or not at all (a GQA group's query heads), loop inside the split loop, so that a thread
   // reads a split's rows once from memory for all of them, then from its cache (reuse=on); the splits count

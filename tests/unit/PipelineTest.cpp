@@ -639,3 +639,65 @@ TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of 
   CHECK(more.find("moa_nx0_2_0_2 = *(const float4 *)&moa_sp0_2[0];") != std::string::npos);
   CHECK(more.find("if ((l + 3) < moa_stop0) {") != std::string::npos);
 }
+
+TEST_CASE("CUDA runs a packed half-precision split pass on the tensor cores, sixteen rows a tile",
+          "[pipeline][cuda][mma]") {
+  auto typed = [](const char *q, const char *kv) {
+    std::string text = gqaProgram;
+    text.replace(text.find("Q : f32"), 7, std::string("Q : ") + q);
+    text.replace(text.find("K : f32"), 7, std::string("K : ") + kv);
+    text.replace(text.find("V : f32"), 7, std::string("V : ") + kv);
+    return text;
+  };
+  auto lowered = [](const std::string &text, const Schedule &schedule = {}) {
+    auto run = runText(text, Stage::Code, Target::Cuda, schedule);
+    INFO(run->diags);
+    REQUIRE(run->c.ok());
+    return run;
+  };
+  auto tiles = [](const Kernel &k) -> const Decision * {
+    for (const Decision &d : k.decisions)
+      if (d.kind == Decision::TensorTiles)
+        return &d;
+    return nullptr;
+  };
+  // the lowering's decision, printed by explain, where four heads a warp read half-precision rows
+  auto bf16 = lowered(typed("bf16", "bf16"));
+  const Kernel &k = *bf16->c.kernel;
+  const Decision *d = tiles(k);
+  REQUIRE(d);
+  CHECK(k.stages[d->region].tiles);
+  CHECK(describeDecision(k, *d).find("online (splits): the row loop over l runs sixteen rows a step on the tensor "
+                                     "cores: the 4 values a warp takes are the rows of 16×8×16 products") == 0);
+  const std::string &code = bf16->c.code->source;
+  // chosen at run time before the pipelined path, every lane voting; the scores and the weighted sum as
+  // bf16 products; the weights in two parts; V's columns paired across rows for the right operand
+  CHECK(code.find("const bool moa_mma0 = __all_sync(") != std::string::npos);
+  CHECK(code.find("MOART_CUDA_MMA && moa_pipe0 &&") != std::string::npos);
+  CHECK(code.find("} else if (moa_pipe0) {") != std::string::npos);
+  CHECK(code.find("moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_0_0.x, 0u, moa_q0_0_0_0.y, 0u),") !=
+        std::string::npos);
+  CHECK(code.find("moart_cuda_split_bf16x2(moa_w0_000, moa_w0_001, &moa_pa0_00, &moa_pb0_00);") != std::string::npos);
+  CHECK(code.find("__byte_perm(moa_v0_0_0.x, moa_v0_1_0.x, 0x7632)") != std::string::npos);
+  // the statements between score and sums run on each score a lane holds; the maximum once a tile
+  CHECK(code.find("float moa_e_011 = (moa_s0_1.y / inv);") != std::string::npos);
+  CHECK(code.find("moa_tm0_0 = moart_maxf(moa_tm0_0, __shfl_xor_sync(0xffffffffu, moa_tm0_0, 2));") !=
+        std::string::npos);
+  CHECK(code.find("if (__any_sync(0xffffffffu, (moa_next_0 != moa_m_0))) {") != std::string::npos);
+  // the carried scalars back into each lane of their head: the sums added over the quad first
+  CHECK(code.find("moa_acc_0 += __shfl_xor_sync(0xffffffffu, moa_acc_0, 2);\n      acc = __shfl_sync(0xffffffffu, "
+                  "moa_acc_0, 4 * (moa_pack % 8));") != std::string::npos);
+  // f16 rows take f16 products; an f32 query three bf16 parts of each element
+  CHECK(lowered(typed("f16", "f16"))->c.code->source.find("moart_cuda_mma_f16(") != std::string::npos);
+  CHECK(lowered(typed("f32", "bf16"))->c.code->source.find("moart_cuda_split_bf16x8(moa_a, moa_b, &moa_q0_0_0_0, "
+                                                           "&moa_q0_0_0_1, &moa_q0_0_0_2);") != std::string::npos);
+  // none where the rows are f32, two heads a warp, an f16 query beside bf16 rows, or mma=off
+  CHECK(!tiles(*lowered(gqaProgram)->c.kernel));
+  Schedule two, off;
+  two.pack = 2;
+  off.mma = false;
+  CHECK(!tiles(*lowered(typed("bf16", "bf16"), two)->c.kernel));
+  CHECK(!tiles(*lowered(typed("bf16", "bf16"), off)->c.kernel));
+  CHECK(lowered(typed("bf16", "bf16"), off)->c.code->source.find("moart_cuda_mma") == std::string::npos);
+  CHECK(lowered(typed("f16", "bf16"))->c.code->source.find("moart_cuda_mma") == std::string::npos);
+}

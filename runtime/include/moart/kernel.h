@@ -406,6 +406,85 @@ static inline __device__ float4 moart_cuda_f16x4(uint2 u) {
                      moart_f16_to_f32((uint16_t)(u.y & 0xffffu)), moart_f16_to_f32((uint16_t)(u.y >> 16)));
 }
 
+/* Tensor-core tiles of a split pass (docs/schedule.md, "Tensor-core tiles"): one warp-wide
+ * mma.sync.m16n8k16 with f32 accumulators, d += a·b, its operands two elements a 32-bit register (element
+ * 0 in the low half) in bf16 or f16 (sm_80 and later; the generated kernels test __CUDA_ARCH__ before
+ * taking this path). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define MOART_CUDA_MMA 1
+#else
+#define MOART_CUDA_MMA 0
+#endif
+static inline __device__ void moart_cuda_mma_bf16(float4 *d, uint4 a, uint2 b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)
+               : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+#else
+  (void)d, (void)a, (void)b;
+#endif
+}
+static inline __device__ void moart_cuda_mma_f16(float4 *d, uint4 a, uint2 b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};"
+               : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)
+               : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+#else
+  (void)d, (void)a, (void)b;
+#endif
+}
+/* Two floats as a register of two bf16 or f16 elements (lo in the low half), each rounded to nearest-even
+ * as moart_f32_to_bf16 and moart_f32_to_f16 round; and the part of each that the rounding lost, so that
+ * hi + lo carries 16 (bf16) or 22 (f16) bits of the float: a weight of the online softmax is an operand
+ * of two products, never one rounded to 8 bits. */
+static inline __device__ uint32_t moart_cuda_bf16x2(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return (uint32_t)moart_f32_to_bf16(lo) | (uint32_t)moart_f32_to_bf16(hi) << 16;
+#endif
+}
+static inline __device__ uint32_t moart_cuda_f16x2(float lo, float hi) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return (uint32_t)moart_f32_to_f16(lo) | (uint32_t)moart_f32_to_f16(hi) << 16;
+#endif
+}
+static inline __device__ void moart_cuda_split_bf16x2(float lo, float hi, uint32_t *big, uint32_t *rest) {
+  *big = moart_cuda_bf16x2(lo, hi);
+  *rest = moart_cuda_bf16x2(lo - __uint_as_float(*big << 16), hi - __uint_as_float(*big & 0xffff0000u));
+}
+static inline __device__ void moart_cuda_split_f16x2(float lo, float hi, uint32_t *big, uint32_t *rest) {
+  *big = moart_cuda_f16x2(lo, hi);
+  *rest = moart_cuda_f16x2(lo - moart_f16_to_f32((uint16_t)(*big & 0xffffu)),
+                           hi - moart_f16_to_f32((uint16_t)(*big >> 16)));
+}
+/* Eight floats (a lane's group of eight of an f32 row) as three registers-of-eight of bf16 whose sum is the
+ * float to within 2^-24 of it (each part the rounding's remainder of the one before): an f32 operand of a
+ * bf16 product, exact to f32's precision, in three tensor-core products. */
+static inline __device__ void moart_cuda_split_bf16x8(float4 a, float4 b, uint4 *p0, uint4 *p1, uint4 *p2) {
+  float x[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  uint32_t w[3][4];
+  for (int i = 0; i < 4; ++i) {
+    float lo = x[2 * i], hi = x[2 * i + 1];
+    for (int p = 0; p < 3; ++p) {
+      w[p][i] = moart_cuda_bf16x2(lo, hi);
+      lo -= __uint_as_float(w[p][i] << 16);
+      hi -= __uint_as_float(w[p][i] & 0xffff0000u);
+    }
+  }
+  *p0 = make_uint4(w[0][0], w[0][1], w[0][2], w[0][3]);
+  *p1 = make_uint4(w[1][0], w[1][1], w[1][2], w[1][3]);
+  *p2 = make_uint4(w[2][0], w[2][1], w[2][2], w[2][3]);
+}
+
 /* The barrier after a combine's stores that other threads of its result read: a warp's, or the block's. */
 static inline __device__ void moart_group_sync(int width) {
   if (width > 32)
