@@ -180,54 +180,46 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
       *(float4 *)&moa_x0[moa_pack * 128 + 4 * moa_lane + 64] = moa_h0_2;
       *(float4 *)&moa_x0[moa_pack * 128 + 4 * moa_lane + 96] = moa_h0_3;
       __syncwarp();
-      float4 moa_o0_0 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 0] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 16] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_1 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 1] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 17] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_2 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 2] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 18] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_3 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 3] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 19] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_4 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 4] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 20] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_5 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 5] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 21] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_6 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 6] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 22] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_7 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 7] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 23] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_8 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 8] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 24] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_9 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 9] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 25] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_10 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 10] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 26] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_11 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 11] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 27] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_12 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 12] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 28] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_13 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 13] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 29] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_14 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 14] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 30] : 0.0f, 0.0f, 0.0f);
-      float4 moa_o0_15 = make_float4(
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 15] : 0.0f,
-          moa_gr0 + 0 < 4 ? moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 31] : 0.0f, 0.0f, 0.0f);
+      float4 moa_o0_0_0 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 0] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 0] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 1] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 1] : 0.0f);
+      float4 moa_o0_0_1 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 2] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 2] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 3] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 3] : 0.0f);
+      float4 moa_o0_0_2 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 4] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 4] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 5] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 5] : 0.0f);
+      float4 moa_o0_0_3 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 6] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 6] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 7] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 7] : 0.0f);
+      float4 moa_o0_0_4 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 8] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 8] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 9] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 9] : 0.0f);
+      float4 moa_o0_0_5 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 10] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 10] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 11] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 11] : 0.0f);
+      float4 moa_o0_0_6 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 12] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 12] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 13] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 13] : 0.0f);
+      float4 moa_o0_0_7 = make_float4(
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 14] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 14] : 0.0f,
+          2 * moa_gc0 + 0 < 4 ? moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 15] : 0.0f,
+          2 * moa_gc0 + 1 < 4 ? moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 15] : 0.0f);
       __syncwarp();
       float moa_m_0 = __shfl_sync(0xffffffffu, m, (moa_gr0 + 0) * 8);
       float moa_acc_0 = __shfl_sync(0xffffffffu, acc, (moa_gr0 + 0) * 8);
@@ -257,102 +249,336 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
       const bool moa_vc0_0 = 16 * moa_gr0 + 0 < dv;
       const bool moa_vc0_1 = 16 * moa_gr0 + 8 < dv;
       const int64_t moa_ms0 = moart_mini((c * moa_div0 + moa_div0), n);
-      for (int64_t moa_l0 = c * moa_div0; moa_l0 < moa_ms0; moa_l0 += 16) {
-        const bool moa_kr0_0 = moa_l0 + 0 + moa_gr0 < moa_ms0;
-        uint4 moa_k0_0_0 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_0 && moa_kc0_0)
-          moa_k0_0_0 = *(const uint4 *)&moa_kp0[0];
-        uint4 moa_k0_0_1 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_0 && moa_kc0_1)
-          moa_k0_0_1 = *(const uint4 *)&moa_kp0[32];
-        uint4 moa_k0_0_2 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_0 && moa_kc0_2)
-          moa_k0_0_2 = *(const uint4 *)&moa_kp0[64];
-        uint4 moa_k0_0_3 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_0 && moa_kc0_3)
-          moa_k0_0_3 = *(const uint4 *)&moa_kp0[96];
-        const bool moa_kr0_1 = moa_l0 + 8 + moa_gr0 < moa_ms0;
-        uint4 moa_k0_1_0 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_1 && moa_kc0_0)
-          moa_k0_1_0 = *(const uint4 *)&moa_kp0[8 * (dk) + 0];
-        uint4 moa_k0_1_1 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_1 && moa_kc0_1)
-          moa_k0_1_1 = *(const uint4 *)&moa_kp0[8 * (dk) + 32];
-        uint4 moa_k0_1_2 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_1 && moa_kc0_2)
-          moa_k0_1_2 = *(const uint4 *)&moa_kp0[8 * (dk) + 64];
-        uint4 moa_k0_1_3 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_kr0_1 && moa_kc0_3)
-          moa_k0_1_3 = *(const uint4 *)&moa_kp0[8 * (dk) + 96];
-        const bool moa_vr0_0 = moa_l0 + 2 * moa_gc0 + 0 < moa_ms0;
-        uint4 moa_v0_0_0 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_0 && moa_vc0_0)
-          moa_v0_0_0 = *(const uint4 *)&moa_vp0[0];
-        uint4 moa_v0_0_1 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_0 && moa_vc0_1)
-          moa_v0_0_1 = *(const uint4 *)&moa_vp0[8];
-        const bool moa_vr0_1 = moa_l0 + 2 * moa_gc0 + 1 < moa_ms0;
-        uint4 moa_v0_1_0 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_1 && moa_vc0_0)
-          moa_v0_1_0 = *(const uint4 *)&moa_vp0[1 * (dv) + 0];
-        uint4 moa_v0_1_1 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_1 && moa_vc0_1)
-          moa_v0_1_1 = *(const uint4 *)&moa_vp0[1 * (dv) + 8];
-        const bool moa_vr0_2 = moa_l0 + 2 * moa_gc0 + 8 < moa_ms0;
-        uint4 moa_v0_2_0 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_2 && moa_vc0_0)
-          moa_v0_2_0 = *(const uint4 *)&moa_vp0[8 * (dv) + 0];
-        uint4 moa_v0_2_1 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_2 && moa_vc0_1)
-          moa_v0_2_1 = *(const uint4 *)&moa_vp0[8 * (dv) + 8];
-        const bool moa_vr0_3 = moa_l0 + 2 * moa_gc0 + 9 < moa_ms0;
-        uint4 moa_v0_3_0 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_3 && moa_vc0_0)
-          moa_v0_3_0 = *(const uint4 *)&moa_vp0[9 * (dv) + 0];
-        uint4 moa_v0_3_1 = make_uint4(0u, 0u, 0u, 0u);
-        if (moa_vr0_3 && moa_vc0_1)
-          moa_v0_3_1 = *(const uint4 *)&moa_vp0[9 * (dv) + 8];
+      uint4 moa_k0_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k0_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k0_0_0_2 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k0_0_0_3 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k0_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k0_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k0_0_1_2 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k0_0_1_3 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_2_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_2_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_3_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v0_0_3_1 = make_uint4(0u, 0u, 0u, 0u);
+      int64_t moa_l0 = c * moa_div0;
+      const int64_t moa_full0 = moa_ms0 > moa_l0 ? moa_l0 + (moa_ms0 - moa_l0) / 16 * 16 : moa_l0;
+      for (; moa_l0 < moa_full0; moa_l0 += 16) {
+        if (moa_kc0_0)
+          moa_k0_0_0_0 = *(const uint4 *)&moa_kp0[0];
+        if (moa_kc0_1)
+          moa_k0_0_0_1 = *(const uint4 *)&moa_kp0[32];
+        if (moa_kc0_2)
+          moa_k0_0_0_2 = *(const uint4 *)&moa_kp0[64];
+        if (moa_kc0_3)
+          moa_k0_0_0_3 = *(const uint4 *)&moa_kp0[96];
+        if (moa_kc0_0)
+          moa_k0_0_1_0 = *(const uint4 *)&moa_kp0[8 * (dk) + 0];
+        if (moa_kc0_1)
+          moa_k0_0_1_1 = *(const uint4 *)&moa_kp0[8 * (dk) + 32];
+        if (moa_kc0_2)
+          moa_k0_0_1_2 = *(const uint4 *)&moa_kp0[8 * (dk) + 64];
+        if (moa_kc0_3)
+          moa_k0_0_1_3 = *(const uint4 *)&moa_kp0[8 * (dk) + 96];
+        if (moa_vc0_0)
+          moa_v0_0_0_0 = *(const uint4 *)&moa_vp0[0];
+        if (moa_vc0_1)
+          moa_v0_0_0_1 = *(const uint4 *)&moa_vp0[8];
+        if (moa_vc0_0)
+          moa_v0_0_1_0 = *(const uint4 *)&moa_vp0[1 * (dv) + 0];
+        if (moa_vc0_1)
+          moa_v0_0_1_1 = *(const uint4 *)&moa_vp0[1 * (dv) + 8];
+        if (moa_vc0_0)
+          moa_v0_0_2_0 = *(const uint4 *)&moa_vp0[8 * (dv) + 0];
+        if (moa_vc0_1)
+          moa_v0_0_2_1 = *(const uint4 *)&moa_vp0[8 * (dv) + 8];
+        if (moa_vc0_0)
+          moa_v0_0_3_0 = *(const uint4 *)&moa_vp0[9 * (dv) + 0];
+        if (moa_vc0_1)
+          moa_v0_0_3_1 = *(const uint4 *)&moa_vp0[9 * (dv) + 8];
         moa_kp0 += 16 * (dk);
         moa_vp0 += 16 * (dv);
         float4 moa_s0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         float4 moa_s0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_0_0.x, 0u, moa_q0_0_0_0.y, 0u),
-                            make_uint2(moa_k0_0_0.x, moa_k0_0_0.y));
+                            make_uint2(moa_k0_0_0_0.x, moa_k0_0_0_0.y));
         moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_0_0.x, 0u, moa_q0_0_0_0.y, 0u),
-                            make_uint2(moa_k0_1_0.x, moa_k0_1_0.y));
+                            make_uint2(moa_k0_0_1_0.x, moa_k0_0_1_0.y));
         moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_0_0.z, 0u, moa_q0_0_0_0.w, 0u),
-                            make_uint2(moa_k0_0_0.z, moa_k0_0_0.w));
+                            make_uint2(moa_k0_0_0_0.z, moa_k0_0_0_0.w));
         moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_0_0.z, 0u, moa_q0_0_0_0.w, 0u),
-                            make_uint2(moa_k0_1_0.z, moa_k0_1_0.w));
+                            make_uint2(moa_k0_0_1_0.z, moa_k0_0_1_0.w));
         if (32 < dk) {
           moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_1_0.x, 0u, moa_q0_0_1_0.y, 0u),
-                              make_uint2(moa_k0_0_1.x, moa_k0_0_1.y));
+                              make_uint2(moa_k0_0_0_1.x, moa_k0_0_0_1.y));
           moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_1_0.x, 0u, moa_q0_0_1_0.y, 0u),
-                              make_uint2(moa_k0_1_1.x, moa_k0_1_1.y));
+                              make_uint2(moa_k0_0_1_1.x, moa_k0_0_1_1.y));
           moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_1_0.z, 0u, moa_q0_0_1_0.w, 0u),
-                              make_uint2(moa_k0_0_1.z, moa_k0_0_1.w));
+                              make_uint2(moa_k0_0_0_1.z, moa_k0_0_0_1.w));
           moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_1_0.z, 0u, moa_q0_0_1_0.w, 0u),
-                              make_uint2(moa_k0_1_1.z, moa_k0_1_1.w));
+                              make_uint2(moa_k0_0_1_1.z, moa_k0_0_1_1.w));
         }
         if (64 < dk) {
           moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_2_0.x, 0u, moa_q0_0_2_0.y, 0u),
-                              make_uint2(moa_k0_0_2.x, moa_k0_0_2.y));
+                              make_uint2(moa_k0_0_0_2.x, moa_k0_0_0_2.y));
           moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_2_0.x, 0u, moa_q0_0_2_0.y, 0u),
-                              make_uint2(moa_k0_1_2.x, moa_k0_1_2.y));
+                              make_uint2(moa_k0_0_1_2.x, moa_k0_0_1_2.y));
           moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_2_0.z, 0u, moa_q0_0_2_0.w, 0u),
-                              make_uint2(moa_k0_0_2.z, moa_k0_0_2.w));
+                              make_uint2(moa_k0_0_0_2.z, moa_k0_0_0_2.w));
           moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_2_0.z, 0u, moa_q0_0_2_0.w, 0u),
-                              make_uint2(moa_k0_1_2.z, moa_k0_1_2.w));
+                              make_uint2(moa_k0_0_1_2.z, moa_k0_0_1_2.w));
         }
         if (96 < dk) {
           moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_3_0.x, 0u, moa_q0_0_3_0.y, 0u),
-                              make_uint2(moa_k0_0_3.x, moa_k0_0_3.y));
+                              make_uint2(moa_k0_0_0_3.x, moa_k0_0_0_3.y));
           moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_3_0.x, 0u, moa_q0_0_3_0.y, 0u),
-                              make_uint2(moa_k0_1_3.x, moa_k0_1_3.y));
+                              make_uint2(moa_k0_0_1_3.x, moa_k0_0_1_3.y));
           moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_3_0.z, 0u, moa_q0_0_3_0.w, 0u),
-                              make_uint2(moa_k0_0_3.z, moa_k0_0_3.w));
+                              make_uint2(moa_k0_0_0_3.z, moa_k0_0_0_3.w));
           moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_3_0.z, 0u, moa_q0_0_3_0.w, 0u),
-                              make_uint2(moa_k0_1_3.z, moa_k0_1_3.w));
+                              make_uint2(moa_k0_0_1_3.z, moa_k0_0_1_3.w));
+        }
+        float moa_e_000 = (moa_s0_0.x / inv);
+        float moa_e_001 = (moa_s0_0.y / inv);
+        float moa_e_010 = (moa_s0_1.x / inv);
+        float moa_e_011 = (moa_s0_1.y / inv);
+        float moa_tm0_0 =
+            moart_maxf(moart_maxf(moa_e_000, moa_e_001), moart_maxf(moa_e_010, moa_e_011));
+        moa_tm0_0 = moart_maxf(moa_tm0_0, __shfl_xor_sync(0xffffffffu, moa_tm0_0, 1));
+        moa_tm0_0 = moart_maxf(moa_tm0_0, __shfl_xor_sync(0xffffffffu, moa_tm0_0, 2));
+        float moa_next_0 = moart_maxf(moa_m_0, moa_tm0_0);
+        float moa_w_000 = moart_rescalef(moa_e_000, moa_next_0);
+        float moa_w_001 = moart_rescalef(moa_e_001, moa_next_0);
+        float moa_w_010 = moart_rescalef(moa_e_010, moa_next_0);
+        float moa_w_011 = moart_rescalef(moa_e_011, moa_next_0);
+        if (__any_sync(0xffffffffu, (moa_next_0 != moa_m_0))) {
+          float moa_scale_0 = moart_rescalef(moa_m_0, moa_next_0);
+          moa_acc_0 = (moa_acc_0 * moa_scale_0);
+          const float moa_scale_h00 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc0 + 0));
+          const float moa_scale_h01 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc0 + 1));
+          moa_o0_0_0.x = (moa_o0_0_0.x * moa_scale_h00);
+          moa_o0_0_0.y = (moa_o0_0_0.y * moa_scale_h01);
+          moa_o0_0_0.z = (moa_o0_0_0.z * moa_scale_h00);
+          moa_o0_0_0.w = (moa_o0_0_0.w * moa_scale_h01);
+          moa_o0_0_1.x = (moa_o0_0_1.x * moa_scale_h00);
+          moa_o0_0_1.y = (moa_o0_0_1.y * moa_scale_h01);
+          moa_o0_0_1.z = (moa_o0_0_1.z * moa_scale_h00);
+          moa_o0_0_1.w = (moa_o0_0_1.w * moa_scale_h01);
+          moa_o0_0_2.x = (moa_o0_0_2.x * moa_scale_h00);
+          moa_o0_0_2.y = (moa_o0_0_2.y * moa_scale_h01);
+          moa_o0_0_2.z = (moa_o0_0_2.z * moa_scale_h00);
+          moa_o0_0_2.w = (moa_o0_0_2.w * moa_scale_h01);
+          moa_o0_0_3.x = (moa_o0_0_3.x * moa_scale_h00);
+          moa_o0_0_3.y = (moa_o0_0_3.y * moa_scale_h01);
+          moa_o0_0_3.z = (moa_o0_0_3.z * moa_scale_h00);
+          moa_o0_0_3.w = (moa_o0_0_3.w * moa_scale_h01);
+          moa_o0_0_4.x = (moa_o0_0_4.x * moa_scale_h00);
+          moa_o0_0_4.y = (moa_o0_0_4.y * moa_scale_h01);
+          moa_o0_0_4.z = (moa_o0_0_4.z * moa_scale_h00);
+          moa_o0_0_4.w = (moa_o0_0_4.w * moa_scale_h01);
+          moa_o0_0_5.x = (moa_o0_0_5.x * moa_scale_h00);
+          moa_o0_0_5.y = (moa_o0_0_5.y * moa_scale_h01);
+          moa_o0_0_5.z = (moa_o0_0_5.z * moa_scale_h00);
+          moa_o0_0_5.w = (moa_o0_0_5.w * moa_scale_h01);
+          moa_o0_0_6.x = (moa_o0_0_6.x * moa_scale_h00);
+          moa_o0_0_6.y = (moa_o0_0_6.y * moa_scale_h01);
+          moa_o0_0_6.z = (moa_o0_0_6.z * moa_scale_h00);
+          moa_o0_0_6.w = (moa_o0_0_6.w * moa_scale_h01);
+          moa_o0_0_7.x = (moa_o0_0_7.x * moa_scale_h00);
+          moa_o0_0_7.y = (moa_o0_0_7.y * moa_scale_h01);
+          moa_o0_0_7.z = (moa_o0_0_7.z * moa_scale_h00);
+          moa_o0_0_7.w = (moa_o0_0_7.w * moa_scale_h01);
+        }
+        moa_acc_0 = (moa_acc_0 + moa_w_000);
+        moa_acc_0 = (moa_acc_0 + moa_w_001);
+        moa_acc_0 = (moa_acc_0 + moa_w_010);
+        moa_acc_0 = (moa_acc_0 + moa_w_011);
+        const float moa_w0_000 = moa_w_000;
+        const float moa_w0_001 = moa_w_001;
+        const float moa_w0_010 = moa_w_010;
+        const float moa_w0_011 = moa_w_011;
+        uint32_t moa_pa0_00, moa_pb0_00;
+        moart_cuda_split_bf16x2(moa_w0_000, moa_w0_001, &moa_pa0_00, &moa_pb0_00);
+        uint32_t moa_pa0_01, moa_pb0_01;
+        moart_cuda_split_bf16x2(moa_w0_010, moa_w0_011, &moa_pa0_01, &moa_pb0_01);
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.x, moa_v0_0_1_0.x, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.x, moa_v0_0_1_0.x, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.x, moa_v0_0_3_0.x, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.x, moa_v0_0_3_0.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_0, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_0, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.y, moa_v0_0_1_0.y, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.y, moa_v0_0_1_0.y, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.y, moa_v0_0_3_0.y, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.y, moa_v0_0_3_0.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_1, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_1, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.z, moa_v0_0_1_0.z, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.z, moa_v0_0_1_0.z, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.z, moa_v0_0_3_0.z, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.z, moa_v0_0_3_0.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_2, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_2, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.w, moa_v0_0_1_0.w, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.w, moa_v0_0_1_0.w, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.w, moa_v0_0_3_0.w, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.w, moa_v0_0_3_0.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_3, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_3, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.x, moa_v0_0_1_1.x, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.x, moa_v0_0_1_1.x, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.x, moa_v0_0_3_1.x, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.x, moa_v0_0_3_1.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_4, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_4, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.y, moa_v0_0_1_1.y, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.y, moa_v0_0_1_1.y, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.y, moa_v0_0_3_1.y, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.y, moa_v0_0_3_1.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_5, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_5, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.z, moa_v0_0_1_1.z, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.z, moa_v0_0_1_1.z, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.z, moa_v0_0_3_1.z, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.z, moa_v0_0_3_1.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_6, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_6, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.w, moa_v0_0_1_1.w, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.w, moa_v0_0_1_1.w, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.w, moa_v0_0_3_1.w, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.w, moa_v0_0_3_1.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_7, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_7, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
+        }
+        moa_m_0 = moa_next_0;
+      }
+      if (moa_l0 < moa_ms0) {
+        if (moa_l0 + 0 + moa_gr0 < moa_ms0) {
+          if (moa_kc0_0)
+            moa_k0_0_0_0 = *(const uint4 *)&moa_kp0[0];
+          if (moa_kc0_1)
+            moa_k0_0_0_1 = *(const uint4 *)&moa_kp0[32];
+          if (moa_kc0_2)
+            moa_k0_0_0_2 = *(const uint4 *)&moa_kp0[64];
+          if (moa_kc0_3)
+            moa_k0_0_0_3 = *(const uint4 *)&moa_kp0[96];
+        } else {
+          moa_k0_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k0_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k0_0_0_2 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k0_0_0_3 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_l0 + 8 + moa_gr0 < moa_ms0) {
+          if (moa_kc0_0)
+            moa_k0_0_1_0 = *(const uint4 *)&moa_kp0[8 * (dk) + 0];
+          if (moa_kc0_1)
+            moa_k0_0_1_1 = *(const uint4 *)&moa_kp0[8 * (dk) + 32];
+          if (moa_kc0_2)
+            moa_k0_0_1_2 = *(const uint4 *)&moa_kp0[8 * (dk) + 64];
+          if (moa_kc0_3)
+            moa_k0_0_1_3 = *(const uint4 *)&moa_kp0[8 * (dk) + 96];
+        } else {
+          moa_k0_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k0_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k0_0_1_2 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k0_0_1_3 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_l0 + 2 * moa_gc0 + 0 < moa_ms0) {
+          if (moa_vc0_0)
+            moa_v0_0_0_0 = *(const uint4 *)&moa_vp0[0];
+          if (moa_vc0_1)
+            moa_v0_0_0_1 = *(const uint4 *)&moa_vp0[8];
+        } else {
+          moa_v0_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v0_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_l0 + 2 * moa_gc0 + 1 < moa_ms0) {
+          if (moa_vc0_0)
+            moa_v0_0_1_0 = *(const uint4 *)&moa_vp0[1 * (dv) + 0];
+          if (moa_vc0_1)
+            moa_v0_0_1_1 = *(const uint4 *)&moa_vp0[1 * (dv) + 8];
+        } else {
+          moa_v0_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v0_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_l0 + 2 * moa_gc0 + 8 < moa_ms0) {
+          if (moa_vc0_0)
+            moa_v0_0_2_0 = *(const uint4 *)&moa_vp0[8 * (dv) + 0];
+          if (moa_vc0_1)
+            moa_v0_0_2_1 = *(const uint4 *)&moa_vp0[8 * (dv) + 8];
+        } else {
+          moa_v0_0_2_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v0_0_2_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_l0 + 2 * moa_gc0 + 9 < moa_ms0) {
+          if (moa_vc0_0)
+            moa_v0_0_3_0 = *(const uint4 *)&moa_vp0[9 * (dv) + 0];
+          if (moa_vc0_1)
+            moa_v0_0_3_1 = *(const uint4 *)&moa_vp0[9 * (dv) + 8];
+        } else {
+          moa_v0_0_3_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v0_0_3_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        moa_kp0 += 16 * (dk);
+        moa_vp0 += 16 * (dv);
+        float4 moa_s0_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float4 moa_s0_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_0_0.x, 0u, moa_q0_0_0_0.y, 0u),
+                            make_uint2(moa_k0_0_0_0.x, moa_k0_0_0_0.y));
+        moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_0_0.x, 0u, moa_q0_0_0_0.y, 0u),
+                            make_uint2(moa_k0_0_1_0.x, moa_k0_0_1_0.y));
+        moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_0_0.z, 0u, moa_q0_0_0_0.w, 0u),
+                            make_uint2(moa_k0_0_0_0.z, moa_k0_0_0_0.w));
+        moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_0_0.z, 0u, moa_q0_0_0_0.w, 0u),
+                            make_uint2(moa_k0_0_1_0.z, moa_k0_0_1_0.w));
+        if (32 < dk) {
+          moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_1_0.x, 0u, moa_q0_0_1_0.y, 0u),
+                              make_uint2(moa_k0_0_0_1.x, moa_k0_0_0_1.y));
+          moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_1_0.x, 0u, moa_q0_0_1_0.y, 0u),
+                              make_uint2(moa_k0_0_1_1.x, moa_k0_0_1_1.y));
+          moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_1_0.z, 0u, moa_q0_0_1_0.w, 0u),
+                              make_uint2(moa_k0_0_0_1.z, moa_k0_0_0_1.w));
+          moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_1_0.z, 0u, moa_q0_0_1_0.w, 0u),
+                              make_uint2(moa_k0_0_1_1.z, moa_k0_0_1_1.w));
+        }
+        if (64 < dk) {
+          moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_2_0.x, 0u, moa_q0_0_2_0.y, 0u),
+                              make_uint2(moa_k0_0_0_2.x, moa_k0_0_0_2.y));
+          moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_2_0.x, 0u, moa_q0_0_2_0.y, 0u),
+                              make_uint2(moa_k0_0_1_2.x, moa_k0_0_1_2.y));
+          moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_2_0.z, 0u, moa_q0_0_2_0.w, 0u),
+                              make_uint2(moa_k0_0_0_2.z, moa_k0_0_0_2.w));
+          moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_2_0.z, 0u, moa_q0_0_2_0.w, 0u),
+                              make_uint2(moa_k0_0_1_2.z, moa_k0_0_1_2.w));
+        }
+        if (96 < dk) {
+          moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_3_0.x, 0u, moa_q0_0_3_0.y, 0u),
+                              make_uint2(moa_k0_0_0_3.x, moa_k0_0_0_3.y));
+          moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_3_0.x, 0u, moa_q0_0_3_0.y, 0u),
+                              make_uint2(moa_k0_0_1_3.x, moa_k0_0_1_3.y));
+          moart_cuda_mma_bf16(&moa_s0_0, make_uint4(moa_q0_0_3_0.z, 0u, moa_q0_0_3_0.w, 0u),
+                              make_uint2(moa_k0_0_0_3.z, moa_k0_0_0_3.w));
+          moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_3_0.z, 0u, moa_q0_0_3_0.w, 0u),
+                              make_uint2(moa_k0_0_1_3.z, moa_k0_0_1_3.w));
         }
         float moa_e_000 = (moa_s0_0.x / inv);
         float moa_e_001 = (moa_s0_0.y / inv);
@@ -378,38 +604,40 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
         if (__any_sync(0xffffffffu, (moa_next_0 != moa_m_0))) {
           float moa_scale_0 = moart_rescalef(moa_m_0, moa_next_0);
           moa_acc_0 = (moa_acc_0 * moa_scale_0);
-          moa_o0_0.x = (moa_o0_0.x * moa_scale_0);
-          moa_o0_0.y = (moa_o0_0.y * moa_scale_0);
-          moa_o0_1.x = (moa_o0_1.x * moa_scale_0);
-          moa_o0_1.y = (moa_o0_1.y * moa_scale_0);
-          moa_o0_2.x = (moa_o0_2.x * moa_scale_0);
-          moa_o0_2.y = (moa_o0_2.y * moa_scale_0);
-          moa_o0_3.x = (moa_o0_3.x * moa_scale_0);
-          moa_o0_3.y = (moa_o0_3.y * moa_scale_0);
-          moa_o0_4.x = (moa_o0_4.x * moa_scale_0);
-          moa_o0_4.y = (moa_o0_4.y * moa_scale_0);
-          moa_o0_5.x = (moa_o0_5.x * moa_scale_0);
-          moa_o0_5.y = (moa_o0_5.y * moa_scale_0);
-          moa_o0_6.x = (moa_o0_6.x * moa_scale_0);
-          moa_o0_6.y = (moa_o0_6.y * moa_scale_0);
-          moa_o0_7.x = (moa_o0_7.x * moa_scale_0);
-          moa_o0_7.y = (moa_o0_7.y * moa_scale_0);
-          moa_o0_8.x = (moa_o0_8.x * moa_scale_0);
-          moa_o0_8.y = (moa_o0_8.y * moa_scale_0);
-          moa_o0_9.x = (moa_o0_9.x * moa_scale_0);
-          moa_o0_9.y = (moa_o0_9.y * moa_scale_0);
-          moa_o0_10.x = (moa_o0_10.x * moa_scale_0);
-          moa_o0_10.y = (moa_o0_10.y * moa_scale_0);
-          moa_o0_11.x = (moa_o0_11.x * moa_scale_0);
-          moa_o0_11.y = (moa_o0_11.y * moa_scale_0);
-          moa_o0_12.x = (moa_o0_12.x * moa_scale_0);
-          moa_o0_12.y = (moa_o0_12.y * moa_scale_0);
-          moa_o0_13.x = (moa_o0_13.x * moa_scale_0);
-          moa_o0_13.y = (moa_o0_13.y * moa_scale_0);
-          moa_o0_14.x = (moa_o0_14.x * moa_scale_0);
-          moa_o0_14.y = (moa_o0_14.y * moa_scale_0);
-          moa_o0_15.x = (moa_o0_15.x * moa_scale_0);
-          moa_o0_15.y = (moa_o0_15.y * moa_scale_0);
+          const float moa_scale_h00 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc0 + 0));
+          const float moa_scale_h01 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc0 + 1));
+          moa_o0_0_0.x = (moa_o0_0_0.x * moa_scale_h00);
+          moa_o0_0_0.y = (moa_o0_0_0.y * moa_scale_h01);
+          moa_o0_0_0.z = (moa_o0_0_0.z * moa_scale_h00);
+          moa_o0_0_0.w = (moa_o0_0_0.w * moa_scale_h01);
+          moa_o0_0_1.x = (moa_o0_0_1.x * moa_scale_h00);
+          moa_o0_0_1.y = (moa_o0_0_1.y * moa_scale_h01);
+          moa_o0_0_1.z = (moa_o0_0_1.z * moa_scale_h00);
+          moa_o0_0_1.w = (moa_o0_0_1.w * moa_scale_h01);
+          moa_o0_0_2.x = (moa_o0_0_2.x * moa_scale_h00);
+          moa_o0_0_2.y = (moa_o0_0_2.y * moa_scale_h01);
+          moa_o0_0_2.z = (moa_o0_0_2.z * moa_scale_h00);
+          moa_o0_0_2.w = (moa_o0_0_2.w * moa_scale_h01);
+          moa_o0_0_3.x = (moa_o0_0_3.x * moa_scale_h00);
+          moa_o0_0_3.y = (moa_o0_0_3.y * moa_scale_h01);
+          moa_o0_0_3.z = (moa_o0_0_3.z * moa_scale_h00);
+          moa_o0_0_3.w = (moa_o0_0_3.w * moa_scale_h01);
+          moa_o0_0_4.x = (moa_o0_0_4.x * moa_scale_h00);
+          moa_o0_0_4.y = (moa_o0_0_4.y * moa_scale_h01);
+          moa_o0_0_4.z = (moa_o0_0_4.z * moa_scale_h00);
+          moa_o0_0_4.w = (moa_o0_0_4.w * moa_scale_h01);
+          moa_o0_0_5.x = (moa_o0_0_5.x * moa_scale_h00);
+          moa_o0_0_5.y = (moa_o0_0_5.y * moa_scale_h01);
+          moa_o0_0_5.z = (moa_o0_0_5.z * moa_scale_h00);
+          moa_o0_0_5.w = (moa_o0_0_5.w * moa_scale_h01);
+          moa_o0_0_6.x = (moa_o0_0_6.x * moa_scale_h00);
+          moa_o0_0_6.y = (moa_o0_0_6.y * moa_scale_h01);
+          moa_o0_0_6.z = (moa_o0_0_6.z * moa_scale_h00);
+          moa_o0_0_6.w = (moa_o0_0_6.w * moa_scale_h01);
+          moa_o0_0_7.x = (moa_o0_0_7.x * moa_scale_h00);
+          moa_o0_0_7.y = (moa_o0_0_7.y * moa_scale_h01);
+          moa_o0_0_7.z = (moa_o0_0_7.z * moa_scale_h00);
+          moa_o0_0_7.w = (moa_o0_0_7.w * moa_scale_h01);
         }
         moa_acc_0 = (moa_acc_0 + moa_w_000);
         moa_acc_0 = (moa_acc_0 + moa_w_001);
@@ -423,139 +651,107 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
         moart_cuda_split_bf16x2(moa_w0_000, moa_w0_001, &moa_pa0_00, &moa_pb0_00);
         uint32_t moa_pa0_01, moa_pb0_01;
         moart_cuda_split_bf16x2(moa_w0_010, moa_w0_011, &moa_pa0_01, &moa_pb0_01);
-        const uint4 moa_paf0 = make_uint4(moa_pa0_00, 0u, moa_pa0_01, 0u);
-        const uint4 moa_pbf0 = make_uint4(moa_pb0_00, 0u, moa_pb0_01, 0u);
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.x, moa_v0_1_0.x, 0x5410),
-                                         __byte_perm(moa_v0_2_0.x, moa_v0_3_0.x, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_0, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_0, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.x, moa_v0_0_1_0.x, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.x, moa_v0_0_1_0.x, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.x, moa_v0_0_3_0.x, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.x, moa_v0_0_3_0.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_0, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_0, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.x, moa_v0_1_0.x, 0x7632),
-                                         __byte_perm(moa_v0_2_0.x, moa_v0_3_0.x, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_1, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_1, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.y, moa_v0_0_1_0.y, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.y, moa_v0_0_1_0.y, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.y, moa_v0_0_3_0.y, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.y, moa_v0_0_3_0.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_1, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_1, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.y, moa_v0_1_0.y, 0x5410),
-                                         __byte_perm(moa_v0_2_0.y, moa_v0_3_0.y, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_2, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_2, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.z, moa_v0_0_1_0.z, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.z, moa_v0_0_1_0.z, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.z, moa_v0_0_3_0.z, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.z, moa_v0_0_3_0.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_2, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_2, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.y, moa_v0_1_0.y, 0x7632),
-                                         __byte_perm(moa_v0_2_0.y, moa_v0_3_0.y, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_3, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_3, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_0.w, moa_v0_0_1_0.w, 0x5410),
+                                         __byte_perm(moa_v0_0_0_0.w, moa_v0_0_1_0.w, 0x7632),
+                                         __byte_perm(moa_v0_0_2_0.w, moa_v0_0_3_0.w, 0x5410),
+                                         __byte_perm(moa_v0_0_2_0.w, moa_v0_0_3_0.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_3, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_3, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.z, moa_v0_1_0.z, 0x5410),
-                                         __byte_perm(moa_v0_2_0.z, moa_v0_3_0.z, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_4, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_4, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.x, moa_v0_0_1_1.x, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.x, moa_v0_0_1_1.x, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.x, moa_v0_0_3_1.x, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.x, moa_v0_0_3_1.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_4, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_4, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.z, moa_v0_1_0.z, 0x7632),
-                                         __byte_perm(moa_v0_2_0.z, moa_v0_3_0.z, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_5, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_5, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.y, moa_v0_0_1_1.y, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.y, moa_v0_0_1_1.y, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.y, moa_v0_0_3_1.y, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.y, moa_v0_0_3_1.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_5, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_5, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.w, moa_v0_1_0.w, 0x5410),
-                                         __byte_perm(moa_v0_2_0.w, moa_v0_3_0.w, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_6, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_6, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.z, moa_v0_0_1_1.z, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.z, moa_v0_0_1_1.z, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.z, moa_v0_0_3_1.z, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.z, moa_v0_0_3_1.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_6, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_6, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_0.w, moa_v0_1_0.w, 0x7632),
-                                         __byte_perm(moa_v0_2_0.w, moa_v0_3_0.w, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_7, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_7, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.x, moa_v0_1_1.x, 0x5410),
-                                         __byte_perm(moa_v0_2_1.x, moa_v0_3_1.x, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_8, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_8, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.x, moa_v0_1_1.x, 0x7632),
-                                         __byte_perm(moa_v0_2_1.x, moa_v0_3_1.x, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_9, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_9, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.y, moa_v0_1_1.y, 0x5410),
-                                         __byte_perm(moa_v0_2_1.y, moa_v0_3_1.y, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_10, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_10, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.y, moa_v0_1_1.y, 0x7632),
-                                         __byte_perm(moa_v0_2_1.y, moa_v0_3_1.y, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_11, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_11, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.z, moa_v0_1_1.z, 0x5410),
-                                         __byte_perm(moa_v0_2_1.z, moa_v0_3_1.z, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_12, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_12, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.z, moa_v0_1_1.z, 0x7632),
-                                         __byte_perm(moa_v0_2_1.z, moa_v0_3_1.z, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_13, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_13, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.w, moa_v0_1_1.w, 0x5410),
-                                         __byte_perm(moa_v0_2_1.w, moa_v0_3_1.w, 0x5410));
-          moart_cuda_mma_bf16(&moa_o0_14, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_14, moa_pbf0, moa_b);
-        }
-        {
-          const uint2 moa_b = make_uint2(__byte_perm(moa_v0_0_1.w, moa_v0_1_1.w, 0x7632),
-                                         __byte_perm(moa_v0_2_1.w, moa_v0_3_1.w, 0x7632));
-          moart_cuda_mma_bf16(&moa_o0_15, moa_paf0, moa_b);
-          moart_cuda_mma_bf16(&moa_o0_15, moa_pbf0, moa_b);
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v0_0_0_1.w, moa_v0_0_1_1.w, 0x5410),
+                                         __byte_perm(moa_v0_0_0_1.w, moa_v0_0_1_1.w, 0x7632),
+                                         __byte_perm(moa_v0_0_2_1.w, moa_v0_0_3_1.w, 0x5410),
+                                         __byte_perm(moa_v0_0_2_1.w, moa_v0_0_3_1.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o0_0_7, moa_a, make_uint2(moa_pa0_00, moa_pa0_01));
+          moart_cuda_mma_bf16(&moa_o0_0_7, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));
         }
         moa_m_0 = moa_next_0;
       }
-      if (moa_gr0 + 0 < 4) {
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 0] = moa_o0_0.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 16] = moa_o0_0.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 1] = moa_o0_1.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 17] = moa_o0_1.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 2] = moa_o0_2.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 18] = moa_o0_2.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 3] = moa_o0_3.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 19] = moa_o0_3.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 4] = moa_o0_4.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 20] = moa_o0_4.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 5] = moa_o0_5.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 21] = moa_o0_5.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 6] = moa_o0_6.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 22] = moa_o0_6.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 7] = moa_o0_7.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 23] = moa_o0_7.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 8] = moa_o0_8.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 24] = moa_o0_8.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 9] = moa_o0_9.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 25] = moa_o0_9.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 10] = moa_o0_10.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 26] = moa_o0_10.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 11] = moa_o0_11.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 27] = moa_o0_11.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 12] = moa_o0_12.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 28] = moa_o0_12.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 13] = moa_o0_13.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 29] = moa_o0_13.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 14] = moa_o0_14.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 30] = moa_o0_14.y;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 15] = moa_o0_15.x;
-        moa_x0[(moa_gr0 + 0) * 128 + 32 * moa_gc0 + 31] = moa_o0_15.y;
+      if (2 * moa_gc0 + 0 < 4) {
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 0] = moa_o0_0_0.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 1] = moa_o0_0_0.z;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 2] = moa_o0_0_1.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 3] = moa_o0_0_1.z;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 4] = moa_o0_0_2.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 5] = moa_o0_0_2.z;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 6] = moa_o0_0_3.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 7] = moa_o0_0_3.z;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 8] = moa_o0_0_4.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 9] = moa_o0_0_4.z;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 10] = moa_o0_0_5.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 11] = moa_o0_0_5.z;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 12] = moa_o0_0_6.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 13] = moa_o0_0_6.z;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 14] = moa_o0_0_7.x;
+        moa_x0[(2 * moa_gc0 + 0) * 128 + 16 * moa_gr0 + 15] = moa_o0_0_7.z;
+      }
+      if (2 * moa_gc0 + 1 < 4) {
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 0] = moa_o0_0_0.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 1] = moa_o0_0_0.w;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 2] = moa_o0_0_1.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 3] = moa_o0_0_1.w;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 4] = moa_o0_0_2.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 5] = moa_o0_0_2.w;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 6] = moa_o0_0_3.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 7] = moa_o0_0_3.w;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 8] = moa_o0_0_4.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 9] = moa_o0_0_4.w;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 10] = moa_o0_0_5.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 11] = moa_o0_0_5.w;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 12] = moa_o0_0_6.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 13] = moa_o0_0_6.w;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 14] = moa_o0_0_7.y;
+        moa_x0[(2 * moa_gc0 + 1) * 128 + 16 * moa_gr0 + 15] = moa_o0_0_7.w;
       }
       __syncwarp();
       moa_h0 = *(const float4 *)&moa_x0[moa_pack * 128 + 4 * moa_lane];
