@@ -337,12 +337,14 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
 // latency near 1 µs, over 132 SMs). A SM runs 32 / pack warps of a split pass (__launch_bounds__), so a warp
 // wants 1 KB · pack in flight: f32 decode (a row of K and of V, 1 KB a warp) keeps one row ahead, bf16 decode
 // two, packed GQA two in f32 and four (the most) in bf16 (bench/cuda/NOTES.md #38: one row of bf16 reached
-// 64 % of the ceiling, with half the f32 kernel's bytes in flight).
+// 64 % of the ceiling, with half the f32 kernel's bytes in flight). A region on the tensor cores
+// (Region::tiles) keeps one: its pipelined loop is only the fallback, and its registers are the kernel's
+// too (bench/cuda/NOTES.md #50: the tiles 1–5 % faster beside a fallback of one row than of four).
 void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region) {
   const int64_t row = rowBytes(k, region, g.var), want = 1024 * region.packing;
   region.ahead = schedule.ahead > 0 ? schedule.ahead
-                 : row == 0        ? 1
-                                   : std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead);
+                 : row == 0 || region.tiles ? 1
+                                            : std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead);
   Decision d{Decision::RowsAhead};
   d.region = k.stages.size();
   d.inner = g.var;
@@ -569,10 +571,10 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   }
   if (target == Target::Cuda && schedule.pack != 1)
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
-  if (target == Target::Cuda)
-    rowsAhead(k, g, schedule, region);
   if (target == Target::Cuda && schedule.mma)
     tensorTiles(k, g, region);
+  if (target == Target::Cuda)
+    rowsAhead(k, g, schedule, region);
   k.stages.push_back(std::move(region));
   if (storedScores) {
     addFactors(symbols, k, g, out, schedule.block);

@@ -675,15 +675,19 @@ TEST_CASE("CUDA runs a packed half-precision split pass on the tensor cores, six
   CHECK(code.find("const bool moa_mma0 = __all_sync(") != std::string::npos);
   CHECK(code.find("MOART_CUDA_MMA && moa_pipe0 &&") != std::string::npos);
   CHECK(code.find("} else if (moa_pipe0) {") != std::string::npos);
-  CHECK(code.find("moart_cuda_mma_bf16(&moa_s0_1, make_uint4(moa_q0_0_0_0.x, 0u, moa_q0_0_0_0.y, 0u),") !=
+  // (q's operands made once, before the loop: value r's rows of a product, the dead heads' zero)
+  CHECK(code.find("const uint4 moa_qa0_0_0 = make_uint4(moa_q0_0_0_0.x, 0u, moa_q0_0_0_0.y, 0u);") != std::string::npos);
+  CHECK(code.find("moart_cuda_mma_bf16(&moa_s0_1, moa_qa0_0_0, make_uint2(moa_k0_0_1_0.x, moa_k0_0_1_0.y));") !=
         std::string::npos);
+  // its lanes' path, the fallback, keeps one row ahead (few registers beside the tiles')
+  CHECK(k.stages[d->region].ahead == 1);
   CHECK(code.find("moart_cuda_split_bf16x2(moa_w0_000, moa_w0_001, &moa_pa0_00, &moa_pb0_00);") != std::string::npos);
   // (Oᵀ = Vᵀ·Pᵀ: V's columns 16r + 2mt, + 1 paired across rows 2c, 2c + 1; the weights as they lie)
   CHECK(code.find("__byte_perm(moa_v0_0_0_0.x, moa_v0_0_1_0.x, 0x7632)") != std::string::npos);
   CHECK(code.find("moart_cuda_mma_bf16(&moa_o0_0_0, moa_a, make_uint2(moa_pb0_00, moa_pb0_01));") != std::string::npos);
   // whole tiles test no row; the tile cut by the split's end scores its rows past it −∞
-  CHECK(code.find("for (; moa_l0 < moa_full0; moa_l0 += 16) {") != std::string::npos);
-  CHECK(code.find("if (moa_l0 + 9 + 2 * moa_gc0 >= moa_ms0)") != std::string::npos);
+  CHECK(code.find("for (int64_t moa_lt0 = c * moa_div0; moa_lt0 < moa_full0; moa_lt0 += 16) {") != std::string::npos);
+  CHECK(code.find("if (moa_full0 + 9 + 2 * moa_gc0 >= moa_ms0)") != std::string::npos);
   // the statements between score and sums run on each score a lane holds; the maximum once a tile
   CHECK(code.find("float moa_e_011 = (moa_s0_1.y / inv);") != std::string::npos);
   CHECK(code.find("moa_tm0_0 = moart_maxf(moa_tm0_0, __shfl_xor_sync(0xffffffffu, moa_tm0_0, 2));") !=
