@@ -374,10 +374,6 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     const Region &r = k.stages[d.region];
     std::vector<std::string> names;
     const int64_t row = rowBytes(k, r, d.inner, &names);
-    if (r.tiles)
-      return fmt::format("{}: where the tensor-core tiles do not run, each warp keeps {} row{} of {} loaded ahead of the "
-                         "one it computes with (the fallback's registers are the kernel's too) (schedule ahead={})",
-                         regionName(k, r), d.lanes, d.lanes == 1 ? "" : "s", fmt::join(names, " and "), d.lanes);
     return fmt::format("{}: each warp keeps {} row{} of {} loaded ahead of the one it computes with, each in registers "
                        "of its own ({} bytes a row a warp; at {} warps a SM, about {} bytes a warp in flight keep the "
                        "memory busy) (schedule ahead={})",

@@ -338,13 +338,13 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
 // wants 1 KB · pack in flight: f32 decode (a row of K and of V, 1 KB a warp) keeps one row ahead, bf16 decode
 // two, packed GQA two in f32 and four (the most) in bf16 (bench/cuda/NOTES.md #38: one row of bf16 reached
 // 64 % of the ceiling, with half the f32 kernel's bytes in flight). A region on the tensor cores
-// (Region::tiles) keeps one: its pipelined loop is only the fallback, and its registers are the kernel's
-// too (bench/cuda/NOTES.md #50: the tiles 1–5 % faster beside a fallback of one row than of four).
+// (Region::tiles) keeps the same: its pipelined loop is the path of the calls whose heads of a warp read
+// different rows (GQA's kernel called with hq = hkv), which one row ahead slowed by 13 % (NOTES.md #50).
 void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region) {
   const int64_t row = rowBytes(k, region, g.var), want = 1024 * region.packing;
   region.ahead = schedule.ahead > 0 ? schedule.ahead
-                 : row == 0 || region.tiles ? 1
-                                            : std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead);
+                 : row == 0        ? 1
+                                   : std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead);
   Decision d{Decision::RowsAhead};
   d.region = k.stages.size();
   d.inner = g.var;
