@@ -1,28 +1,20 @@
-// Tensor-core tiles (CudaPrinter.h; docs/schedule.md, "Tensor-core tiles"): a
-// pipelined row loop of a packed split pass whose score is a dot product of an
-// invariant row (q's, one per packed value) with a moving half-precision row
-// (K's), and whose weighted sum adds a weight times a moving half-precision row
-// (V's), runs sixteen rows at a time on the tensor cores, each 16 × 8 × 16
-// product one mma.sync:
-//   - S = Q·Kᵀ: the warp's packed values are the rows of Q (sixteen, the dead
-//   ones zero), 8 rows of K the
-//     columns; the dot product's feature order is permuted so that each lane's
-//     operands are its own 16-byte loads (a sum does not depend on the order of
-//     its terms: lane c loads features 32t + 8c … + 7);
-//   - the statements between score and sums run on each score the lane holds
-//   (two per value and 8 rows),
-//     except the running maximum: `next = max(m, e)` takes the maximum of the
-//     sixteen rows at once (the online-softmax monoid holds for any maximum at
-//     least the running one, psi/Fuse.h), so the rescaling test runs once a
-//     tile and the weights of a tile share one maximum;
-//   - O += P·V: the weights, in the layout the scores' accumulators have, are
-//   the left operand as they are,
-//     split into a rounded part and the rounding's remainder (two products: 16
-//     bits of each f32 weight); V's rows are the right operand, its columns
-//     permuted so that each lane loads 32 contiguous bytes a row.
-// The held registers of the weighted sum and the scalars the loop carries are
-// moved into this layout before the loop and back after it, so the statements
-// after the loop see what the other paths leave.
+// Tensor-core tiles (CudaPrinter.h; docs/schedule.md, "Tensor-core tiles"): a pipelined row loop of a packed split
+// pass whose score is a dot product of an invariant row (q's, one per packed value) with a moving half-precision
+// row (K's), and whose weighted sum adds a weight times a moving half-precision row (V's), runs sixteen rows at a
+// time on the tensor cores, each 16 × 8 × 16 product one mma.sync:
+//   - S = Q·Kᵀ: the warp's packed values are the rows of Q (sixteen, the dead ones zero), 8 rows of K the
+//     columns; the dot product's feature order is permuted so that each lane's operands are its own 16-byte
+//     loads (a sum does not depend on the order of its terms: lane c loads features 32t + 8c … + 7);
+//   - the statements between score and sums run on each score the lane holds (two per value and 8 rows),
+//     except the running maximum: `next = max(m, e)` takes the maximum of the sixteen rows at once (the
+//     online-softmax monoid holds for any maximum at least the running one, psi/Fuse.h), so the rescaling test
+//     runs once a tile and the weights of a tile share one maximum;
+//   - Oᵀ += Vᵀ·Pᵀ: the weights, in the layout the scores' accumulators have, are the right operand as they are,
+//     split into a rounded part and the rounding's remainder (two products: 16 bits of each f32 weight); V's
+//     rows, paired across rows, are the left operand, its columns permuted so that each lane loads 32
+//     contiguous bytes a row.
+// The held registers of the weighted sum and the scalars the loop carries are moved into this layout before the
+// loop and back after it, so the statements after the loop see what the other paths leave.
 #include "CudaPrinter.h"
 
 #include <functional>
@@ -207,10 +199,8 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
       if (!s.value || !s.onlySaves || !s.orElse.empty() || readsAny(s.value, p.perElement))
         return std::nullopt;
       p.rescaling = &s;
-      std::set<Symbol> inside;
       for (const LStmt &x : s.body) {
         if (x.kind == LStmt::Decl && x.type == ElemType::F32 && !loads(x.value) && !readsAny(x.value, p.perElement)) {
-          inside.insert(x.scalar);
           declared.insert(x.scalar);
           p.perSlot.insert(x.scalar);
         } else if (x.kind == LStmt::Assign && x.type == ElemType::F32 && x.value->kind == LExprKind::Binary &&
@@ -380,7 +370,6 @@ bool CudaPrinter::mmaTiles(const LStmt &loop, ElemType t, int n, const std::vect
   line("__syncwarp();");
   // the scalars the loop carries, for value r (+ 8): the maximum as it is, each
   // sum on the quad's first lane
-  std::map<Symbol, std::string> outer;
   auto slotName = [&](Symbol s, int slot) { return fmt::format("moa_{}_{}", cn.symbol(s), slot); };
   std::vector<Symbol> carried{p.max};
   carried.insert(carried.end(), p.sums.begin(), p.sums.end());
@@ -579,15 +568,8 @@ bool CudaPrinter::mmaTiles(const LStmt &loop, ElemType t, int n, const std::vect
         }
         continue;
       }
-      if (s.kind == LStmt::Decl && p.perElement.count(s.scalar)) {
-        needRows(s.value);
-        for (auto [slot, nt, half] : elements) {
-          forElement(slot, nt, half);
-          stmt(s, t);
-        }
-        continue;
-      }
-      if (s.kind == LStmt::Assign && p.sums.count(s.scalar)) {
+      // a score's statements (and a sum's term, s = s + x, into the lane's part of s): once an element
+      if ((s.kind == LStmt::Decl && p.perElement.count(s.scalar)) || (s.kind == LStmt::Assign && p.sums.count(s.scalar))) {
         needRows(s.value);
         for (auto [slot, nt, half] : elements) {
           forElement(slot, nt, half);

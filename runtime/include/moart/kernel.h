@@ -412,29 +412,21 @@ static inline __device__ float4 moart_cuda_f16x4(uint2 u) {
  * taking this path). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define MOART_CUDA_MMA 1
+#define MOART_CUDA_MMA_(name, type)                                                                              \
+  static inline __device__ void name(float4 *d, uint4 a, uint2 b) {                                            \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." type "." type ".f32 {%0, %1, %2, %3}, "             \
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"                                               \
+                 : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)                                              \
+                 : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));                                \
+  }
 #else
 #define MOART_CUDA_MMA 0
+#define MOART_CUDA_MMA_(name, type)                                                                              \
+  static inline __device__ void name(float4 *d, uint4 a, uint2 b) { (void)d, (void)a, (void)b; }
 #endif
-static inline __device__ void moart_cuda_mma_bf16(float4 *d, uint4 a, uint2 b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-               "{%8, %9}, {%0, %1, %2, %3};"
-               : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)
-               : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
-#else
-  (void)d, (void)a, (void)b;
-#endif
-}
-static inline __device__ void moart_cuda_mma_f16(float4 *d, uint4 a, uint2 b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-               "{%8, %9}, {%0, %1, %2, %3};"
-               : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)
-               : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
-#else
-  (void)d, (void)a, (void)b;
-#endif
-}
+MOART_CUDA_MMA_(moart_cuda_mma_bf16, "bf16")
+MOART_CUDA_MMA_(moart_cuda_mma_f16, "f16")
+#undef MOART_CUDA_MMA_
 /* Two floats as a register of two bf16 or f16 elements (lo in the low half), each rounded to nearest-even
  * as moart_f32_to_bf16 and moart_f32_to_f16 round; and the part of each that the rounding lost, so that
  * hi + lo carries 16 (bf16) or 22 (f16) bits of the float: a weight of the online softmax is an operand
