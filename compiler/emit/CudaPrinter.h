@@ -1,8 +1,8 @@
-// The CUDA printer (EmitCuda.cpp's opening comment says what it prints), in three files: EmitCuda.cpp
+// The CUDA printer (EmitCuda.cpp's opening comment says what it prints), in four files: EmitCuda.cpp
 // prints each region as its kernels and their launch, CudaWarp.cpp the statements of a warp (lane loops,
 // 16-byte vector loops), CudaHeld.cpp the registers a warp holds across a serial loop (held elements,
-// prefetched and pipelined loads). What it reads in the loop IR is CudaLanes.h's. Internal to the emit
-// library.
+// prefetched and pipelined loads), CudaMma.cpp such a loop on the tensor cores, sixteen rows a step. What
+// it reads in the loop IR is CudaLanes.h's. Internal to the emit library.
 #pragma once
 
 #include "CPrinter.h"
