@@ -615,14 +615,18 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
           moa_o0_0_7.z = (moa_o0_0_7.z * moa_scale_h00);
           moa_o0_0_7.w = (moa_o0_0_7.w * moa_scale_h01);
         }
-        moa_acc_0 = (moa_acc_0 + moa_w_000);
-        moa_acc_0 = (moa_acc_0 + moa_w_001);
-        moa_acc_0 = (moa_acc_0 + moa_w_010);
-        moa_acc_0 = (moa_acc_0 + moa_w_011);
-        const float moa_w0_000 = moa_w_000;
-        const float moa_w0_001 = moa_w_001;
-        const float moa_w0_010 = moa_w_010;
-        const float moa_w0_011 = moa_w_011;
+        if (moa_full0 + 0 + 2 * moa_gc0 < moa_ms0)
+          moa_acc_0 = (moa_acc_0 + moa_w_000);
+        if (moa_full0 + 1 + 2 * moa_gc0 < moa_ms0)
+          moa_acc_0 = (moa_acc_0 + moa_w_001);
+        if (moa_full0 + 8 + 2 * moa_gc0 < moa_ms0)
+          moa_acc_0 = (moa_acc_0 + moa_w_010);
+        if (moa_full0 + 9 + 2 * moa_gc0 < moa_ms0)
+          moa_acc_0 = (moa_acc_0 + moa_w_011);
+        const float moa_w0_000 = moa_full0 + 0 + 2 * moa_gc0 < moa_ms0 ? moa_w_000 : 0.0f;
+        const float moa_w0_001 = moa_full0 + 1 + 2 * moa_gc0 < moa_ms0 ? moa_w_001 : 0.0f;
+        const float moa_w0_010 = moa_full0 + 8 + 2 * moa_gc0 < moa_ms0 ? moa_w_010 : 0.0f;
+        const float moa_w0_011 = moa_full0 + 9 + 2 * moa_gc0 < moa_ms0 ? moa_w_011 : 0.0f;
         uint32_t moa_pa0_00, moa_pb0_00;
         moart_cuda_split_bf16x2(moa_w0_000, moa_w0_001, &moa_pa0_00, &moa_pb0_00);
         uint32_t moa_pa0_01, moa_pb0_01;

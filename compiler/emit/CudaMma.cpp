@@ -185,7 +185,9 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
         return std::nullopt;
       if (s.scalar == p.max && sawNext && isVar(s.value, p.next))
         break; // m = next
+      // (a term of a row's score: one the statements compute for each score)
       if (s.value->kind == LExprKind::Binary && s.value->op == BinOp::Add && !loads(s.value) &&
+          readsAny(s.value, p.perElement) &&
           ((isVar(s.value->args[0], s.scalar) && !dependsOn(s.value->args[1], s.scalar)) ||
            (isVar(s.value->args[1], s.scalar) && !dependsOn(s.value->args[0], s.scalar)))) {
         p.sums.insert(s.scalar); // s = s + x: each lane sums its rows, the
@@ -569,10 +571,13 @@ bool CudaPrinter::mmaTiles(const LStmt &loop, ElemType t, int n, const std::vect
         continue;
       }
       // a score's statements (and a sum's term, s = s + x, into the lane's part of s): once an element
+      // (in the cut tile a row past the split's end adds nothing, as the loop IR's guard `l < n` skips it)
       if ((s.kind == LStmt::Decl && p.perElement.count(s.scalar)) || (s.kind == LStmt::Assign && p.sums.count(s.scalar))) {
         needRows(s.value);
         for (auto [slot, nt, half] : elements) {
           forElement(slot, nt, half);
+          if (tail && s.kind == LStmt::Assign)
+            line(fmt::format("if ({} < {})", rowOf(nt, half), stopName));
           stmt(s, t);
         }
         continue;
@@ -633,7 +638,11 @@ bool CudaPrinter::mmaTiles(const LStmt &loop, ElemType t, int n, const std::vect
         needRows(p.weight);
         for (auto [slot, nt, half] : elements) {
           forElement(slot, nt, half);
-          line(fmt::format("const float moa_w{}_{}{}{} = {};", n, slot, nt, half, asType(p.weight, ElemType::F32)));
+          // (a row past the split's end weighs nothing, whatever the weight's expression gives there)
+          std::string weight = asType(p.weight, ElemType::F32);
+          if (tail)
+            weight = fmt::format("{} < {} ? {} : 0.0f", rowOf(nt, half), stopName, weight);
+          line(fmt::format("const float moa_w{}_{}{}{} = {};", n, slot, nt, half, weight));
         }
         for (int slot = 0; slot < slots; ++slot)
           for (int nt = 0; nt < 2; ++nt) {

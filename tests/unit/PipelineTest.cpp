@@ -688,6 +688,11 @@ TEST_CASE("CUDA runs a packed half-precision split pass on the tensor cores, six
   // whole tiles test no row; the tile cut by the split's end scores its rows past it −∞
   CHECK(code.find("for (int64_t moa_lt0 = c * moa_div0; moa_lt0 < moa_full0; moa_lt0 += 16) {") != std::string::npos);
   CHECK(code.find("if (moa_full0 + 9 + 2 * moa_gc0 >= moa_ms0)") != std::string::npos);
+  // and there a row past the end adds nothing to a sum and weighs nothing in o, as the guard l < n skips it
+  CHECK(code.find("if (moa_full0 + 9 + 2 * moa_gc0 < moa_ms0)\n          moa_acc_0 = (moa_acc_0 + moa_w_011);") !=
+        std::string::npos);
+  CHECK(code.find("const float moa_w0_011 = moa_full0 + 9 + 2 * moa_gc0 < moa_ms0 ? moa_w_011 : 0.0f;") !=
+        std::string::npos);
   // the statements between score and sums run on each score a lane holds; the maximum once a tile
   CHECK(code.find("float moa_e_011 = (moa_s0_1.y / inv);") != std::string::npos);
   CHECK(code.find("moa_tm0_0 = moart_maxf(moa_tm0_0, __shfl_xor_sync(0xffffffffu, moa_tm0_0, 2));") !=
