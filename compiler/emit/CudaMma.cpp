@@ -99,6 +99,9 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
     return nullptr;
   };
   std::set<Symbol> declared; // scalars the body declares
+  // the rescaling's sums (s = s * factor) and lane loops (o = o * factor): each must be one the loop carries
+  std::set<Symbol> scaled;
+  std::vector<const LStmt *> rescaled;
   bool sawNext = false;
   for (const LStmt &s : *body) {
     switch (s.kind) {
@@ -208,7 +211,7 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
         } else if (x.kind == LStmt::Assign && x.type == ElemType::F32 && x.value->kind == LExprKind::Binary &&
                    x.value->op == BinOp::Mul && !loads(x.value) && !readsAny(x.value, p.perElement) &&
                    (isVar(x.value->args[0], x.scalar) || isVar(x.value->args[1], x.scalar))) {
-          p.scaled.insert(x.scalar);
+          scaled.insert(x.scalar);
         } else if (x.kind == LStmt::Loop && x.body.size() == 1 && x.start == SymExpr(0) &&
                    x.body[0].kind == LStmt::Store) {
           const LStmt &st = x.body[0];
@@ -225,7 +228,7 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
           walk(st.value);
           if (!onlyItself)
             return std::nullopt;
-          p.rescaled.push_back(&x);
+          rescaled.push_back(&x);
         } else {
           return std::nullopt;
         }
@@ -238,10 +241,10 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
   }
   if (!p.dot || !p.weighted || !sawNext)
     return std::nullopt;
-  for (const LStmt *x : p.rescaled)
+  for (const LStmt *x : rescaled)
     if (x->body[0].buffer != p.sum.first)
       return std::nullopt;
-  for (Symbol s : p.scaled)
+  for (Symbol s : scaled)
     if (!p.sums.count(s))
       return std::nullopt;
   // the tensor cores' types: K and V bf16 or f16; q K's type, or f32 where K is

@@ -86,10 +86,9 @@ private:
     const PipeStream *query = nullptr, *keys = nullptr, *values = nullptr;
     LExprPtr weight;
     std::pair<size_t, SymExpr> sum; // the held buffer of the weighted sum
-    // scalars computed for each score (of a row and value), once a value (of the maximum), the sums the loop
-    // carries (s = s + x) and those the rescaling multiplies
-    std::set<Symbol> perElement, perSlot, sums, scaled;
-    std::vector<const LStmt *> rescaled;
+    // scalars computed for each score (of a row and value), once a value (of the maximum), and the sums the
+    // loop carries (s = s + x)
+    std::set<Symbol> perElement, perSlot, sums;
   };
   std::optional<MmaPlan> mmaPlan(const LStmt &loop, const std::vector<PipeStream> &streams) const;
   bool warpUniform(Symbol s) const;

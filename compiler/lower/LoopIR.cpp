@@ -270,17 +270,24 @@ static std::string liftTransform(const Layout &l) {
                      l.axis, l.block, l.block, l.axis);
 }
 
-int64_t rowBytes(const Kernel &k, const Region &region, Symbol term, std::vector<std::string> *names) {
-  std::set<size_t> moving;
-  int64_t row = 0;
+std::vector<size_t> movingInputs(const Kernel &k, const Region &region, Symbol term) {
+  std::vector<size_t> moving;
   forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
     const Buffer &buffer = k.buffers[b];
-    if (!isStore && buffer.role == Buffer::Input && !buffer.inout && offset.dependsOn(term) && moving.insert(b).second) {
-      row += 32 * (isHalf(buffer.elem) ? 8 : 16);
-      if (names)
-        names->push_back(buffer.label());
-    }
+    if (!isStore && buffer.role == Buffer::Input && !buffer.inout && offset.dependsOn(term) &&
+        std::find(moving.begin(), moving.end(), b) == moving.end())
+      moving.push_back(b);
   });
+  return moving;
+}
+
+int64_t rowBytes(const Kernel &k, const Region &region, Symbol term, std::vector<std::string> *names) {
+  int64_t row = 0;
+  for (size_t b : movingInputs(k, region, term)) {
+    row += 32 * (isHalf(k.buffers[b].elem) ? 8 : 16);
+    if (names)
+      names->push_back(k.buffers[b].label());
+  }
   return row;
 }
 

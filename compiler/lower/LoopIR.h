@@ -233,6 +233,10 @@ std::string describeLanes(const Coalescing &access);
 // adjacent values of var often make the same access.
 bool onlyThroughDivisions(const SymExpr &offset, Symbol var);
 
+// The read-only inputs a region loads at offsets that move with `term` (a split's rows of K and V), in order of
+// first load.
+std::vector<size_t> movingInputs(const Kernel &k, const Region &region, Symbol term);
+
 // The bytes a warp of a CUDA split pass loads a term: 32 lanes' groups of four of each input its statements
 // read along `term` (a row of K and of V; 16 bytes a group in f32, 8 in bf16 or f16, whatever the packing);
 // `names` gets those inputs' names.

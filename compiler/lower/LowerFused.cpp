@@ -360,14 +360,9 @@ void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region 
 void tensorTiles(Kernel &k, const FusedGroup &g, Region &region) {
   if (region.packing < 4)
     return;
-  bool moving = false, allHalf = true;
-  forEachAccess(region.body, [&](size_t b, const SymExpr &offset, bool isStore) {
-    if (!isStore && k.buffers[b].role == Buffer::Input && offset.dependsOn(g.var)) {
-      moving = true;
-      allHalf &= isHalf(k.buffers[b].elem);
-    }
-  });
-  if (!moving || !allHalf)
+  const std::vector<size_t> moving = movingInputs(k, region, g.var);
+  if (moving.empty() ||
+      !std::all_of(moving.begin(), moving.end(), [&](size_t b) { return isHalf(k.buffers[b].elem); }))
     return;
   region.tiles = true;
   Decision d{Decision::TensorTiles};
