@@ -27,10 +27,8 @@
  *     m = max_{i<n} e_i
  *     sum_e = Σ_{i<n} exp(e_i − m)
  *     ⟨j⟩ψ o_acc = Σ_{i<n} exp(e_i − m) × ⟨i j⟩ψ V
- *   temp o_acc : f32⟨dv⟩   # the f32 accumulator of a half-precision array's reduction
- *     ⟨i⟩ψ o_acc = ⟨i⟩ψ online.o_acc ÷ online.sum_e
  *   out o : bf16⟨dv⟩
- *     ⟨i⟩ψ o = ⟨i⟩ψ o_acc
+ *     ⟨i⟩ψ o = ⟨i⟩ψ online.o_acc ÷ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): 2*n*dk + 2*n*dv + 4*dk + 2*dv B
@@ -38,8 +36,7 @@
  *     read  K : n*dk × 2 B
  *     read  V : n*dv × 2 B
  *     write o : dv × 2 B
- *   materialised intermediates (written once, read back): (dv) × 4 B
- *     o_acc : dv × 4 B
+ *   materialised intermediates: none
  *   standard traffic (every intermediate of the program as written stored and read back): 10*n*dk + 2*n*dv + 40*n + 4*dk + 2*dv + 24 B
  *     ⍉K : n*dk × 4 B, written and read
  *     q +.× ⍉K : n × 4 B, written and read
@@ -58,7 +55,7 @@
 
 #include "moart/kernel.h"
 #include "decode-bf16.c.h"
-static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[9]) {
+static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[8]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -77,14 +74,12 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
   (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(uint16_t),
                             &overflow); /* o */
   offsets[4] = (size_t)total;
-  total = moart_add_checked(total, moart_bytes_checked(dv, sizeof(float), &overflow), &overflow);
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[5] = (size_t)total;
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[6] = (size_t)total;
-  total =
-      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
-  offsets[7] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
@@ -177,13 +172,13 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[8] = moart_size_checked(total, &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_decode_bf16_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[9];
-  return moa_decode_bf16_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
+  size_t offsets[8];
+  return moa_decode_bf16_workspace_layout(n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
@@ -192,17 +187,16 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[9];
+  size_t offsets[8];
   if (!moa_decode_bf16_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[8] > 0 && !workspace) || !q || !K || !V ||
+  if ((offsets[7] > 0 && !workspace) || !q || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
-  float *o_acc = (float *)((char *)workspace + offsets[4]);
-  float *online_m_part = (float *)((char *)workspace + offsets[5]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
-  float *online_o_acc_part = (float *)((char *)workspace + offsets[7]);
+  float *online_m_part = (float *)((char *)workspace + offsets[4]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
+  float *online_o_acc_part = (float *)((char *)workspace + offsets[6]);
 
   /* online (splits) */
   for (int64_t c = 0; c < P_online; ++c) {
@@ -269,7 +263,7 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
     online_sum_e_part[c] = acc; /* decode-bf16.moa:9 */
   }
 
-  /* o_acc */
+  /* o */
   for (int64_t i2 = 0; i2 < dv; ++i2) {
     float M = -INFINITY; /* decode-bf16.moa:15 */
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
@@ -285,12 +279,7 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
       S2 = S2 +
            (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode-bf16.moa:11 */
     }
-    o_acc[i2] = (S / S2); /* decode-bf16.moa:15 */
-  }
-
-  /* o */
-  for (int64_t i3 = 0; i3 < dv; ++i3) {
-    o[i3] = moart_f32_to_bf16(o_acc[i3]); /* decode-bf16.moa:15 */
+    o[i2] = moart_f32_to_bf16((S / S2)); /* decode-bf16.moa:15 */
   }
   return 0;
 }

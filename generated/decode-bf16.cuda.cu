@@ -27,10 +27,8 @@
  *     m = max_{i<n} e_i
  *     sum_e = Σ_{i<n} exp(e_i − m)
  *     ⟨j⟩ψ o_acc = Σ_{i<n} exp(e_i − m) × ⟨i j⟩ψ V
- *   temp o_acc : f32⟨dv⟩   # the f32 accumulator of a half-precision array's reduction
- *     ⟨i⟩ψ o_acc = ⟨i⟩ψ online.o_acc ÷ online.sum_e
  *   out o : bf16⟨dv⟩
- *     ⟨i⟩ψ o = ⟨i⟩ψ o_acc
+ *     ⟨i⟩ψ o = ⟨i⟩ψ online.o_acc ÷ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): 2*n*dk + 2*n*dv + 4*dk + 2*dv B
@@ -38,8 +36,7 @@
  *     read  K : n*dk × 2 B
  *     read  V : n*dv × 2 B
  *     write o : dv × 2 B
- *   materialised intermediates (written once, read back): (dv) × 4 B
- *     o_acc : dv × 4 B
+ *   materialised intermediates: none
  *   standard traffic (every intermediate of the program as written stored and read back): 10*n*dk + 2*n*dv + 40*n + 4*dk + 2*dv + 24 B
  *     ⍉K : n*dk × 4 B, written and read
  *     q +.× ⍉K : n × 4 B, written and read
@@ -394,9 +391,9 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
   }
 }
 
-/* o_acc */
+/* o */
 __global__ void __launch_bounds__(128)
-    moa_decode_bf16_stage1(int64_t n, int64_t dk, int64_t dv, int64_t P_online, float *o_acc,
+    moa_decode_bf16_stage1(int64_t n, int64_t dk, int64_t dv, int64_t P_online, uint16_t *o,
                            float *online_m_part, float *online_sum_e_part,
                            float *online_o_acc_part) {
   (void)n;
@@ -461,15 +458,15 @@ __global__ void __launch_bounds__(128)
     }
     S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
-      o_acc[i2] = (S / S2); /* decode-bf16.moa:15 */
+      o[i2] = moart_f32_to_bf16((S / S2)); /* decode-bf16.moa:15 */
     }
     __syncwarp();
   }
 }
 
-/* o_acc: a block a result */
+/* o: a block a result */
 __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
-    moa_decode_bf16_stage1_wide(int64_t n, int64_t dk, int64_t dv, int64_t P_online, float *o_acc,
+    moa_decode_bf16_stage1_wide(int64_t n, int64_t dk, int64_t dv, int64_t P_online, uint16_t *o,
                                 float *online_m_part, float *online_sum_e_part,
                                 float *online_o_acc_part) {
   (void)n;
@@ -533,15 +530,15 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     }
     S2 = moart_group_addf(S2, moa_width, moa_scratch); /* the lanes' partial results combined */
     if (moa_lane == 0) {
-      o_acc[i2] = (S / S2);
+      o[i2] = moart_f32_to_bf16((S / S2));
     }
     moart_group_sync(moa_width);
   }
 }
 
-/* o_acc: a thread a result */
+/* o: a thread a result */
 __global__ void __launch_bounds__(256)
-    moa_decode_bf16_stage1_thin(int64_t n, int64_t dk, int64_t dv, int64_t P_online, float *o_acc,
+    moa_decode_bf16_stage1_thin(int64_t n, int64_t dk, int64_t dv, int64_t P_online, uint16_t *o,
                                 float *online_m_part, float *online_sum_e_part,
                                 float *online_o_acc_part) {
   (void)n;
@@ -568,31 +565,11 @@ __global__ void __launch_bounds__(256)
     for (int64_t c4 = 0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M));
     }
-    o_acc[i2] = (S / S2);
+    o[i2] = moart_f32_to_bf16((S / S2));
   }
 }
 
-/* o */
-__global__ void __launch_bounds__(256)
-    moa_decode_bf16_stage2(int64_t n, int64_t dk, int64_t dv, int64_t P_online, uint16_t *o,
-                           float *o_acc) {
-  (void)n;
-  (void)dk;
-  (void)dv;
-  (void)P_online;
-  moart_cuda_start_next();
-  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
-  const int64_t moa_extent0 = dv;
-  const int64_t moa_total = moa_extent0;
-  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
-       moa_t += (int64_t)gridDim.x * blockDim.x) {
-    int64_t moa_rest = moa_t;
-    const int64_t i3 = 0 + moa_rest;
-    o[i3] = moart_f32_to_bf16(o_acc[i3]); /* decode-bf16.moa:15 */
-  }
-}
-
-static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[9]) {
+static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[8]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -611,14 +588,12 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
   (void)moart_bytes_checked(moart_extent_checked(dv, &overflow), sizeof(uint16_t),
                             &overflow); /* o */
   offsets[4] = (size_t)total;
-  total = moart_add_checked(total, moart_bytes_checked(dv, sizeof(float), &overflow), &overflow);
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[5] = (size_t)total;
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[6] = (size_t)total;
-  total =
-      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
-  offsets[7] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
@@ -695,13 +670,13 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[8] = moart_size_checked(total, &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 extern "C" size_t moa_decode_bf16_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[9];
-  return moa_decode_bf16_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
+  size_t offsets[8];
+  return moa_decode_bf16_workspace_layout(n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q, const uint16_t *K,
@@ -710,17 +685,16 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[9];
+  size_t offsets[8];
   if (!moa_decode_bf16_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[8] > 0 && !workspace) || !q || !K || !V ||
+  if ((offsets[7] > 0 && !workspace) || !q || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_cuda_splits(1, n, INT64_C(8), INT64_C(1));
-  float *o_acc = (float *)((char *)workspace + offsets[4]);
-  float *online_m_part = (float *)((char *)workspace + offsets[5]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
-  float *online_o_acc_part = (float *)((char *)workspace + offsets[7]);
+  float *online_m_part = (float *)((char *)workspace + offsets[4]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
+  float *online_o_acc_part = (float *)((char *)workspace + offsets[6]);
 
   /* online (splits) */
   {
@@ -736,7 +710,7 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
     }
   }
 
-  /* o_acc */
+  /* o */
   {
     const int64_t moa_total = dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
@@ -747,8 +721,8 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
         const cudaLaunchConfig_t moa_config =
             moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
                                      256, stream, &moa_attribute);
-        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1_thin, n, dk, dv, P_online,
-                                 o_acc, online_m_part, online_sum_e_part, online_o_acc_part);
+        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1_thin, n, dk, dv, P_online, o,
+                                 online_m_part, online_sum_e_part, online_o_acc_part);
       }
     } else if (moa_width > 32) {
       {
@@ -756,8 +730,8 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
         const cudaLaunchConfig_t moa_config =
             moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
                                      moa_width, stream, &moa_attribute);
-        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1_wide, n, dk, dv, P_online,
-                                 o_acc, online_m_part, online_sum_e_part, online_o_acc_part);
+        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1_wide, n, dk, dv, P_online, o,
+                                 online_m_part, online_sum_e_part, online_o_acc_part);
       }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
@@ -767,22 +741,9 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
         const cudaLaunchConfig_t moa_config =
             moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
                                      32 * moa_per, stream, &moa_attribute);
-        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1, n, dk, dv, P_online, o_acc,
+        (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage1, n, dk, dv, P_online, o,
                                  online_m_part, online_sum_e_part, online_o_acc_part);
       }
-    }
-  }
-
-  /* o */
-  {
-    const int64_t moa_total = dv;
-    const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0) {
-      cudaLaunchAttribute moa_attribute;
-      const cudaLaunchConfig_t moa_config =
-          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
-                                   256, stream, &moa_attribute);
-      (void)cudaLaunchKernelEx(&moa_config, moa_decode_bf16_stage2, n, dk, dv, P_online, o, o_acc);
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

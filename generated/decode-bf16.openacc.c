@@ -29,10 +29,8 @@
  *     m = max_{i<n} e_i
  *     sum_e = Σ_{i<n} exp(e_i − m)
  *     ⟨j⟩ψ o_acc = Σ_{i<n} exp(e_i − m) × ⟨i j⟩ψ V
- *   temp o_acc : f32⟨dv⟩   # the f32 accumulator of a half-precision array's reduction
- *     ⟨i⟩ψ o_acc = ⟨i⟩ψ online.o_acc ÷ online.sum_e
  *   out o : bf16⟨dv⟩
- *     ⟨i⟩ψ o = ⟨i⟩ψ o_acc
+ *     ⟨i⟩ψ o = ⟨i⟩ψ online.o_acc ÷ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): 2*n*dk + 2*n*dv + 4*dk + 2*dv B
@@ -40,9 +38,8 @@
  *     read  K : n*dk × 2 B
  *     read  V : n*dv × 2 B
  *     write o : dv × 2 B
- *   materialised intermediates (written once, read back): (n + dv) × 4 B
+ *   materialised intermediates (written once, read back): (n) × 4 B
  *     s : n × 4 B
- *     o_acc : dv × 4 B
  *   standard traffic (every intermediate of the program as written stored and read back): 10*n*dk + 2*n*dv + 40*n + 4*dk + 2*dv + 24 B
  *     ⍉K : n*dk × 4 B, written and read
  *     q +.× ⍉K : n × 4 B, written and read
@@ -61,7 +58,7 @@
 
 #include "moart/kernel.h"
 #include "decode-bf16.openacc.h"
-static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[13]) {
+static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[12]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -87,23 +84,21 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
   offsets[4] = (size_t)total;
   total = moart_add_checked(total, moart_bytes_checked(n, sizeof(float), &overflow), &overflow);
   offsets[5] = (size_t)total;
-  total = moart_add_checked(total, moart_bytes_checked(dv, sizeof(float), &overflow), &overflow);
+  total =
+      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[6] = (size_t)total;
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   offsets[7] = (size_t)total;
-  total =
-      moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
-  offsets[8] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
-  offsets[9] = (size_t)total;
+  offsets[8] = (size_t)total;
   total = moart_add_checked(total, moart_bytes_checked(n, sizeof(float), &overflow), &overflow);
-  offsets[10] = (size_t)total;
+  offsets[9] = (size_t)total;
   total = moart_add_checked(total, moart_bytes_checked(1, sizeof(float), &overflow), &overflow);
-  offsets[11] = (size_t)total;
+  offsets[10] = (size_t)total;
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
@@ -315,13 +310,13 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound10, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[12] = moart_size_checked(total, &overflow);
+  offsets[11] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_decode_bf16_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[13];
-  return moa_decode_bf16_workspace_layout(n, dk, dv, offsets) ? offsets[12] : SIZE_MAX;
+  size_t offsets[12];
+  return moa_decode_bf16_workspace_layout(n, dk, dv, offsets) ? offsets[11] : SIZE_MAX;
 }
 
 int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
@@ -330,21 +325,20 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[13];
+  size_t offsets[12];
   if (!moa_decode_bf16_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[12] > 0 && !workspace) || !q || (!K && 32 * dk * moart_floordiv((n + 31), 32) > 0) ||
+  if ((offsets[11] > 0 && !workspace) || !q || (!K && 32 * dk * moart_floordiv((n + 31), 32) > 0) ||
       !V || !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   float *s = (float *)((char *)workspace + offsets[4]);
-  float *o_acc = (float *)((char *)workspace + offsets[5]);
-  float *online_m_part = (float *)((char *)workspace + offsets[6]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
-  float *online_o_acc_part = (float *)((char *)workspace + offsets[8]);
-  float *online_weights = (float *)((char *)workspace + offsets[9]);
-  float *online_max = (float *)((char *)workspace + offsets[10]);
-  float *online_factors = (float *)((char *)workspace + offsets[11]);
+  float *online_m_part = (float *)((char *)workspace + offsets[5]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
+  float *online_o_acc_part = (float *)((char *)workspace + offsets[7]);
+  float *online_weights = (float *)((char *)workspace + offsets[8]);
+  float *online_max = (float *)((char *)workspace + offsets[9]);
+  float *online_factors = (float *)((char *)workspace + offsets[10]);
 
 /* s */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
@@ -538,9 +532,9 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
     online_max[0] = M; /* decode-bf16.moa:9 */
   }
 
-/* o_acc */
+/* o */
 #pragma acc parallel loop gang vector vector_length(128)                                           \
-    present(o_acc [0:dv], online_sum_e_part [0:P_online], online_o_acc_part [0:dv * P_online],     \
+    present(o [0:dv], online_sum_e_part [0:P_online], online_o_acc_part [0:dv * P_online],         \
             online_factors [0:P_online])
   for (int64_t i3 = 0; i3 < dv; ++i3) {
     const int64_t moa_div0 = moart_floordiv(P_online, 8);
@@ -608,13 +602,7 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
     }
     S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
           ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* decode-bf16.moa:11 */
-    o_acc[i3] = (S / S2);                                   /* decode-bf16.moa:15 */
-  }
-
-/* o */
-#pragma acc parallel loop gang vector vector_length(128) present(o [0:dv], o_acc [0:dv])
-  for (int64_t i4 = 0; i4 < dv; ++i4) {
-    o[i4] = moart_f32_to_bf16(o_acc[i4]); /* decode-bf16.moa:15 */
+    o[i3] = moart_f32_to_bf16((S / S2));                    /* decode-bf16.moa:15 */
   }
   return 0;
 }

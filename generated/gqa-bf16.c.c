@@ -28,10 +28,8 @@
  *     ⟨i j⟩ψ m = max_{k<n} e_k
  *     ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m)
  *     ⟨i j l⟩ψ O_acc = Σ_{k<n} exp(e_k − m) × ⟨i, (hkv*j) div hq, k, l⟩ψ V
- *   temp O_acc : f32⟨B hq dv⟩   # the f32 accumulator of a half-precision array's reduction
- *     ⟨i j k⟩ψ O_acc = ⟨i j k⟩ψ online.O_acc ÷ ⟨i j⟩ψ online.sum_e
  *   out O : bf16⟨B hq dv⟩
- *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ O_acc
+ *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O_acc ÷ ⟨i j⟩ψ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk + B*hq*dv) × 2 B
@@ -39,8 +37,7 @@
  *     read  K : B*hkv*n*dk × 2 B
  *     read  V : B*hkv*n*dv × 2 B
  *     write O : B*hq*dv × 2 B
- *   materialised intermediates (written once, read back): (B*hq*dv) × 4 B
- *     O_acc : B*hq*dv × 4 B
+ *   materialised intermediates: none
  *   standard traffic (every intermediate of the program as written stored and read back): 16*B*hq*n*dk + 8*B*hq*n*dv + 2*B*hkv*n*dk + 2*B*hkv*n*dv + 40*B*hq*n + 10*B*hq*dk + 10*B*hq*dv + 88*B*hq B
  *     ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read
  *     g × hkv : B*hq × 8 B, written and read
@@ -68,7 +65,7 @@
 #include "moart/kernel.h"
 #include "gqa-bf16.c.h"
 static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                         int64_t dv, size_t offsets[9]) {
+                                         int64_t dv, size_t offsets[8]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -105,11 +102,12 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                         moart_extent_checked(dv, &overflow), &overflow),
       sizeof(uint16_t), &overflow); /* O */
   offsets[4] = (size_t)total;
-  total = moart_add_checked(
-      total,
-      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), dv, &overflow),
-                          sizeof(float), &overflow),
-      &overflow);
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   offsets[5] = (size_t)total;
   total =
       moart_add_checked(total,
@@ -118,13 +116,6 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                                             sizeof(float), &overflow),
                         &overflow);
   offsets[6] = (size_t)total;
-  total =
-      moart_add_checked(total,
-                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
-                                                              P_online, &overflow),
-                                            sizeof(float), &overflow),
-                        &overflow);
-  offsets[7] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(
@@ -282,14 +273,14 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[8] = moart_size_checked(total, &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_gqa_bf16_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                     int64_t dv) {
-  size_t offsets[9];
-  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
+  size_t offsets[8];
+  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
@@ -301,17 +292,16 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[9];
+  size_t offsets[8];
   if (!moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
+  if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(B, n, INT64_C(64), INT64_C(256));
-  float *O_acc = (float *)((char *)workspace + offsets[4]);
-  float *online_m_part = (float *)((char *)workspace + offsets[5]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
-  float *online_O_acc_part = (float *)((char *)workspace + offsets[7]);
+  float *online_m_part = (float *)((char *)workspace + offsets[4]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
+  float *online_O_acc_part = (float *)((char *)workspace + offsets[6]);
 
   /* online (splits) */
   for (int64_t i = 0; i < B; ++i) {
@@ -407,7 +397,7 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
     }
   }
 
-  /* O_acc */
+  /* O */
   for (int64_t i2 = 0; i2 < B; ++i2) {
     for (int64_t j2 = 0; j2 < hq; ++j2) {
       for (int64_t k2 = 0; k2 < dv; ++k2) {
@@ -429,17 +419,7 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
                      moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
                                     M)); /* gqa-bf16.moa:11 */
         }
-        O_acc[(hq * dv * i2 + dv * j2 + k2)] = (S / S2); /* gqa-bf16.moa:14 */
-      }
-    }
-  }
-
-  /* O */
-  for (int64_t i3 = 0; i3 < B; ++i3) {
-    for (int64_t j3 = 0; j3 < hq; ++j3) {
-      for (int64_t k3 = 0; k3 < dv; ++k3) {
-        O[(hq * dv * i3 + dv * j3 + k3)] =
-            moart_f32_to_bf16(O_acc[(hq * dv * i3 + dv * j3 + k3)]); /* gqa-bf16.moa:16 */
+        O[(hq * dv * i2 + dv * j2 + k2)] = moart_f32_to_bf16((S / S2)); /* gqa-bf16.moa:16 */
       }
     }
   }

@@ -28,10 +28,8 @@
  *     ⟨i j⟩ψ m = max_{k<n} e_k
  *     ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m)
  *     ⟨i j l⟩ψ O_acc = Σ_{k<n} exp(e_k − m) × ⟨i, (hkv*j) div hq, k, l⟩ψ V
- *   temp O_acc : f32⟨B hq dv⟩   # the f32 accumulator of a half-precision array's reduction
- *     ⟨i j k⟩ψ O_acc = ⟨i j k⟩ψ online.O_acc ÷ ⟨i j⟩ψ online.sum_e
  *   out O : bf16⟨B hq dv⟩
- *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ O_acc
+ *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O_acc ÷ ⟨i j⟩ψ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk + B*hq*dv) × 2 B
@@ -39,8 +37,7 @@
  *     read  K : B*hkv*n*dk × 2 B
  *     read  V : B*hkv*n*dv × 2 B
  *     write O : B*hq*dv × 2 B
- *   materialised intermediates (written once, read back): (B*hq*dv) × 4 B
- *     O_acc : B*hq*dv × 4 B
+ *   materialised intermediates: none
  *   standard traffic (every intermediate of the program as written stored and read back): 16*B*hq*n*dk + 8*B*hq*n*dv + 2*B*hkv*n*dk + 2*B*hkv*n*dv + 40*B*hq*n + 10*B*hq*dk + 10*B*hq*dv + 88*B*hq B
  *     ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read
  *     g × hkv : B*hq × 8 B, written and read
@@ -1831,10 +1828,10 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
   }
 }
 
-/* O_acc */
+/* O */
 __global__ void __launch_bounds__(128)
     moa_gqa_bf16_stage1(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
-                        int64_t P_online, float *O_acc, float *online_m_part,
+                        int64_t P_online, uint16_t *O, float *online_m_part,
                         float *online_sum_e_part, float *online_O_acc_part) {
   (void)B;
   (void)hq;
@@ -1915,16 +1912,16 @@ __global__ void __launch_bounds__(128)
     }
     S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
-      O_acc[(hq * dv * i2 + dv * j2 + k2)] = (S / S2); /* gqa-bf16.moa:14 */
+      O[(hq * dv * i2 + dv * j2 + k2)] = moart_f32_to_bf16((S / S2)); /* gqa-bf16.moa:16 */
     }
     __syncwarp();
   }
 }
 
-/* O_acc: a block a result */
+/* O: a block a result */
 __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     moa_gqa_bf16_stage1_wide(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
-                             int64_t P_online, float *O_acc, float *online_m_part,
+                             int64_t P_online, uint16_t *O, float *online_m_part,
                              float *online_sum_e_part, float *online_O_acc_part) {
   (void)B;
   (void)hq;
@@ -2003,16 +2000,16 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     }
     S2 = moart_group_addf(S2, moa_width, moa_scratch); /* the lanes' partial results combined */
     if (moa_lane == 0) {
-      O_acc[(hq * dv * i2 + dv * j2 + k2)] = (S / S2);
+      O[(hq * dv * i2 + dv * j2 + k2)] = moart_f32_to_bf16((S / S2));
     }
     moart_group_sync(moa_width);
   }
 }
 
-/* O_acc: a thread a result */
+/* O: a thread a result */
 __global__ void __launch_bounds__(256)
     moa_gqa_bf16_stage1_thin(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
-                             int64_t P_online, float *O_acc, float *online_m_part,
+                             int64_t P_online, uint16_t *O, float *online_m_part,
                              float *online_sum_e_part, float *online_O_acc_part) {
   (void)B;
   (void)hq;
@@ -2049,42 +2046,12 @@ __global__ void __launch_bounds__(256)
       S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
                  moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)], M));
     }
-    O_acc[(hq * dv * i2 + dv * j2 + k2)] = (S / S2);
-  }
-}
-
-/* O */
-__global__ void __launch_bounds__(256)
-    moa_gqa_bf16_stage2(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
-                        int64_t P_online, uint16_t *O, float *O_acc) {
-  (void)B;
-  (void)hq;
-  (void)hkv;
-  (void)n;
-  (void)dk;
-  (void)dv;
-  (void)P_online;
-  moart_cuda_start_next();
-  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
-  const int64_t moa_extent0 = B;
-  const int64_t moa_extent1 = hq;
-  const int64_t moa_extent2 = dv;
-  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
-  for (int64_t moa_t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; moa_t < moa_total;
-       moa_t += (int64_t)gridDim.x * blockDim.x) {
-    int64_t moa_rest = moa_t;
-    const int64_t k3 = 0 + moa_rest % moa_extent2;
-    moa_rest /= moa_extent2;
-    const int64_t j3 = 0 + moa_rest % moa_extent1;
-    moa_rest /= moa_extent1;
-    const int64_t i3 = 0 + moa_rest;
-    O[(hq * dv * i3 + dv * j3 + k3)] =
-        moart_f32_to_bf16(O_acc[(hq * dv * i3 + dv * j3 + k3)]); /* gqa-bf16.moa:16 */
+    O[(hq * dv * i2 + dv * j2 + k2)] = moart_f32_to_bf16((S / S2));
   }
 }
 
 static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                         int64_t dv, size_t offsets[9]) {
+                                         int64_t dv, size_t offsets[8]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -2124,11 +2091,12 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                         moart_extent_checked(dv, &overflow), &overflow),
       sizeof(uint16_t), &overflow); /* O */
   offsets[4] = (size_t)total;
-  total = moart_add_checked(
-      total,
-      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), dv, &overflow),
-                          sizeof(float), &overflow),
-      &overflow);
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   offsets[5] = (size_t)total;
   total =
       moart_add_checked(total,
@@ -2137,13 +2105,6 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                                             sizeof(float), &overflow),
                         &overflow);
   offsets[6] = (size_t)total;
-  total =
-      moart_add_checked(total,
-                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
-                                                              P_online, &overflow),
-                                            sizeof(float), &overflow),
-                        &overflow);
-  offsets[7] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(
@@ -2285,14 +2246,14 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[8] = moart_size_checked(total, &overflow);
+  offsets[7] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 extern "C" size_t moa_gqa_bf16_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n,
                                                int64_t dk, int64_t dv) {
-  size_t offsets[9];
-  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
+  size_t offsets[8];
+  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
 }
 
 extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
@@ -2304,18 +2265,17 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[9];
+  size_t offsets[8];
   if (!moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
+  if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online =
       moart_cuda_splits(B * moart_floordiv((hq + 3), 4), n, INT64_C(8), INT64_C(4));
-  float *O_acc = (float *)((char *)workspace + offsets[4]);
-  float *online_m_part = (float *)((char *)workspace + offsets[5]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
-  float *online_O_acc_part = (float *)((char *)workspace + offsets[7]);
+  float *online_m_part = (float *)((char *)workspace + offsets[4]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
+  float *online_O_acc_part = (float *)((char *)workspace + offsets[6]);
 
   /* online (splits) */
   {
@@ -2331,7 +2291,7 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
     }
   }
 
-  /* O_acc */
+  /* O */
   {
     const int64_t moa_total = B * hq * dv;
     const int moa_width = moart_cuda_combine_width(moa_total);
@@ -2343,8 +2303,7 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
             moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
                                      256, stream, &moa_attribute);
         (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage1_thin, B, hq, hkv, n, dk, dv,
-                                 P_online, O_acc, online_m_part, online_sum_e_part,
-                                 online_O_acc_part);
+                                 P_online, O, online_m_part, online_sum_e_part, online_O_acc_part);
       }
     } else if (moa_width > 32) {
       {
@@ -2353,8 +2312,7 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
             moart_cuda_launch_config(moa_total < INT64_C(1048576) ? moa_total : INT64_C(1048576),
                                      moa_width, stream, &moa_attribute);
         (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage1_wide, B, hq, hkv, n, dk, dv,
-                                 P_online, O_acc, online_m_part, online_sum_e_part,
-                                 online_O_acc_part);
+                                 P_online, O, online_m_part, online_sum_e_part, online_O_acc_part);
       }
     } else {
       const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : 4;
@@ -2365,22 +2323,8 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
             moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
                                      32 * moa_per, stream, &moa_attribute);
         (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage1, B, hq, hkv, n, dk, dv, P_online,
-                                 O_acc, online_m_part, online_sum_e_part, online_O_acc_part);
+                                 O, online_m_part, online_sum_e_part, online_O_acc_part);
       }
-    }
-  }
-
-  /* O */
-  {
-    const int64_t moa_total = B * hq * dv;
-    const int64_t moa_blocks = (moa_total + 255) / 256;
-    if (moa_total > 0) {
-      cudaLaunchAttribute moa_attribute;
-      const cudaLaunchConfig_t moa_config =
-          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
-                                   256, stream, &moa_attribute);
-      (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage2, B, hq, hkv, n, dk, dv, P_online, O,
-                               O_acc);
     }
   }
   return cudaGetLastError() == cudaSuccess ? 0 : MOART_ERR_DEVICE;

@@ -30,10 +30,8 @@
  *     ⟨i j⟩ψ m = max_{k<n} e_k
  *     ⟨i j⟩ψ sum_e = Σ_{k<n} exp(e_k − m)
  *     ⟨i j l⟩ψ O_acc = Σ_{k<n} exp(e_k − m) × ⟨i, (hkv*j) div hq, k, l⟩ψ V
- *   temp O_acc : f32⟨B hq dv⟩   # the f32 accumulator of a half-precision array's reduction
- *     ⟨i j k⟩ψ O_acc = ⟨i j k⟩ψ online.O_acc ÷ ⟨i j⟩ψ online.sum_e
  *   out O : bf16⟨B hq dv⟩
- *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ O_acc
+ *     ⟨i j k⟩ψ O = ⟨i j k⟩ψ online.O_acc ÷ ⟨i j⟩ψ online.sum_e
  *
  * Traffic model:
  *   minimum traffic (inputs read once, outputs written once): (B*hkv*n*dk + B*hkv*n*dv + B*hq*dk + B*hq*dv) × 2 B
@@ -41,9 +39,8 @@
  *     read  K : B*hkv*n*dk × 2 B
  *     read  V : B*hkv*n*dv × 2 B
  *     write O : B*hq*dv × 2 B
- *   materialised intermediates (written once, read back): (B*hq*n + B*hq*dv) × 4 B
+ *   materialised intermediates (written once, read back): (B*hq*n) × 4 B
  *     x : B*hq*n × 4 B
- *     O_acc : B*hq*dv × 4 B
  *   standard traffic (every intermediate of the program as written stored and read back): 16*B*hq*n*dk + 8*B*hq*n*dv + 2*B*hkv*n*dk + 2*B*hkv*n*dv + 40*B*hq*n + 10*B*hq*dk + 10*B*hq*dv + 88*B*hq B
  *     ⟨b, g⟩ψ Q : B*hq*dk × 4 B, written and read
  *     g × hkv : B*hq × 8 B, written and read
@@ -71,7 +68,7 @@
 #include "moart/kernel.h"
 #include "gqa-bf16.openacc.h"
 static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
-                                         int64_t dv, size_t offsets[13]) {
+                                         int64_t dv, size_t offsets[12]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -121,11 +118,12 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                           sizeof(float), &overflow),
       &overflow);
   offsets[5] = (size_t)total;
-  total = moart_add_checked(
-      total,
-      moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), dv, &overflow),
-                          sizeof(float), &overflow),
-      &overflow);
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   offsets[6] = (size_t)total;
   total =
       moart_add_checked(total,
@@ -134,13 +132,6 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                                             sizeof(float), &overflow),
                         &overflow);
   offsets[7] = (size_t)total;
-  total =
-      moart_add_checked(total,
-                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
-                                                              P_online, &overflow),
-                                            sizeof(float), &overflow),
-                        &overflow);
-  offsets[8] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(
@@ -148,17 +139,17 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
-  offsets[9] = (size_t)total;
+  offsets[8] = (size_t)total;
   total = moart_add_checked(
       total,
       moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow), n, &overflow),
                           sizeof(float), &overflow),
       &overflow);
-  offsets[10] = (size_t)total;
+  offsets[9] = (size_t)total;
   total = moart_add_checked(
       total, moart_bytes_checked(moart_mul_checked(B, hq, &overflow), sizeof(float), &overflow),
       &overflow);
-  offsets[11] = (size_t)total;
+  offsets[10] = (size_t)total;
   total =
       moart_add_checked(total,
                         moart_bytes_checked(moart_mul_checked(moart_mul_checked(B, hq, &overflow),
@@ -453,14 +444,14 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[12] = moart_size_checked(total, &overflow);
+  offsets[11] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_gqa_bf16_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                     int64_t dv) {
-  size_t offsets[13];
-  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[12] : SIZE_MAX;
+  size_t offsets[12];
+  return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[11] : SIZE_MAX;
 }
 
 int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
@@ -472,22 +463,21 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[13];
+  size_t offsets[12];
   if (!moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[12] > 0 && !workspace) || !Q ||
+  if ((offsets[11] > 0 && !workspace) || !Q ||
       (!K && 32 * B * hkv * dk * moart_floordiv((n + 31), 32) > 0) || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(B * hq, n, INT64_C(64), INT64_C(256));
   float *x = (float *)((char *)workspace + offsets[4]);
-  float *O_acc = (float *)((char *)workspace + offsets[5]);
-  float *online_m_part = (float *)((char *)workspace + offsets[6]);
-  float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
-  float *online_O_acc_part = (float *)((char *)workspace + offsets[8]);
-  float *online_weights = (float *)((char *)workspace + offsets[9]);
-  float *online_max = (float *)((char *)workspace + offsets[10]);
-  float *online_factors = (float *)((char *)workspace + offsets[11]);
+  float *online_m_part = (float *)((char *)workspace + offsets[5]);
+  float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
+  float *online_O_acc_part = (float *)((char *)workspace + offsets[7]);
+  float *online_weights = (float *)((char *)workspace + offsets[8]);
+  float *online_max = (float *)((char *)workspace + offsets[9]);
+  float *online_factors = (float *)((char *)workspace + offsets[10]);
 
 /* x */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128) present(                      \
@@ -729,9 +719,9 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
     }
   }
 
-/* O_acc */
+/* O */
 #pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(O_acc [0:B * hq * dv], online_sum_e_part [0:B * hq * P_online],                        \
+    present(O [0:B * hq * dv], online_sum_e_part [0:B * hq * P_online],                            \
             online_O_acc_part [0:B * hq * dv * P_online], online_factors [0:B * hq * P_online])
   for (int64_t i3 = 0; i3 < B; ++i3) {
     for (int64_t j2 = 0; j2 < hq; ++j2) {
@@ -843,20 +833,8 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
                 online_factors[(hq * i3 * P_online + j2 * P_online + c4)]); /* gqa-bf16.moa:11 */
         }
         S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
-              ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* gqa-bf16.moa:11 */
-        O_acc[(hq * dv * i3 + dv * j2 + k2)] = (S / S2);        /* gqa-bf16.moa:14 */
-      }
-    }
-  }
-
-/* O */
-#pragma acc parallel loop gang vector collapse(3) vector_length(128)                               \
-    present(O [0:B * hq * dv], O_acc [0:B * hq * dv])
-  for (int64_t i4 = 0; i4 < B; ++i4) {
-    for (int64_t j3 = 0; j3 < hq; ++j3) {
-      for (int64_t k3 = 0; k3 < dv; ++k3) {
-        O[(hq * dv * i4 + dv * j3 + k3)] =
-            moart_f32_to_bf16(O_acc[(hq * dv * i4 + dv * j3 + k3)]); /* gqa-bf16.moa:16 */
+              ((S_lane11 + S_lane12) + (S_lane13 + S_lane14)));         /* gqa-bf16.moa:11 */
+        O[(hq * dv * i3 + dv * j2 + k2)] = moart_f32_to_bf16((S / S2)); /* gqa-bf16.moa:16 */
       }
     }
   }

@@ -64,6 +64,7 @@ private:
   void fuse(size_t max, const std::vector<std::pair<size_t, Match>> &sums);
   void inlineBareMembers();
   void inlineScores();
+  void inlineAccumulators();
   bool keepsStoredScore(const FusedGroup &g) const;
   void storeScore(FusedGroup &g);
   void dropDead();
@@ -341,6 +342,50 @@ void Fuser::inlineScores() {
   }
 }
 
+// A half-precision array whose value was a reduction is stored from an f32 accumulator (Hoist.cpp), so
+// that its own storage never holds a split reduction's partials or a running sum. Once the reduction is
+// a fused group's member, the accumulator's value is the splits' combine (⟨i⟩ψ online.o_acc ÷
+// online.sum_e), no running sum: where the half array is its only reader, at the array's own index, the
+// combine is stored into the array directly, rounded once as before (the same bits, one stage fewer).
+void Fuser::inlineAccumulators() {
+  for (size_t t : std::vector<size_t>(p.order)) {
+    const DnfArray &a = p.arrays[t];
+    bool sums = false; // a reduction of its own (not a group's member) left in the body
+    if (a.body)
+      forEachNode(a.body, [&](const DExpr &x) { sums |= x.kind == DKind::Reduce; });
+    if (a.storage != Storage::Temp || !a.body || sums || groupsRead(a.body).empty())
+      continue;
+    const std::set<size_t> by = readers(t);
+    if (by.size() != 1)
+      continue;
+    DnfArray &r = p.arrays[*by.begin()];
+    const DExprPtr &read = r.body;
+    if (!isNarrow(r.elem) || isInteger(r.elem) || computeType(r.elem) != a.elem || read->kind != DKind::Read ||
+        read->array != t || r.index.size() != a.index.size() ||
+        std::any_of(p.groups.begin(), p.groups.end(), [&](const FusedGroup &g) { return reads(g.score, t); }))
+      continue;
+    std::map<Symbol, SymExpr> at;
+    SymVec own;
+    for (size_t k = 0; k < a.index.size(); ++k) {
+      own.push_back(SymExpr::symbol(r.index[k]));
+      at[a.index[k]] = own.back();
+    }
+    if (read->index != own)
+      continue;
+    std::string before = text(r.body);
+    r.body = substitute(a.body, at);
+    p.trace.push_back(TraceBlock{
+        fmt::format("{} — inlined into {}", a.name, r.name),
+        {TraceStep{"accumulator inlined", before, text(r.body),
+                   fmt::format("{} is the splits' combine, no running sum: {} is stored from it directly, "
+                               "rounded once",
+                               a.name, r.name),
+                   0, a.loc}},
+        fmt::format("{}ψ {} = {}", DnfPrinter{p, false, {}}.index(own), r.name, text(r.body))});
+  }
+  dropDead();
+}
+
 // Whether the group's scores are to be stored (scores=stored) and already are: the score is a read of a
 // temp at exactly the group's frame and term index (decode's ⟨i⟩ψ s), which then stays as it is.
 bool Fuser::keepsStoredScore(const FusedGroup &g) const {
@@ -468,6 +513,7 @@ void Fuser::run() {
                                              g.var.name(), g.extent.str()),
                                  steps, "e = " + text(g.score)});
   }
+  inlineAccumulators();
 }
 
 } // namespace

@@ -129,6 +129,33 @@ TEST_CASE("GQA fuses over the frame of batch and query head", "[fuse]") {
   agrees(f, dimsOf(f, {{"B", 2}, {"hq", 4}, {"hkv", 2}, {"n", 5}, {"dk", 3}, {"dv", 2}}));
 }
 
+TEST_CASE("a half-precision output is stored from the fused combine: its f32 accumulator inlined", "[fuse]") {
+  // V in f32: the agreement harness seeds values a bf16 input would round; the rounding on store is the point
+  const std::string head = "dim n, dv\nin s : f32[n]\nin V : f32[n, dv]\n"
+                           "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n";
+  Fused f = fuseText(head + "out o : bf16 = softmax(s) +.* V\n");
+  CHECK(storedTemps(f.dnf).empty()); // o_acc is gone: o reads the group's members
+  std::string dnf = dumpDnf(f.dnf, true);
+  INFO(dnf);
+  CHECK(dnf.find("<i> psi o = <i> psi online.o_acc / online.sum_e") != std::string::npos);
+  std::set<std::string> rules;
+  for (const TraceBlock &b : f.dnf.trace)
+    for (const TraceStep &s : b.steps)
+      rules.insert(s.rule);
+  CHECK(rules.count("accumulator inlined"));
+  for (int64_t n : {1, 3, 40})
+    agrees(f, dimsOf(f, {{"n", n}, {"dv", 3}}));
+  // another array reads the accumulator too (shared by CSE): it stays, and o copies it
+  Fused shared = fuseText(head + "out o : bf16 = softmax(s) +.* V\nout w = (softmax(s) +.* V) + 1\n");
+  CHECK(storedTemps(shared.dnf) == std::vector<std::string>{"o_acc"});
+  agrees(shared, dimsOf(shared, {{"n", 7}, {"dv", 2}}));
+  // an f32 output has no accumulator: nothing to inline
+  Fused plain = fuseText(head + "out o = softmax(s) +.* V\n");
+  for (const TraceBlock &b : plain.dnf.trace)
+    for (const TraceStep &s : b.steps)
+      CHECK(s.rule != "accumulator inlined");
+}
+
 TEST_CASE("prefill: one group per query row, no ⟨n n⟩ temp left", "[fuse]") {
   Fused f = fuseText("dim n, dk, dv\nin Q : f32[n, dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
                      "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
