@@ -4,6 +4,7 @@
 #pragma once
 
 #include "Diagnostics.h"
+#include "Dnf.h"
 #include "Lexer.h"
 #include "Parser.h"
 #include "Pipeline.h"
@@ -14,6 +15,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,15 @@ inline Checked checkText(const std::string &text) {
   engine.setColor(ColorMode::Never);
   engine.captureInto(&out.diags);
   out.program = typeCheck(*out.ctx, file, engine);
+  return out;
+}
+
+// The names of the rules a derivation applied (the [rule] lines of `moac explain`).
+inline std::set<std::string> rulesOf(const DnfProgram &dnf) {
+  std::set<std::string> out;
+  for (const TraceBlock &b : dnf.trace)
+    for (const TraceStep &s : b.steps)
+      out.insert(s.rule);
   return out;
 }
 

@@ -79,10 +79,7 @@ TEST_CASE("decode fuses into one group: m, the normaliser and o, the scores inli
   CHECK(dnf.find("e_i = (sum_{k<dk} <k> psi q * <i k> psi K) / sqrt(dk)") != std::string::npos);
   CHECK(dnf.find("<j> psi o = sum_{i<n} exp(e_i - m) * <i j> psi V") != std::string::npos);
   CHECK(dnf.find("<i> psi o = <i> psi online.o / online.sum_e") != std::string::npos);
-  std::set<std::string> rules;
-  for (const TraceBlock &b : f.dnf.trace)
-    for (const TraceStep &s : b.steps)
-      rules.insert(s.rule);
+  std::set<std::string> rules = test::rulesOf(f.dnf);
   CHECK(rules.count("online softmax"));
   CHECK(rules.count("invariant divisor"));
   CHECK(rules.count("score inlined"));
@@ -138,10 +135,7 @@ TEST_CASE("a half-precision output is stored from the fused combine: its f32 acc
   std::string dnf = dumpDnf(f.dnf, true);
   INFO(dnf);
   CHECK(dnf.find("<i> psi o = <i> psi online.o_acc / online.sum_e") != std::string::npos);
-  std::set<std::string> rules;
-  for (const TraceBlock &b : f.dnf.trace)
-    for (const TraceStep &s : b.steps)
-      rules.insert(s.rule);
+  std::set<std::string> rules = test::rulesOf(f.dnf);
   CHECK(rules.count("accumulator inlined"));
   for (int64_t n : {1, 3, 40})
     agrees(f, dimsOf(f, {{"n", n}, {"dv", 3}}));
@@ -151,9 +145,7 @@ TEST_CASE("a half-precision output is stored from the fused combine: its f32 acc
   agrees(shared, dimsOf(shared, {{"n", 7}, {"dv", 2}}));
   // an f32 output has no accumulator: nothing to inline
   Fused plain = fuseText(head + "out o = softmax(s) +.* V\n");
-  for (const TraceBlock &b : plain.dnf.trace)
-    for (const TraceStep &s : b.steps)
-      CHECK(s.rule != "accumulator inlined");
+  CHECK(test::rulesOf(plain.dnf).count("accumulator inlined") == 0);
 }
 
 TEST_CASE("prefill: one group per query row, no ⟨n n⟩ temp left", "[fuse]") {

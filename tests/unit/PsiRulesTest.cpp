@@ -127,15 +127,6 @@ Reduced reduceText(const std::string &text) {
 // The DNF as `moac compile --emit=dnf --ascii` prints it.
 std::string dnfOf(const std::string &text) { return dumpDnf(reduceText(text).dnf, true); }
 
-// The names of the ψ-rules the derivation applied, for `moac explain`.
-std::set<std::string> rulesOf(const DnfProgram &dnf) {
-  std::set<std::string> out;
-  for (const TraceBlock &b : dnf.trace)
-    for (const TraceStep &s : b.steps)
-      out.insert(s.rule);
-  return out;
-}
-
 // Dims by name, as symbols of the program's own compilation.
 DimValues dimValues(const Reduced &r, const Values &values) {
   DimValues out;
@@ -486,7 +477,7 @@ TEST_CASE("psi of psi in a program", "[psi]") {
                                 "out s : f32<p>\n"
                                 "  <i> psi s = <0 1 i> psi A\n"
                                 "guard 1 < m (psi index within its axis, line 3)\n");
-  CHECK(rulesOf(r.dnf).count("psi of psi"));
+  CHECK(test::rulesOf(r.dnf).count("psi of psi"));
   evaluateBoth(text, {{"n", 2}, {"m", 3}, {"p", 2}});
 }
 
@@ -519,7 +510,7 @@ TEST_CASE("permute in a program, rank 3", "[psi]") {
                                 "  <i j k> psi P = <k i j> psi A\n"
                                 "out U : f32<a b c>\n"
                                 "  <i j k> psi U = <i j k> psi A\n"); // inverse permutations cancel
-  CHECK(rulesOf(r.dnf).count("permute"));
+  CHECK(test::rulesOf(r.dnf).count("permute"));
   evaluateBoth(text, {{"a", 2}, {"b", 3}, {"c", 4}});
 }
 
@@ -536,7 +527,7 @@ TEST_CASE("take in a program, negative count", "[psi]") {
                                 "  <i j> psi t3 = <n - w + i, j> psi A\n"
                                 "guard 2 <= n (take count within the leading extent, line 3)\n"
                                 "guard w <= n (take count within the leading extent, line 5)\n");
-  CHECK(rulesOf(r.dnf).count("take"));
+  CHECK(test::rulesOf(r.dnf).count("take"));
   std::vector<NDArray> out = evaluateBoth(text, {{"n", 5}, {"m", 2}, {"w", 3}});
   // the last two rows of A: A[3], A[4], entries 6 … 9 (odd entries scaled by −0.5)
   CHECK(out[1].data == std::vector<double>{6, -3.5, 8, -4.5});
@@ -551,7 +542,7 @@ TEST_CASE("drop in a program, negative count", "[psi]") {
                                 "out d2 : f32<n - 2, m>\n"
                                 "  <i j> psi d2 = <i j> psi A\n"
                                 "guard 2 <= n (drop count within the leading extent, line 3)\n");
-  CHECK(rulesOf(r.dnf).count("drop"));
+  CHECK(test::rulesOf(r.dnf).count("drop"));
   evaluateBoth(text, {{"n", 5}, {"m", 2}});
 }
 
@@ -568,7 +559,7 @@ TEST_CASE("cat in a program: a case split on the leading index", "[psi]") {
                                 "  <i j> psi D = i < 1 ? <j> psi k : <i - 1, j> psi A\n"
                                 "out E : f32<n + 1, m>\n"
                                 "  <i j> psi E = i < n ? <i j> psi A : <j> psi k\n");
-  CHECK(rulesOf(r.dnf).count("cat"));
+  CHECK(test::rulesOf(r.dnf).count("cat"));
   // the boundary: row a₀ − 1 is A's last row, row a₀ is B's first (k itself for E)
   const int64_t rows = 3, cols = 2;
   DimValues dims = dimValues(r, {{"n", rows}, {"m", cols}});
@@ -616,7 +607,7 @@ TEST_CASE("reshape in a program: gamma then gamma inverse", "[psi]") {
                                 "  <i j> psi B = <(8*i + j) div 6, (8*i + j) mod 6> psi A\n"
                                 "out C : f32<2 3 4>\n"
                                 "  <i j k> psi C = <(12*i + 4*j + k) div 6, (12*i + 4*j + k) mod 6> psi A\n");
-  CHECK(rulesOf(r.dnf).count("reshape"));
+  CHECK(test::rulesOf(r.dnf).count("reshape"));
   evaluateBoth(text, {});
 }
 
@@ -636,7 +627,7 @@ TEST_CASE("rav in a program, and reshape of rav round trips to the identity inde
                                 "  <i j> psi T = <i j> psi A\n"
                                 "out U : f32<n*m>\n"
                                 "  <i> psi U = <i div m, i mod m> psi A\n");
-  CHECK(rulesOf(r.dnf).count("rav"));
+  CHECK(test::rulesOf(r.dnf).count("rav"));
   evaluateBoth(text, {{"n", 3}, {"m", 4}});
   // fixed dims take the same path: <4 6> reshape rav A is A
   CHECK(dnfOf("dim n = 4, m = 6\nin A : f32[n, m]\nout E = <4 6> reshape rav A\n") ==
@@ -663,7 +654,7 @@ TEST_CASE("iota in a program", "[psi]") {
                                 "  <i> psi y = <i> psi x * i\n"
                                 "out s : int<>\n"
                                 "  s = sum_{i<n} i\n");
-  CHECK(rulesOf(r.dnf).count("iota"));
+  CHECK(test::rulesOf(r.dnf).count("iota"));
   std::vector<NDArray> out = evaluateBoth(text, {{"n", 4}});
   CHECK(out[1].data == std::vector<double>{6});
 }
@@ -676,7 +667,7 @@ TEST_CASE("rho in a program", "[psi]") {
                                 "  <i> psi v = (i < 1 ? n : m) * 2\n"
                                 "out s : int<>\n"
                                 "  s = sum_{i<2} i < 1 ? n : m\n");
-  CHECK(rulesOf(r.dnf).count("rho"));
+  CHECK(test::rulesOf(r.dnf).count("rho"));
   std::vector<NDArray> out = evaluateBoth(text, {{"n", 3}, {"m", 5}});
   CHECK(out[0].data == std::vector<double>{6, 10});
   CHECK(out[1].data == std::vector<double>{8});
@@ -691,7 +682,7 @@ TEST_CASE("scalar extension in a program", "[psi]") {
                                 "  <i> psi a = 2.5 * <i> psi x\n"
                                 "out b : f32<n>\n"
                                 "  <i> psi b = <i> psi x - t\n");
-  CHECK(rulesOf(r.dnf).count("scalar extension"));
+  CHECK(test::rulesOf(r.dnf).count("scalar extension"));
   evaluateBoth(text, {{"n", 3}});
 }
 
@@ -702,7 +693,7 @@ TEST_CASE("elementwise in a program", "[psi]") {
                                 "in B : f32<n m>\n"
                                 "out C : f32<n m>\n"
                                 "  <i j> psi C = exp(<i j> psi A - <i j> psi B) * <i j> psi A\n");
-  CHECK(rulesOf(r.dnf).count("elementwise"));
+  CHECK(test::rulesOf(r.dnf).count("elementwise"));
   evaluateBoth(text, {{"n", 2}, {"m", 3}});
 }
 
@@ -716,7 +707,7 @@ TEST_CASE("where in a program: the index goes to the condition and both branches
                                 "  <i> psi a = where(<i> psi x > <i> psi y, <i> psi x, <i> psi y * 2)\n"
                                 "out b : f32<n n>\n"
                                 "  <i j> psi b = where(j <= i, <j> psi x, -inf)\n");
-  CHECK(rulesOf(r.dnf).count("where"));
+  CHECK(test::rulesOf(r.dnf).count("where"));
   evaluateBoth(text, {{"n", 4}});
 }
 
@@ -770,7 +761,7 @@ TEST_CASE("reduce in a program: a new binder over the leading axis", "[psi]") {
                                 "  <i> psi c = sum_{j<n} <j i> psi A\n"
                                 "out t : f32<>\n"
                                 "  t = max_{i<m} <i> psi c\n"); // the column sums are c's (Cse.h)
-  CHECK(rulesOf(r.dnf).count("reduce"));
+  CHECK(test::rulesOf(r.dnf).count("reduce"));
   evaluateBoth(text, {{"n", 3}, {"m", 4}});
 }
 
@@ -827,7 +818,7 @@ TEST_CASE("inner product in a program: a new bound index", "[psi]") {
                                 "  <i j> psi C = sum_{l<k} <i l> psi A * <l j> psi B\n"
                                 "out D : f32<m p>\n"
                                 "  <i j> psi D = max_{l<k} <i l> psi A + <l j> psi B\n");
-  CHECK(rulesOf(r.dnf).count("inner product"));
+  CHECK(test::rulesOf(r.dnf).count("inner product"));
   evaluateBoth(text, {{"m", 2}, {"k", 3}, {"p", 4}});
 }
 
@@ -838,7 +829,7 @@ TEST_CASE("outer product in a program", "[psi]") {
                                 "in Y : f32<m 2>\n"
                                 "out O : f32<n m 2>\n"
                                 "  <i j k> psi O = <i> psi x * <j k> psi Y\n");
-  CHECK(rulesOf(r.dnf).count("outer product"));
+  CHECK(test::rulesOf(r.dnf).count("outer product"));
   evaluateBoth(text, {{"n", 3}, {"m", 2}});
 }
 
@@ -856,7 +847,7 @@ TEST_CASE("comprehension in a program: the index is bound to the leading entries
                                 "out S : f32<n - 1, m>\n"
                                 "  <i j> psi S = <i + 1, j> psi A\n"
                                 "guard 1 <= n - 1 (comprehension extent positive, line 5)\n");
-  CHECK(rulesOf(r.dnf).count("comprehension"));
+  CHECK(test::rulesOf(r.dnf).count("comprehension"));
   evaluateBoth(text, {{"n", 3}, {"m", 4}});
 }
 
@@ -867,7 +858,7 @@ TEST_CASE("inline: function application substitutes the body", "[psi]") {
   CHECK(dumpDnf(r.dnf, true) == "in x : f32<n>\n"
                                 "out y : f32<n>\n"
                                 "  <i> psi y = <i> psi x * <i> psi x + (<i> psi x + <i> psi x)\n");
-  CHECK(rulesOf(r.dnf).count("inline"));
+  CHECK(test::rulesOf(r.dnf).count("inline"));
   evaluateBoth(text, {{"n", 3}});
 }
 
@@ -932,7 +923,7 @@ TEST_CASE("hoist: a reduction invariant in an enclosing index is computed once",
                                 "  <i> psi sum_2 = sum_{j<n} <j i> psi A\n"
                                 "out W : f32<n>\n"
                                 "  <i> psi W = sum_{j<m} <j> psi sum_2 * <i j> psi A\n");
-  CHECK(rulesOf(r.dnf).count("hoist"));
+  CHECK(test::rulesOf(r.dnf).count("hoist"));
   evaluateBoth(text, {{"n", 3}, {"m", 4}});
 }
 
