@@ -99,3 +99,30 @@ TEST_CASE("moart_rescalef and moart_rescale give exp(a - m) bit for bit, 0 for a
   CHECK(std::isnan(moart_rescalef(NAN, NAN)));
   CHECK(moart_rescalef(5.0f, 5.0f) == 1.0f);
 }
+
+// The CUDA launcher's split count (moart_cuda_splits on the device's warps): one wave of warps / items,
+// none shorter than chunk rows, and at most max(half the wave, 8·⌈√terms⌉) (bench/cuda/NOTES.md #54).
+TEST_CASE("moart_wave_splits: one wave, the rows' floor, and the split pass balanced against the combine",
+          "[kernel]") {
+  const int64_t wave = 4224; // an H100's or H200's 132 SMs × 32 warps
+  CHECK(moart_wave_splits(wave, 1, 4096, 8, 1) == 512);         // n / 8: below half the wave
+  CHECK(moart_wave_splits(wave, 1, 16384, 8, 1) == 2048);       // n / 8 again
+  CHECK(moart_wave_splits(wave, 1, 65536, 8, 1) == 2112);       // half the wave, not 4224 (8·256 = 2048 < it)
+  CHECK(moart_wave_splits(wave, 1, 131072, 8, 1) == 2904);      // 8·⌈√131072⌉ = 8·363
+  CHECK(moart_wave_splits(wave, 1, 1 << 20, 8, 1) == 4224);     // the whole wave (8·1024 > it)
+  CHECK(moart_wave_splits(wave, 8, 32768, 8, 4) == 132);        // GQA, packed four heads a warp: 1056 / 8
+  CHECK(moart_wave_splits(wave, 256, 4096, 8, 4) == 4);         // B=64 GQA: 1056 / 256
+  CHECK(moart_wave_splits(wave, 1, 1, 8, 1) == 1);
+  CHECK(moart_wave_splits(wave, 0, 0, 0, 0) == 1);              // no items, no terms, no chunk or pack
+  CHECK(moart_wave_splits(1, 1000, 1000, 8, 1) == 1);           // fewer warps than items
+  // ⌈√n⌉ exactly, wherever the double rounds: with 12·r warps the cap 8·r binds (r = ⌈√n⌉, found in integers)
+  for (int64_t n : std::initializer_list<int64_t>{2, 3, 99, 100, 101, 4095, 4096, 4097, 1000003, 999999999999}) {
+    int64_t r = 1;
+    while (r * r < n)
+      r += r * r * 4 < n ? r : 1;
+    while (r > 1 && (r - 1) * (r - 1) >= n)
+      --r;
+    CHECK(moart_wave_splits(12 * r, 1, n, 1, 1) == std::min(n, 8 * r));
+  }
+  CHECK(moart_wave_splits(wave, 1, INT64_MAX, 8, 1) == wave); // no overflow near int64's limit
+}

@@ -235,6 +235,39 @@ MOART_INLINE int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads,
   return wanted < 1 ? 1 : wanted;
 }
 
+/* The splits of each of `items` frames of a fused group on a device of `warps` warps, one split a warp
+ * (moart_cuda_splits asks the current device): as many as fit in one wave (the floor of warps / items, at
+ * least 1), none shorter than `chunk` terms. A pass whose warps take `pack` frame values at once holds `pack`
+ * times the registers a lane, so it aims at 1 / pack of the warps.
+ * The count also trades the split pass against the combine: each split's warp takes ⌈terms / P⌉ rows one
+ * after another, and each result of the combine reads P partials, so their sum is least near P ∝ √terms.
+ * So P is at most max(half the wave, MOART_SPLIT_BALANCE · ⌈√terms⌉): half the wave (16 warps a SM) still
+ * streams at the pass's full rate. Measured on an H100 (bf16 decode, a wave of 4224 warps; µs a call):
+ * n = 32k 29.6 → 23.x, 64k 37.1 → 33.0, 128k 52.5 → 47.7, the rest unchanged (bench/cuda/NOTES.md #54). */
+#ifndef MOART_SPLIT_BALANCE
+#define MOART_SPLIT_BALANCE 8
+#endif
+static inline int64_t moart_wave_splits(int64_t warps, int64_t items, int64_t terms, int64_t chunk, int64_t pack) {
+  int64_t fit, root, cap;
+  warps /= pack < 1 ? 1 : pack;
+  fit = items < 1 ? 1 : warps / items;
+  if (terms > (int64_t)1 << 60) { /* no square near int64's limit: the cap is past any wave anyway */
+    root = (int64_t)1 << 30;
+  } else {
+    root = (int64_t)sqrt((double)(terms < 1 ? 1 : terms));
+    while (root * root < terms) /* ⌈√terms⌉, whatever the double's rounding */
+      ++root;
+    while (root > 1 && (root - 1) * (root - 1) >= terms)
+      --root;
+  }
+  cap = MOART_SPLIT_BALANCE * root;
+  if (cap < fit / 2)
+    cap = fit / 2;
+  if (fit > cap)
+    fit = cap;
+  return moart_chunks(1, terms, fit < 1 ? 1 : fit, chunk);
+}
+
 /* Bytes rounded up to a multiple of 64, so every workspace slot starts cache-line aligned. */
 MOART_INLINE size_t moart_align64(size_t bytes) { return (bytes + 63u) & ~(size_t)63u; }
 
@@ -559,16 +592,11 @@ static inline int moart_cuda_combine_width(int64_t results) {
   return 32 * (int)(per < 1 ? 1 : per);
 }
 
-/* The splits of each of `items` frames of a fused group on the current device, one split a warp: as many
- * as fit in one wave of the device's warps (the floor of warps / items, at least 1), none shorter than
- * `chunk` terms. The ceiling (moart_chunks) would start a second wave for a few warps, each a whole split
- * long: 256 frames × 17 splits on 4224 warps took 1.4× as long as 256 × 16 (bench/cuda/NOTES.md).
- * A pass whose warps take `pack` frame values at once (moac's `pack` schedule, GQA heads) holds `pack`
- * times the registers a lane, so it is compiled for, and aims at, 1 / pack of the warps. */
+/* moart_wave_splits on the current device: the floor of its warps / items, not the ceiling (moart_chunks
+ * alone would start a second wave for a few warps, each a whole split long: 256 frames × 17 splits on 4224
+ * warps took 1.4× as long as 256 × 16, bench/cuda/NOTES.md). */
 static inline int64_t moart_cuda_splits(int64_t items, int64_t terms, int64_t chunk, int64_t pack) {
-  int64_t warps = moart_cuda_device_warps() / (pack < 1 ? 1 : pack);
-  int64_t fit = items < 1 ? 1 : warps / items;
-  return moart_chunks(1, terms, fit < 1 ? 1 : fit, chunk);
+  return moart_wave_splits(moart_cuda_device_warps(), items, terms, chunk, pack);
 }
 #endif
 
