@@ -360,7 +360,7 @@ void Fuser::inlineAccumulators() {
       continue;
     DnfArray &r = p.arrays[*by.begin()];
     const DExprPtr &read = r.body;
-    if (!isNarrow(r.elem) || isInteger(r.elem) || computeType(r.elem) != a.elem || read->kind != DKind::Read ||
+    if (!isHalf(r.elem) || computeType(r.elem) != a.elem || read->kind != DKind::Read ||
         read->array != t || r.index.size() != a.index.size() ||
         std::any_of(p.groups.begin(), p.groups.end(), [&](const FusedGroup &g) { return reads(g.score, t); }))
       continue;

@@ -116,7 +116,8 @@ TEST_CASE("moart_wave_splits: one wave, the rows' floor, and the split pass bala
   CHECK(moart_wave_splits(wave, 0, 0, 0, 0) == 1);              // no items, no terms, no chunk or pack
   CHECK(moart_wave_splits(1, 1000, 1000, 8, 1) == 1);           // fewer warps than items
   // ⌈√n⌉ exactly, wherever the double rounds: with 12·r warps the cap 8·r binds (r = ⌈√n⌉, found in integers)
-  for (int64_t n : std::initializer_list<int64_t>{2, 3, 99, 100, 101, 4095, 4096, 4097, 1000003, 999999999999}) {
+  const std::initializer_list<int64_t> counts{2, 3, 99, 100, 101, 4095, 4096, 4097, 1000003, 999999999999};
+  for (int64_t n : counts) {
     int64_t r = 1;
     while (r * r < n)
       r += r * r * 4 < n ? r : 1;

@@ -243,7 +243,8 @@ MOART_INLINE int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads,
  * after another, and each result of the combine reads P partials, so their sum is least near P ∝ √terms.
  * So P is at most max(half the wave, MOART_SPLIT_BALANCE · ⌈√terms⌉): half the wave (16 warps a SM) still
  * streams at the pass's full rate. Measured on an H100 (bf16 decode, a wave of 4224 warps; µs a call):
- * n = 32k 29.6 → 23.x, 64k 37.1 → 33.0, 128k 52.5 → 47.7, the rest unchanged (bench/cuda/NOTES.md #54). */
+ * n = 32k 29.6 → 23.0–23.2, 64k 37.1 → 33.0, 128k 52.5 → 47.7, the rest unchanged (bench/cuda/NOTES.md
+ * #54). */
 #ifndef MOART_SPLIT_BALANCE
 #define MOART_SPLIT_BALANCE 8
 #endif
