@@ -21,6 +21,14 @@ bool reads(const DExprPtr &e, size_t array) {
   return found;
 }
 
+// The bindings that read array a's body at `index`: a's own index symbols to the read's expressions.
+std::map<Symbol, SymExpr> readAt(const DnfArray &a, const SymVec &index) {
+  std::map<Symbol, SymExpr> at;
+  for (size_t k = 0; k < a.index.size(); ++k)
+    at[a.index[k]] = index[k];
+  return at;
+}
+
 // e with every argument passed through f.
 template <typename F> DExprPtr rebuild(const DExprPtr &e, F &&f) {
   return mapArgs(e, [&](size_t, const DExprPtr &a) { return f(a); });
@@ -85,10 +93,7 @@ DExprPtr Fuser::expandWeights(const DExprPtr &e, size_t max) const {
   if (e->kind == DKind::Read) {
     const DnfArray &a = p.arrays[e->array];
     if (a.storage == Storage::Temp && a.body && !containsReduce(a.body) && reads(a.body, max)) {
-      std::map<Symbol, SymExpr> at;
-      for (size_t k = 0; k < a.index.size(); ++k)
-        at[a.index[k]] = e->index[k];
-      return expandWeights(substitute(a.body, at), max);
+      return expandWeights(substitute(a.body, readAt(a, e->index)), max);
     }
     return e;
   }
@@ -246,10 +251,7 @@ void Fuser::inlineBareMembers() {
       continue;
     std::function<DExprPtr(const DExprPtr &)> replace = [&](const DExprPtr &e) -> DExprPtr {
       if (e->kind == DKind::Read && e->array == id) {
-        std::map<Symbol, SymExpr> at;
-        for (size_t k = 0; k < p.arrays[id].index.size(); ++k)
-          at[p.arrays[id].index[k]] = e->index[k];
-        return substitute(bare, at);
+        return substitute(bare, readAt(p.arrays[id], e->index));
       }
       return rebuild(e, replace);
     };
@@ -322,10 +324,7 @@ void Fuser::inlineScores() {
         reserveNames(groupNames, g);
         std::function<DExprPtr(const DExprPtr &)> replace = [&](const DExprPtr &e) -> DExprPtr {
           if (e->kind == DKind::Read && e->array == t) {
-            std::map<Symbol, SymExpr> at;
-            for (size_t k = 0; k < a.index.size(); ++k)
-              at[a.index[k]] = e->index[k];
-            return substitute(freshBinders(symbols, a.body), at);
+            return substitute(freshBinders(symbols, a.body), readAt(a, e->index));
           }
           return rebuild(e, replace);
         };
@@ -364,16 +363,13 @@ void Fuser::inlineAccumulators() {
         read->array != t || r.index.size() != a.index.size() ||
         std::any_of(p.groups.begin(), p.groups.end(), [&](const FusedGroup &g) { return reads(g.score, t); }))
       continue;
-    std::map<Symbol, SymExpr> at;
     SymVec own;
-    for (size_t k = 0; k < a.index.size(); ++k) {
-      own.push_back(SymExpr::symbol(r.index[k]));
-      at[a.index[k]] = own.back();
-    }
+    for (Symbol x : r.index)
+      own.push_back(SymExpr::symbol(x));
     if (read->index != own)
       continue;
     std::string before = text(r.body);
-    r.body = substitute(a.body, at);
+    r.body = substitute(a.body, readAt(a, own));
     p.trace.push_back(TraceBlock{
         fmt::format("{} — inlined into {}", a.name, r.name),
         {TraceStep{"accumulator inlined", before, text(r.body),
@@ -536,10 +532,7 @@ bool scoresStorable(const DnfProgram &p, const FusedGroup &g) {
         return;
       const DnfArray &a = p.arrays[x.array];
       if (a.storage == Storage::Temp && a.body) {
-        std::map<Symbol, SymExpr> at;
-        for (size_t k = 0; k < a.index.size(); ++k)
-          at[a.index[k]] = x.index[k];
-        visit(substitute(a.body, at));
+        visit(substitute(a.body, readAt(a, x.index)));
         return;
       }
       if (a.storage != Storage::Input && a.storage != Storage::Update)

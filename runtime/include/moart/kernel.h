@@ -249,23 +249,13 @@ MOART_INLINE int64_t moart_chunks(int64_t items, int64_t terms, int64_t threads,
 #define MOART_SPLIT_BALANCE 8
 #endif
 static inline int64_t moart_wave_splits(int64_t warps, int64_t items, int64_t terms, int64_t chunk, int64_t pack) {
-  int64_t fit, root, cap;
-  warps /= pack < 1 ? 1 : pack;
-  fit = items < 1 ? 1 : warps / items;
-  if (terms > (int64_t)1 << 60) { /* no square near int64's limit: the cap is past any wave anyway */
-    root = (int64_t)1 << 30;
-  } else {
-    root = (int64_t)sqrt((double)(terms < 1 ? 1 : terms));
-    while (root * root < terms) /* ⌈√terms⌉, whatever the double's rounding */
-      ++root;
-    while (root > 1 && (root - 1) * (root - 1) >= terms)
-      --root;
-  }
-  cap = MOART_SPLIT_BALANCE * root;
-  if (cap < fit / 2)
-    cap = fit / 2;
-  if (fit > cap)
-    fit = cap;
+  int64_t fit = items < 1 ? 1 : warps / (pack < 1 ? 1 : pack) / items;
+  /* ⌈√terms⌉ in double: exact below 2^52 terms, and past that far above any wave */
+  double cap = MOART_SPLIT_BALANCE * ceil(sqrt((double)(terms < 1 ? 1 : terms)));
+  if (cap < (double)(fit / 2))
+    cap = (double)(fit / 2);
+  if ((double)fit > cap)
+    fit = (int64_t)cap;
   return moart_chunks(1, terms, fit < 1 ? 1 : fit, chunk);
 }
 
