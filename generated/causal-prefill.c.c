@@ -288,17 +288,14 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
       for (int64_t c2 = 0; c2 < P_online; ++c2) {
         M = moart_maxf(M, online_m_part[(i2 * P_online + c2)]); /* causal-prefill.moa:15 */
       }
-      float S = 0.0f; /* causal-prefill.moa:15 */
-      for (int64_t c3 = 0; c3 < P_online; ++c3) {
-        S = S +
-            (online_O_part[(dv * i2 * P_online + dv * c3 + j2)] *
-             moart_rescalef(online_m_part[(i2 * P_online + c3)], M)); /* causal-prefill.moa:15 */
-      }
+      float S = 0.0f;  /* causal-prefill.moa:15 */
       float S2 = 0.0f; /* causal-prefill.moa:12 */
-      for (int64_t c4 = 0; c4 < P_online; ++c4) {
-        S2 = S2 +
-             (online_sum_e_part[(i2 * P_online + c4)] *
-              moart_rescalef(online_m_part[(i2 * P_online + c4)], M)); /* causal-prefill.moa:12 */
+      for (int64_t c3 = 0; c3 < P_online; ++c3) {
+        float factor =
+            moart_rescalef(online_m_part[(i2 * P_online + c3)], M); /* causal-prefill.moa:15 */
+        S = S + (online_O_part[(dv * i2 * P_online + dv * c3 + j2)] *
+                 factor);                                             /* causal-prefill.moa:15 */
+        S2 = S2 + (online_sum_e_part[(i2 * P_online + c3)] * factor); /* causal-prefill.moa:12 */
       }
       O[(dv * i2 + j2)] = (S / S2); /* causal-prefill.moa:15 */
     }

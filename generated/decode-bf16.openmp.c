@@ -271,15 +271,12 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
       M = moart_maxf(M, online_m_part[c2]); /* decode-bf16.moa:15 */
     }
-    float S = 0.0f; /* decode-bf16.moa:15 */
-    for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_acc_part[(dv * c3 + i2)] *
-               moart_rescalef(online_m_part[c3], M)); /* decode-bf16.moa:15 */
-    }
+    float S = 0.0f;  /* decode-bf16.moa:15 */
     float S2 = 0.0f; /* decode-bf16.moa:11 */
-    for (int64_t c4 = 0; c4 < P_online; ++c4) {
-      S2 = S2 +
-           (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode-bf16.moa:11 */
+    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+      float factor = moart_rescalef(online_m_part[c3], M);  /* decode-bf16.moa:15 */
+      S = S + (online_o_acc_part[(dv * c3 + i2)] * factor); /* decode-bf16.moa:15 */
+      S2 = S2 + (online_sum_e_part[c3] * factor);           /* decode-bf16.moa:11 */
     }
     o[i2] = moart_f32_to_bf16((S / S2)); /* decode-bf16.moa:15 */
   }

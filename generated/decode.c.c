@@ -252,14 +252,12 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
       M = moart_maxf(M, online_m_part[c2]); /* decode.moa:14 */
     }
-    float S = 0.0f; /* decode.moa:14 */
-    for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_part[(dv * c3 + i2)] *
-               moart_rescalef(online_m_part[c3], M)); /* decode.moa:14 */
-    }
+    float S = 0.0f;  /* decode.moa:14 */
     float S2 = 0.0f; /* decode.moa:10 */
-    for (int64_t c4 = 0; c4 < P_online; ++c4) {
-      S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* decode.moa:10 */
+    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+      float factor = moart_rescalef(online_m_part[c3], M); /* decode.moa:14 */
+      S = S + (online_o_part[(dv * c3 + i2)] * factor);    /* decode.moa:14 */
+      S2 = S2 + (online_sum_e_part[c3] * factor);          /* decode.moa:10 */
     }
     o[i2] = (S / S2); /* decode.moa:14 */
   }

@@ -406,18 +406,16 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
           M = moart_maxf(
               M, online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]); /* gqa-bf16.moa:14 */
         }
-        float S = 0.0f; /* gqa-bf16.moa:14 */
+        float S = 0.0f;  /* gqa-bf16.moa:14 */
+        float S2 = 0.0f; /* gqa-bf16.moa:11 */
         for (int64_t c3 = 0; c3 < P_online; ++c3) {
+          float factor = moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
+                                        M); /* gqa-bf16.moa:14 */
           S = S +
               (online_O_acc_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-               moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
-                              M)); /* gqa-bf16.moa:14 */
-        }
-        float S2 = 0.0f; /* gqa-bf16.moa:11 */
-        for (int64_t c4 = 0; c4 < P_online; ++c4) {
-          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
-                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
-                                    M)); /* gqa-bf16.moa:11 */
+               factor); /* gqa-bf16.moa:14 */
+          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c3)] *
+                     factor); /* gqa-bf16.moa:11 */
         }
         O[(hq * dv * i2 + dv * j2 + k2)] = moart_f32_to_bf16((S / S2)); /* gqa-bf16.moa:16 */
       }

@@ -643,39 +643,21 @@ __global__ void __launch_bounds__(128)
     }
     M = moart_warp_maxf(M); /* the lanes' partial results combined */
     float S = 0.0f;         /* gqa.moa:14 */
-    if (moa_lane != 0)
-      S = -0.0f;
-#pragma unroll 4
-    for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += 32) {
-      S = S + (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-               moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
-                              M)); /* gqa.moa:14 */
-    }
-    S = moart_warp_addf(S); /* the lanes' partial results combined */
     float S2 = 0.0f;        /* gqa.moa:11 */
     if (moa_lane != 0)
+      S = -0.0f;
+    if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec7 = ((uintptr_t)online_m_part & 15u) == 0 &&
-                          (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
-                          ((uintptr_t)online_sum_e_part & 15u) == 0;
-    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec7 && moa_g + 4 <= P_online) {
-        float4 moa_r0 =
-            *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
-        float4 moa_r1 =
-            *(const float4 *)&online_sum_e_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
-        { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
-        { S2 = S2 + (moa_r1.y * moart_rescalef(moa_r0.y, M)); }
-        { S2 = S2 + (moa_r1.z * moart_rescalef(moa_r0.z, M)); }
-        { S2 = S2 + (moa_r1.w * moart_rescalef(moa_r0.w, M)); }
-      } else {
-        for (int64_t c4 = moa_g; c4 < moa_g + 4 && c4 < P_online; ++c4) {
-          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
-                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)],
-                                    M)); /* gqa.moa:11 */
-        }
-      }
+#pragma unroll 4
+    for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += 32) {
+      float factor = moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)],
+                                    M); /* gqa.moa:14 */
+      S = S + (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+               factor); /* gqa.moa:14 */
+      S2 = S2 +
+           (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c3)] * factor); /* gqa.moa:11 */
     }
+    S = moart_warp_addf(S);   /* the lanes' partial results combined */
     S2 = moart_warp_addf(S2); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       O[(hq * dv * i2 + dv * j2 + k2)] = (S / S2); /* gqa.moa:16 */
@@ -715,10 +697,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec8 =
+    const bool moa_vec7 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec8 && moa_g + 4 <= P_online) {
+      if (moa_vec7 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -733,37 +715,19 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     }
     M = moart_group_maxf(M, moa_width, moa_scratch); /* the lanes' partial results combined */
     float S = 0.0f;
-    if (moa_lane != 0)
-      S = -0.0f;
-#pragma unroll 4
-    for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += moa_width) {
-      S = S + (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-               moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)], M));
-    }
-    S = moart_group_addf(S, moa_width, moa_scratch); /* the lanes' partial results combined */
     float S2 = 0.0f;
     if (moa_lane != 0)
+      S = -0.0f;
+    if (moa_lane != 0)
       S2 = -0.0f;
-    const bool moa_vec9 = ((uintptr_t)online_m_part & 15u) == 0 &&
-                          (((hq * i2 * P_online + j2 * P_online)) & 3) == 0 &&
-                          ((uintptr_t)online_sum_e_part & 15u) == 0;
-    for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec9 && moa_g + 4 <= P_online) {
-        float4 moa_r0 =
-            *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
-        float4 moa_r1 =
-            *(const float4 *)&online_sum_e_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
-        { S2 = S2 + (moa_r1.x * moart_rescalef(moa_r0.x, M)); }
-        { S2 = S2 + (moa_r1.y * moart_rescalef(moa_r0.y, M)); }
-        { S2 = S2 + (moa_r1.z * moart_rescalef(moa_r0.z, M)); }
-        { S2 = S2 + (moa_r1.w * moart_rescalef(moa_r0.w, M)); }
-      } else {
-        for (int64_t c4 = moa_g; c4 < moa_g + 4 && c4 < P_online; ++c4) {
-          S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
-                     moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)], M));
-        }
-      }
+#pragma unroll 4
+    for (int64_t c3 = 0 + moa_lane; c3 < P_online; c3 += moa_width) {
+      float factor = moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)], M);
+      S = S +
+          (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] * factor);
+      S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c3)] * factor);
     }
+    S = moart_group_addf(S, moa_width, moa_scratch);   /* the lanes' partial results combined */
     S2 = moart_group_addf(S2, moa_width, moa_scratch); /* the lanes' partial results combined */
     if (moa_lane == 0) {
       O[(hq * dv * i2 + dv * j2 + k2)] = (S / S2);
@@ -803,14 +767,12 @@ __global__ void __launch_bounds__(256)
       M = moart_maxf(M, online_m_part[(hq * i2 * P_online + j2 * P_online + c2)]);
     }
     float S = 0.0f;
-    for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-               moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)], M));
-    }
     float S2 = 0.0f;
-    for (int64_t c4 = 0; c4 < P_online; ++c4) {
-      S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c4)] *
-                 moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c4)], M));
+    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+      float factor = moart_rescalef(online_m_part[(hq * i2 * P_online + j2 * P_online + c3)], M);
+      S = S +
+          (online_O_part[(hq * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] * factor);
+      S2 = S2 + (online_sum_e_part[(hq * i2 * P_online + j2 * P_online + c3)] * factor);
     }
     O[(hq * dv * i2 + dv * j2 + k2)] = (S / S2);
   }

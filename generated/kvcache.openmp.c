@@ -314,14 +314,12 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     for (int64_t c2 = 0; c2 < P_online; ++c2) {
       M = moart_maxf(M, online_m_part[c2]); /* kvcache.moa:19 */
     }
-    float S = 0.0f; /* kvcache.moa:19 */
-    for (int64_t c3 = 0; c3 < P_online; ++c3) {
-      S = S + (online_o_part[(dv * c3 + i4)] *
-               moart_rescalef(online_m_part[c3], M)); /* kvcache.moa:19 */
-    }
+    float S = 0.0f;  /* kvcache.moa:19 */
     float S2 = 0.0f; /* kvcache.moa:15 */
-    for (int64_t c4 = 0; c4 < P_online; ++c4) {
-      S2 = S2 + (online_sum_e_part[c4] * moart_rescalef(online_m_part[c4], M)); /* kvcache.moa:15 */
+    for (int64_t c3 = 0; c3 < P_online; ++c3) {
+      float factor = moart_rescalef(online_m_part[c3], M); /* kvcache.moa:19 */
+      S = S + (online_o_part[(dv * c3 + i4)] * factor);    /* kvcache.moa:19 */
+      S2 = S2 + (online_sum_e_part[c3] * factor);          /* kvcache.moa:15 */
     }
     o[i4] = (S / S2); /* kvcache.moa:19 */
   }

@@ -369,17 +369,15 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
           M = moart_maxf(M,
                          online_m_part[(h * i2 * P_online + j2 * P_online + c2)]); /* mha.moa:14 */
         }
-        float S = 0.0f; /* mha.moa:14 */
-        for (int64_t c3 = 0; c3 < P_online; ++c3) {
-          S = S + (online_O_part[(h * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
-                   moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c3)],
-                                  M)); /* mha.moa:14 */
-        }
+        float S = 0.0f;  /* mha.moa:14 */
         float S2 = 0.0f; /* mha.moa:11 */
-        for (int64_t c4 = 0; c4 < P_online; ++c4) {
-          S2 = S2 + (online_sum_e_part[(h * i2 * P_online + j2 * P_online + c4)] *
-                     moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c4)],
-                                    M)); /* mha.moa:11 */
+        for (int64_t c3 = 0; c3 < P_online; ++c3) {
+          float factor = moart_rescalef(online_m_part[(h * i2 * P_online + j2 * P_online + c3)],
+                                        M); /* mha.moa:14 */
+          S = S + (online_O_part[(h * dv * i2 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
+                   factor); /* mha.moa:14 */
+          S2 = S2 + (online_sum_e_part[(h * i2 * P_online + j2 * P_online + c3)] *
+                     factor); /* mha.moa:11 */
         }
         O[(h * dv * i2 + dv * j2 + k2)] = (S / S2); /* mha.moa:16 */
       }

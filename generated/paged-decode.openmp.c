@@ -387,16 +387,14 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
       for (int64_t c2 = 0; c2 < P_online; ++c2) {
         M = moart_maxf(M, online_m_part[(i2 * P_online + c2)]); /* paged-decode.moa:17 */
       }
-      float S = 0.0f; /* paged-decode.moa:17 */
-      for (int64_t c3 = 0; c3 < P_online; ++c3) {
-        S = S + (online_O_part[(dv * i2 * P_online + dv * c3 + j2)] *
-                 moart_rescalef(online_m_part[(i2 * P_online + c3)], M)); /* paged-decode.moa:17 */
-      }
+      float S = 0.0f;  /* paged-decode.moa:17 */
       float S2 = 0.0f; /* paged-decode.moa:14 */
-      for (int64_t c4 = 0; c4 < P_online; ++c4) {
-        S2 =
-            S2 + (online_sum_e_part[(i2 * P_online + c4)] *
-                  moart_rescalef(online_m_part[(i2 * P_online + c4)], M)); /* paged-decode.moa:14 */
+      for (int64_t c3 = 0; c3 < P_online; ++c3) {
+        float factor =
+            moart_rescalef(online_m_part[(i2 * P_online + c3)], M); /* paged-decode.moa:17 */
+        S = S +
+            (online_O_part[(dv * i2 * P_online + dv * c3 + j2)] * factor); /* paged-decode.moa:17 */
+        S2 = S2 + (online_sum_e_part[(i2 * P_online + c3)] * factor);      /* paged-decode.moa:14 */
       }
       O[(dv * i2 + j2)] = (S / S2); /* paged-decode.moa:19 */
     }

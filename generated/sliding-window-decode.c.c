@@ -329,17 +329,15 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
       for (int64_t c2 = 0; c2 < P_online; ++c2) {
         M = moart_maxf(M, online_mx_part[(i2 * P_online + c2)]); /* sliding-window-decode.moa:18 */
       }
-      float S = 0.0f; /* sliding-window-decode.moa:18 */
-      for (int64_t c3 = 0; c3 < P_online; ++c3) {
-        S = S + (online_o_part[(dv * i2 * P_online + dv * c3 + j2)] *
-                 moart_rescalef(online_mx_part[(i2 * P_online + c3)],
-                                M)); /* sliding-window-decode.moa:18 */
-      }
+      float S = 0.0f;  /* sliding-window-decode.moa:18 */
       float S2 = 0.0f; /* sliding-window-decode.moa:13 */
-      for (int64_t c4 = 0; c4 < P_online; ++c4) {
-        S2 = S2 + (online_sum_e_part[(i2 * P_online + c4)] *
-                   moart_rescalef(online_mx_part[(i2 * P_online + c4)],
-                                  M)); /* sliding-window-decode.moa:13 */
+      for (int64_t c3 = 0; c3 < P_online; ++c3) {
+        float factor = moart_rescalef(online_mx_part[(i2 * P_online + c3)],
+                                      M); /* sliding-window-decode.moa:18 */
+        S = S + (online_o_part[(dv * i2 * P_online + dv * c3 + j2)] *
+                 factor); /* sliding-window-decode.moa:18 */
+        S2 = S2 +
+             (online_sum_e_part[(i2 * P_online + c3)] * factor); /* sliding-window-decode.moa:13 */
       }
       o[(dv * i2 + j2)] = (S / S2); /* sliding-window-decode.moa:18 */
     }

@@ -399,6 +399,17 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        "values read the same rows, else the lanes' path (schedule mma=on)",
                        regionName(k, r), d.inner.name(), d.lanes, fmt::join(names, " and "));
   }
+  case Decision::SiblingLoops: {
+    std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);
+    std::vector<std::string> at;
+    for (const SourceLoc &l : d.locs)
+      at.push_back(fmt::format("{}:{}", file, l.line));
+    return fmt::format("{}: the {} reductions over {} in [{}, {}) at {} run as one loop: each still adds the same "
+                       "terms in the same order, so no bit changes; the range is walked once and a factor their "
+                       "terms share is computed once a term",
+                       regionName(k, k.stages[d.region]), d.locs.size(), d.inner.name(), d.start.str(), d.end.str(),
+                       fmt::join(at, ", "));
+  }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);
     return fmt::format("the {} over {} at {}:{} runs as {} independent chains: term {} goes into accumulator {} mod "

@@ -185,6 +185,7 @@ struct Decision {
     RowsShared,      // stages[region]'s loop over frame index `inner` runs inside the split loop (same rows)
     RowsAhead,       // CUDA: stages[region]'s warps keep `lanes` rows of their moving loads in flight
     TensorTiles,     // CUDA: stages[region]'s row loop over `inner` runs 16 rows a step on the tensor cores
+    SiblingLoops,    // stages[region]'s reductions at `locs` over `inner` in [start, end) share one loop
   } kind;
   size_t buffer = 0;
   size_t region = 0;
@@ -193,6 +194,7 @@ struct Decision {
   int64_t lanes = 0;       // InterleavedSum; PackedFrame: the values a warp takes; StoredScores: the chains
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
+  std::vector<SourceLoc> locs{}; // SiblingLoops: the reductions' operators, in the loop's order
 };
 
 // A gather's index array (docs/language.md §7): before any stage, every element of buffers[buffer] must

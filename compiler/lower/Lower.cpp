@@ -3,6 +3,7 @@
 #include "Build.h"
 #include "Gamma.h"
 #include "LowerFused.h"
+#include "SiblingLoops.h"
 
 #include <algorithm>
 #include <cctype>
@@ -121,7 +122,7 @@ private:
                                  std::optional<SymExpr> into);
   Region combineStage(const ArrayLowering &s, const SplitLowering &split);
   Region combineGroupsStage(const ArrayLowering &s, const SplitLowering &split);
-  void reportStage(const Region &stage, const DnfArray &a, std::optional<ScalarLanes> scalarLanes);
+  void reportStage(Region &stage, const DnfArray &a, std::optional<ScalarLanes> scalarLanes);
   LExprPtr lowerExpr(const DExprPtr &e, std::vector<LStmt> &prefix, ElemType type);
   LExprPtr load(size_t array, const SymVec &index);
   void reportAccesses(const Region &stage, Symbol lane, const std::map<Symbol, SymExpr> &laneSubst);
@@ -421,10 +422,20 @@ bool Lowerer::chooseWrittenRows(ArrayLowering &s) {
   return true;
 }
 
-// Records a stage's accesses (reportAccesses) with the array's innermost own index as the lane; a
+// Fuses the stage's sibling reduction loops (SiblingLoops.h: each a decision), then records its accesses
+// (reportAccesses) with the array's innermost own index as the lane; a
 // scalar's stage has no such index: its lanes are `scalarLanes` (the chunk or group index), whose
 // values stand for lane + count·t in `term`.
-void Lowerer::reportStage(const Region &stage, const DnfArray &a, std::optional<ScalarLanes> scalarLanes) {
+void Lowerer::reportStage(Region &stage, const DnfArray &a, std::optional<ScalarLanes> scalarLanes) {
+  for (FusedSiblings &f : fuseSiblingReductions(stage.body, symbols)) {
+    Decision d{Decision::SiblingLoops};
+    d.region = k.stages.size();
+    d.inner = f.var;
+    d.start = f.start;
+    d.end = f.end;
+    d.locs = std::move(f.folded);
+    k.decisions.push_back(std::move(d));
+  }
   if (!a.index.empty()) {
     reportAccesses(stage, a.index.back(), {});
   } else if (scalarLanes) {

@@ -10,8 +10,8 @@ same arguments. Every mutant is a bug a lowering could make:
   sign   the last accumulation of an input or temporary subtracts its terms: a sign flip
   drop   the first (or, with MUTANT drop-last, the last) accumulation skips its loop's first term: a
          dropped term
-  stale  the last combine of partials (stale-first: the first) reads partial 0 where partial 1 belongs: a
-         stale partial (needs a split reduction, P > 1)
+  stale  the last combine of partials (stale-first: the first) reads partial 0 where partial 1 belongs,
+         with any factor its loop computes for that partial: a stale partial (needs a split reduction, P > 1)
 A mutant that finds nothing to break is an error (exit 3): a test that cannot fail is no test.
 """
 import os
@@ -118,8 +118,22 @@ def mutate_kernel(text, mutant):
             start, end, target, term = combines[0] if mutant == "stale-first" else combines[-1]
             pattern = "%s == 1 ? 0 : %s"
         var = FOR_VAR.findall(text[:start])[-1]
-        stale = re.sub(r"\b%s\b" % var, "(%s)" % (pattern % (var, var)), term)
-        return text[:end - len(term)] + stale + text[end:]
+
+        def staled(expr):
+            return re.sub(r"\b%s\b" % var, "(%s)" % (pattern % (var, var)), expr)
+
+        text = text[:end - len(term)] + staled(term) + text[end:]
+        # A scalar the term reads that its loop's body declares (the factor exp(m_c - M) that the combine's
+        # sums share, docs/schedule.md "Sibling reductions") is part of the term: it reads the stale
+        # partial too. (It comes before the term, so the edit above moved nothing of it.)
+        header = innermost_loop(text, start)
+        body = text.rindex(header, 0, start) + len(header)
+        for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", term))):
+            decl = re.search(r"\b(?:float|double) %s = ([^;]*);" % name, text[body:start])
+            if decl:
+                at, to = body + decl.start(1), body + decl.end(1)
+                text = text[:at] + staled(text[at:to]) + text[to:]
+        return text
     fail("unknown kernel mutant '%s'" % mutant)
 
 

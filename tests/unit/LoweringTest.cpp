@@ -1,15 +1,19 @@
 // Unit tests of the lowering to the ONF (compiler/lower/Lower.cpp, compiler/lower/LoopIR.h): dimension lifting of
 // split reductions and of the coalescing layout (N divisible by the lifting factor, not divisible,
-// N < Π, N = 1), γ lowering of reads and writes, and the coalescing analysis (γ-differences).
+// N < Π, N = 1), γ lowering of reads and writes, the coalescing analysis (γ-differences), and the fusion of
+// sibling reduction loops.
 //
 // A small evaluator of the loop IR below runs a lowered kernel on concrete dims and inputs, so the
 // tests check what the loops and γ offsets compute, not how they print.
 #include "FrontEnd.h"
 
+#include "Build.h"
+#include "Fuse.h"
 #include "Interpreter.h"
 #include "Lower.h"
 #include "Pipeline.h"
 #include "Psi.h"
+#include "SiblingLoops.h"
 
 #include "moart/kernel.h"
 #include "moart/layout.h"
@@ -30,14 +34,18 @@ struct Lowered {
   Kernel kernel;
 };
 
-Lowered lowerText(const std::string &text, Target target, Schedule schedule = {}) {
+// `fused`: the online-softmax rewrite first (psi/Fuse.h), as the pipeline does.
+Lowered lowerText(const std::string &text, Target target, Schedule schedule = {}, bool fused = false) {
   test::Checked checked = test::checkText(text);
   INFO(checked.diags);
   REQUIRE(checked.program);
   Lowered out;
   out.ctx = checked.ctx;
   out.typed = std::move(checked.program);
-  out.kernel = lower(*out.ctx, psiReduce(*out.ctx, *out.typed), schedule, target);
+  DnfProgram dnf = psiReduce(*out.ctx, *out.typed);
+  if (fused)
+    fuseReductions(*out.ctx, dnf);
+  out.kernel = lower(*out.ctx, dnf, schedule, target);
   return out;
 }
 
@@ -608,5 +616,134 @@ TEST_CASE("a right fold is never split, interleaved or spread: one loop from the
     CHECK(ev.buffer("a")[0] == sub);
     CHECK(ev.buffer("b")[0] == quo);
     CHECK(ev.buffer("c") == std::vector<double>{sub, rev});
+  }
+}
+
+// ---- sibling reductions (compiler/lower/SiblingLoops.h) ------------------------------------------------------
+
+TEST_CASE("the combine's sums over the splits share one loop and one factor a split, and still compute the "
+          "interpreter's result",
+          "[lower][siblings]") {
+  const char *decode = "dim n, dk, dv\nin q : f64[dk]\nin K : f64[n, dk]\nin V : f64[n, dv]\n"
+                       "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
+                       "s = (q +.* tran K) / sqrt(dk)\nout o = softmax(s) +.* V\n";
+  Schedule s;
+  s.splits = 6; // several splits, so that the combine has partials to add
+  s.scores = Schedule::Scores::Inline; // (stored scores: the factors come from a region of their own)
+  for (Target target : {Target::C, Target::OpenMP, Target::OpenACC, Target::Cuda}) {
+    INFO("target " << int(target));
+    Lowered l = lowerText(decode, target, s, true);
+    const Decision *d = nullptr;
+    for (const Decision &x : l.kernel.decisions)
+      if (x.kind == Decision::SiblingLoops)
+        d = &x;
+    REQUIRE(d);
+    CHECK(d->locs.size() == 2); // o's sum (line 11) and the normaliser's (line 8), in that order
+    CHECK(d->locs[0].line == 11);
+    CHECK(d->locs[1].line == 8);
+    // the combine: the maximum's loop, then one loop holding the shared factor and both sums
+    int fused = 0;
+    std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
+      for (const LStmt &st : body) {
+        if (st.kind == LStmt::Loop && st.var == d->inner) {
+          REQUIRE(st.body.size() == 3);
+          CHECK(st.body[0].kind == LStmt::Decl);
+          CHECK(st.body[0].value->kind == LExprKind::Rescale);
+          CHECK(st.body[1].kind == LStmt::Accumulate);
+          CHECK(st.body[2].kind == LStmt::Accumulate);
+          ++fused;
+        }
+        walk(st.body);
+      }
+    };
+    walk(l.kernel.stages[d->region].body);
+    CHECK(fused == 1);
+    CHECK(describeDecision(l.kernel, *d).find("run as one loop") != std::string::npos);
+    if (target == Target::Cuda)
+      continue; // the evaluator runs the CPU targets' loops
+    for (int64_t N : {1, 7, 40}) {
+      INFO("n = " << N);
+      const int64_t dk = 3, dv = 2;
+      LoopEval ev(l.kernel, {{"n", N}, {"dk", dk}, {"dv", dv}});
+      std::vector<double> q = iotaData(dk), K(static_cast<size_t>(N * dk)), V(static_cast<size_t>(N * dv));
+      for (size_t i = 0; i < K.size(); ++i)
+        K[i] = std::sin(double(i));
+      for (size_t i = 0; i < V.size(); ++i)
+        V[i] = std::cos(double(i));
+      ev.buffer("q") = q;
+      if (bufferNamed(l.kernel, "K").layout.kind == Layout::Lifted)
+        moart_pack_lifted_f64(K.data(), ev.buffer("K").data(), N, dk, bufferNamed(l.kernel, "K").layout.block);
+      else
+        ev.buffer("K") = K;
+      ev.buffer("V") = V;
+      ev.run();
+      DimValues dims{{l.ctx->symbols.intern("n"), N}, {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
+      std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}},
+                                            InterpretOptions{true});
+      std::vector<double> &o = ev.buffer("o");
+      REQUIRE(o.size() == want[0].data.size());
+      for (size_t i = 0; i < o.size(); ++i)
+        CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("sibling loops fuse only over the same range, when neither reads the other's scalars", "[lower][siblings]") {
+  SymbolTable symbols;
+  const Symbol n = symbols.intern("n"), c = symbols.fresh("c"), c2 = symbols.fresh("c2");
+  const Symbol a = symbols.fresh("a"), b = symbols.fresh("b");
+  const SourceLoc at{};
+  auto decl = [&](Symbol s, LExprPtr v) { return scalarStmt(LStmt::Decl, s, ElemType::F64, std::move(v), at); };
+  // loop `i` over [0, end) folding `term` into `into`
+  auto sum = [&](Symbol i, SymExpr end, Symbol into, LExprPtr term) {
+    LStmt l = loop(i, SymExpr(0), std::move(end), SymExpr(1), LoopKind::Serial, at);
+    l.body.push_back(scalarStmt(LStmt::Accumulate, into, ElemType::F64, std::move(term), at));
+    return l;
+  };
+  auto x = [&](Symbol i) { return loadAt(0, SymExpr::symbol(i), false); };
+  auto factor = [&](Symbol i) { return rescale(loadAt(1, SymExpr::symbol(i), false), var(a, false)); };
+  auto loops = [](const std::vector<LStmt> &body) {
+    return std::count_if(body.begin(), body.end(), [](const LStmt &s) { return s.kind == LStmt::Loop; });
+  };
+
+  SECTION("same range, independent: one loop, b's terms at a's index, b's declaration before it") {
+    std::vector<LStmt> body{decl(a, floatConst(0)), sum(c, SymExpr::symbol(n), a, x(c)), decl(b, floatConst(0)),
+                            sum(c2, SymExpr::symbol(n), b, binary(BinOp::Mul, x(c2), x(c2)))};
+    std::vector<FusedSiblings> f = fuseSiblingReductions(body, symbols);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].var == c);
+    REQUIRE(body.size() == 3);
+    CHECK(body[1].kind == LStmt::Decl);
+    CHECK(body[1].scalar == b);
+    REQUIRE(body[2].body.size() == 2);
+    CHECK(body[2].body[0].scalar == a); // a's terms first, then b's: each in its own order
+    CHECK(body[2].body[1].scalar == b);
+    CHECK(body[2].body[1].value->args[0]->offset == SymExpr::symbol(c));
+  }
+  SECTION("a factor both terms compute is declared once a term") {
+    const Symbol m = symbols.fresh("m");
+    std::vector<LStmt> body{decl(a, floatConst(1)), decl(m, floatConst(0)), decl(b, floatConst(0)),
+                            sum(c, SymExpr::symbol(n), m, factor(c)),
+                            sum(c2, SymExpr::symbol(n), b, binary(BinOp::Mul, x(c2), factor(c2)))};
+    REQUIRE(fuseSiblingReductions(body, symbols).size() == 1);
+    const LStmt &l = body.back();
+    REQUIRE(l.body.size() == 3);
+    CHECK(l.body[0].kind == LStmt::Decl);
+    CHECK(l.body[1].value->kind == LExprKind::Var);
+    CHECK(l.body[2].value->args[1]->kind == LExprKind::Var);
+  }
+  SECTION("another range, a loop reading the other's scalar, or one scalar in both: left apart") {
+    std::vector<std::vector<LStmt>> cases;
+    cases.push_back({sum(c, SymExpr::symbol(n), a, x(c)), sum(c2, SymExpr::symbol(n) + SymExpr(-1), b, x(c2))});
+    cases.push_back({sum(c, SymExpr::symbol(n), a, x(c)), sum(c2, SymExpr::symbol(n), b, var(a, false))});
+    cases.push_back({sum(c, SymExpr::symbol(n), a, var(b, false)), sum(c2, SymExpr::symbol(n), b, x(c2))});
+    cases.push_back({sum(c, SymExpr::symbol(n), a, x(c)), sum(c2, SymExpr::symbol(n), a, x(c2))});
+    cases.push_back({sum(c, SymExpr::symbol(n), a, x(c)), decl(b, var(a, false)), sum(c2, SymExpr::symbol(n), b, x(c2))});
+    for (std::vector<LStmt> &body : cases) {
+      const size_t before = body.size();
+      CHECK(fuseSiblingReductions(body, symbols).empty());
+      CHECK(body.size() == before);
+      CHECK(loops(body) == 2);
+    }
   }
 }

@@ -230,8 +230,10 @@ TEST_CASE("a fused group's split pass is typed records too: its partials, splits
   auto run = runText(decode, Stage::Code, Target::OpenMP);
   REQUIRE(run->c.ok());
   const Kernel &k = *run->c.kernel;
-  REQUIRE(k.decisions.size() == 2); // the score's interleaved dot product (lowered first), the split pass
+  // the score's interleaved dot product (lowered first), the split pass, the combine's two sums in one loop
+  REQUIRE(k.decisions.size() == 3);
   CHECK(k.decisions[0].kind == Decision::InterleavedSum);
+  CHECK(k.decisions[2].kind == Decision::SiblingLoops);
   const Decision &d = k.decisions[1];
   CHECK(d.kind == Decision::FusedSplits);
   const Buffer &maxima = k.buffers[d.buffer];
@@ -430,7 +432,7 @@ TEST_CASE("CUDA prints a combine three times: a warp a result, a block a result 
   CHECK(count("__launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)") == 1);
   // the block kernel's reductions go through shared memory, the warp kernel's through shuffles only
   CHECK(count("__shared__ long long moa_scratch[32];") == 1);
-  CHECK(count("moa_width, moa_scratch); /* the lanes' partial results combined */") == 3); // max, Σ, Σ
+  CHECK(count("moa_width, moa_scratch);") == 3); // max, Σ, Σ (the two sums in one loop: siblings)
   CHECK(count("for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {") == 1);
   // the launcher picks one by the device's warps per result
   CHECK(count("const int moa_width = moart_cuda_combine_width(moa_total);") == 1);
