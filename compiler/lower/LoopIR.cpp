@@ -448,13 +448,27 @@ std::string dumpLoopIR(const Kernel &k, const DnfProgram &dnf) {
     out += fmt::format("buffer {} {} : {}{}  {}{}\n", roleName(b.role), b.label(), spell(b.elem), strShape(b.shape),
                        layoutText(b), why.empty() ? "" : "  # " + why);
   }
-  for (const ChunkCount &c : k.chunkCounts)
-    out += fmt::format("chunks {} = clamp(⌈threads / ({})⌉, 1, ⌈({}) / chunk⌉)  # {}\n", c.sym.name(), c.items.str(),
-                       c.terms.str(),
+  for (const ChunkCount &c : k.chunkCounts) {
+    // threads 0: the device's (CUDA's launcher, moart_cuda_splits): the warps of one wave over the pack and
+    // the items, at most max(half that, 8·⌈√terms⌉) (moart_wave_splits), then the same clamp
+    std::string wave = "warps";
+    if (c.pack > 1)
+      wave += fmt::format(" / {}", c.pack);
+    if (!(c.items == SymExpr(1)))
+      wave += fmt::format(" / ({})", c.items.str());
+    if (wave != "warps")
+      wave = "⌊" + wave + "⌋";
+    out += fmt::format("chunks {} = {}  # {}\n", c.sym.name(),
+                       c.threads == 0
+                           ? fmt::format("clamp(min({}, max({} / 2, 8·⌈√({})⌉)), 1, ⌈({}) / {}⌉), warps = 32 · the "
+                                         "device's SMs",
+                                         wave, wave, c.terms.str(), c.terms.str(), c.chunk)
+                           : fmt::format("clamp(⌈threads / ({})⌉, 1, ⌈({}) / chunk⌉)", c.items.str(), c.terms.str()),
                        c.level == ChunkCount::Splits
                            ? "splits of the fused " + k.buffers[c.of].group
                            : "split reduction of " + k.buffers[c.of].name +
                                  (c.level == ChunkCount::Groups ? "'s partials" : ""));
+  }
   for (const Guard &g : k.guards)
     out += fmt::format("guard {}  # {}\n", g.str(), g.reason);
   for (const IndexCheck &c : k.indexChecks)

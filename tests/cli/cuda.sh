@@ -5,6 +5,7 @@
 #   kept       --no-run writes the sets and run.sh, run.sh runs them, --compare passes; a changed output
 #              fails the comparison (on target c, so that it runs everywhere)
 #   usage      --no-run or --compare without --keep, both at once, --verify-output for cuda: usage errors
+#   onf        --emit=onf prints CUDA's split count as its launcher computes it
 #   explain    moac explain --target=cuda, text and --html, for every example (fused and fuse=off): the page
 #              maps the CUDA kernels' lines to the loop IR (an internal error before)
 # Usage: cuda.sh MOAC DSL_EXAMPLES WORKDIR CASE
@@ -51,6 +52,12 @@ usage)
   expect 2 "--compare needs --keep DIR" check "$examples/decode.moa" --dims n=4,dk=2,dv=2 --compare
   expect 2 "two steps" check "$examples/decode.moa" --dims n=4,dk=2,dv=2 --keep k --no-run --compare
   expect 2 "--verify-output checks C" compile "$examples/decode.moa" --target=cuda --verify-output -o k.cu ;;
+onf)
+  # the ONF's split count is the one CUDA's launcher computes (moart_cuda_splits), not the CPU targets' rule
+  expect 0 "warps = 32 · the device's SMs" compile "$examples/gqa-bf16.moa" --target=cuda --emit=onf
+  expect 0 "8·⌈√(n)⌉" compile "$examples/decode.moa" --target=cuda --emit=onf
+  out=$("$moac" compile "$examples/decode.moa" --target=c --emit=onf 2>&1)
+  [[ $out == *"clamp(⌈threads / (1)⌉"* && $out != *warps* ]] || fail "the C target's split count: $out" ;;
 explain)
   for f in "$examples"/*.moa; do
     for schedule in fuse=on fuse=off; do
