@@ -210,33 +210,43 @@ TEST_CASE("the lifting factor comes from the schedule and only lifts row-per-lan
   CHECK(bufferNamed(lowerText(decode, Target::OpenACC, s).kernel, "K").layout.kind == Layout::RowMajor);
 }
 
-TEST_CASE("the lowered decode computes the interpreter's result with K lifted, for N across the factor", "[lower][lifting]") {
-  const char *decode = "dim n, dk, dv\nin q : f64[dk]\nin K : f64[n, dk]\nin V : f64[n, dv]\n"
+// Runs a lowered decode.moa (f64) on n = N, dk = 3, dv = 2 and compares o with the interpreter's.
+static void checkDecode(const Lowered &l, int64_t N) {
+  INFO("n = " << N);
+  const int64_t dk = 3, dv = 2;
+  LoopEval ev(l.kernel, {{"n", N}, {"dk", dk}, {"dv", dv}});
+  std::vector<double> q = iotaData(dk), K(static_cast<size_t>(N * dk)), V(static_cast<size_t>(N * dv));
+  for (size_t i = 0; i < K.size(); ++i)
+    K[i] = std::sin(double(i));
+  for (size_t i = 0; i < V.size(); ++i)
+    V[i] = std::cos(double(i));
+  ev.buffer("q") = q;
+  const Layout &lifted = bufferNamed(l.kernel, "K").layout;
+  if (lifted.kind == Layout::Lifted)
+    moart_pack_lifted_f64(K.data(), ev.buffer("K").data(), N, dk, lifted.block);
+  else
+    ev.buffer("K") = K;
+  ev.buffer("V") = V;
+  ev.run();
+  DimValues dims{{l.ctx->symbols.intern("n"), N}, {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
+  std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}},
+                                        InterpretOptions{true});
+  std::vector<double> &o = ev.buffer("o");
+  REQUIRE(o.size() == want[0].data.size());
+  for (size_t i = 0; i < o.size(); ++i)
+    CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
+}
+
+static const char *decode64 = "dim n, dk, dv\nin q : f64[dk]\nin K : f64[n, dk]\nin V : f64[n, dv]\n"
                        "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
                        "s = (q +.* tran K) / sqrt(dk)\nout o = softmax(s) +.* V\n";
-  Lowered l = lowerText(decode, Target::OpenACC);
+
+TEST_CASE("the lowered decode computes the interpreter's result with K lifted, for N across the factor", "[lower][lifting]") {
+  Lowered l = lowerText(decode64, Target::OpenACC);
   REQUIRE(bufferNamed(l.kernel, "K").layout.kind == Layout::Lifted);
-  for (int64_t N : {1, 5, 32, 70}) {
-    INFO("n = " << N);
-    const int64_t dk = 3, dv = 2;
-    LoopEval ev(l.kernel, {{"n", N}, {"dk", dk}, {"dv", dv}});
-    std::vector<double> q = iotaData(dk), K(static_cast<size_t>(N * dk)), V(static_cast<size_t>(N * dv));
-    for (size_t i = 0; i < K.size(); ++i)
-      K[i] = std::sin(double(i));
-    for (size_t i = 0; i < V.size(); ++i)
-      V[i] = std::cos(double(i));
-    ev.buffer("q") = q;
-    moart_pack_lifted_f64(K.data(), ev.buffer("K").data(), N, dk, 32);
-    ev.buffer("V") = V;
-    ev.run();
-    DimValues dims{{l.ctx->symbols.intern("n"), N}, {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
-    std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}},
-                                          InterpretOptions{true});
-    std::vector<double> &o = ev.buffer("o");
-    REQUIRE(o.size() == want[0].data.size());
-    for (size_t i = 0; i < o.size(); ++i)
-      CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
-  }
+  REQUIRE(bufferNamed(l.kernel, "K").layout.block == 32);
+  for (int64_t N : {1, 5, 32, 70})
+    checkDecode(l, N);
 }
 
 // ---- lifting on an inner axis: GQA's K ⟨B, hkv, n, dk⟩ stored ⟨B, hkv, ⌈n/32⌉, dk, 32⟩ ---------------------
@@ -624,15 +634,12 @@ TEST_CASE("a right fold is never split, interleaved or spread: one loop from the
 TEST_CASE("the combine's sums over the splits share one loop and one factor a split, and still compute the "
           "interpreter's result",
           "[lower][siblings]") {
-  const char *decode = "dim n, dk, dv\nin q : f64[dk]\nin K : f64[n, dk]\nin V : f64[n, dv]\n"
-                       "fn softmax(x) {\n  m = max/ x\n  e = exp(x - m)\n  e / (+/ e)\n}\n"
-                       "s = (q +.* tran K) / sqrt(dk)\nout o = softmax(s) +.* V\n";
   Schedule s;
   s.splits = 6; // several splits, so that the combine has partials to add
   s.scores = Schedule::Scores::Inline; // (stored scores: the factors come from a region of their own)
   for (Target target : {Target::C, Target::OpenMP, Target::OpenACC, Target::Cuda}) {
     INFO("target " << int(target));
-    Lowered l = lowerText(decode, target, s, true);
+    Lowered l = lowerText(decode64, target, s, true);
     const Decision *d = nullptr;
     for (const Decision &x : l.kernel.decisions)
       if (x.kind == Decision::SiblingLoops)
@@ -661,30 +668,8 @@ TEST_CASE("the combine's sums over the splits share one loop and one factor a sp
     CHECK(describeDecision(l.kernel, *d).find("run as one loop") != std::string::npos);
     if (target == Target::Cuda)
       continue; // the evaluator runs the CPU targets' loops
-    for (int64_t N : {1, 7, 40}) {
-      INFO("n = " << N);
-      const int64_t dk = 3, dv = 2;
-      LoopEval ev(l.kernel, {{"n", N}, {"dk", dk}, {"dv", dv}});
-      std::vector<double> q = iotaData(dk), K(static_cast<size_t>(N * dk)), V(static_cast<size_t>(N * dv));
-      for (size_t i = 0; i < K.size(); ++i)
-        K[i] = std::sin(double(i));
-      for (size_t i = 0; i < V.size(); ++i)
-        V[i] = std::cos(double(i));
-      ev.buffer("q") = q;
-      if (bufferNamed(l.kernel, "K").layout.kind == Layout::Lifted)
-        moart_pack_lifted_f64(K.data(), ev.buffer("K").data(), N, dk, bufferNamed(l.kernel, "K").layout.block);
-      else
-        ev.buffer("K") = K;
-      ev.buffer("V") = V;
-      ev.run();
-      DimValues dims{{l.ctx->symbols.intern("n"), N}, {l.ctx->symbols.intern("dk"), dk}, {l.ctx->symbols.intern("dv"), dv}};
-      std::vector<NDArray> want = interpret(*l.typed, dims, {NDArray{{dk}, q}, NDArray{{N, dk}, K}, NDArray{{N, dv}, V}},
-                                            InterpretOptions{true});
-      std::vector<double> &o = ev.buffer("o");
-      REQUIRE(o.size() == want[0].data.size());
-      for (size_t i = 0; i < o.size(); ++i)
-        CHECK(o[i] == Approx(want[0].data[i]).epsilon(1e-12));
-    }
+    for (int64_t N : {1, 7, 40})
+      checkDecode(l, N);
   }
 }
 
