@@ -682,7 +682,7 @@ extern "C" int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *q
   /* o */
   {
     const int64_t moa_total = dv;
-    const int moa_width = moart_cuda_combine_width(moa_total);
+    const int moa_width = moart_cuda_combine_width(moa_total, P_online);
     if (P_online <= MOART_CUDA_THIN_COMBINE) {
       const int64_t moa_blocks = (moa_total + 255) / 256;
       if (moa_total > 0) {

@@ -2256,7 +2256,7 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   /* O */
   {
     const int64_t moa_total = B * hq * dv;
-    const int moa_width = moart_cuda_combine_width(moa_total);
+    const int moa_width = moart_cuda_combine_width(moa_total, P_online);
     if (P_online <= MOART_CUDA_THIN_COMBINE) {
       const int64_t moa_blocks = (moa_total + 255) / 256;
       if (moa_total > 0) {

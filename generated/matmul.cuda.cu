@@ -1077,7 +1077,7 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_C > 1) {
     {
       const int64_t moa_total = Q_C * m * p;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_C);
       if (P_C <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -1116,7 +1116,7 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_C > 1) {
     {
       const int64_t moa_total = m * p;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_C);
       if (Q_C <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -1169,7 +1169,7 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_y > 1) {
     {
       const int64_t moa_total = Q_y * m;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_y);
       if (P_y <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -1208,7 +1208,7 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_y > 1) {
     {
       const int64_t moa_total = m;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_y);
       if (Q_y <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -1261,7 +1261,7 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (P_D > 1) {
     {
       const int64_t moa_total = Q_D * m * p;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_D);
       if (P_D <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -1300,7 +1300,7 @@ extern "C" int moa_matmul(int64_t m, int64_t k, int64_t p, const float *A, const
   if (Q_D > 1) {
     {
       const int64_t moa_total = m * p;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_D);
       if (Q_D <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {

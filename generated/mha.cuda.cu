@@ -763,7 +763,7 @@ extern "C" int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, 
   /* O */
   {
     const int64_t moa_total = B * h * dv;
-    const int moa_width = moart_cuda_combine_width(moa_total);
+    const int moa_width = moart_cuda_combine_width(moa_total, P_online);
     if (P_online <= MOART_CUDA_THIN_COMBINE) {
       const int64_t moa_blocks = (moa_total + 255) / 256;
       if (moa_total > 0) {

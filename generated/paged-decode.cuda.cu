@@ -698,7 +698,7 @@ extern "C" int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t pag
   /* O */
   {
     const int64_t moa_total = B * dv;
-    const int moa_width = moart_cuda_combine_width(moa_total);
+    const int moa_width = moart_cuda_combine_width(moa_total, P_online);
     if (P_online <= MOART_CUDA_THIN_COMBINE) {
       const int64_t moa_blocks = (moa_total + 255) / 256;
       if (moa_total > 0) {

@@ -2170,7 +2170,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_colSum > 1) {
     {
       const int64_t moa_total = Q_colSum * m;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_colSum);
       if (P_colSum <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2215,7 +2215,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_colSum > 1) {
     {
       const int64_t moa_total = m;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_colSum);
       if (Q_colSum <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2274,7 +2274,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowSum > 1) {
     {
       const int64_t moa_total = Q_rowSum * n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_rowSum);
       if (P_rowSum <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2319,7 +2319,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowSum > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_rowSum);
       if (Q_rowSum <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2378,7 +2378,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMax > 1) {
     {
       const int64_t moa_total = Q_rowMax * n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_rowMax);
       if (P_rowMax <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2423,7 +2423,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMax > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_rowMax);
       if (Q_rowMax <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2482,7 +2482,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowMin > 1) {
     {
       const int64_t moa_total = Q_rowMin * n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_rowMin);
       if (P_rowMin <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2527,7 +2527,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowMin > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_rowMin);
       if (Q_rowMin <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2586,7 +2586,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_rowProd > 1) {
     {
       const int64_t moa_total = Q_rowProd * n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_rowProd);
       if (P_rowProd <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2631,7 +2631,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (Q_rowProd > 1) {
     {
       const int64_t moa_total = n;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, Q_rowProd);
       if (Q_rowProd <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {
@@ -2690,7 +2690,7 @@ extern "C" int moa_reduce_rows(int64_t n, int64_t m, const float *A, float *colS
   if (P_total > 1) {
     {
       const int64_t moa_total = Q_total;
-      const int moa_width = moart_cuda_combine_width(moa_total);
+      const int moa_width = moart_cuda_combine_width(moa_total, P_total);
       if (P_total <= MOART_CUDA_THIN_COMBINE) {
         const int64_t moa_blocks = (moa_total + 255) / 256;
         if (moa_total > 0) {

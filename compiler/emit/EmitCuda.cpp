@@ -258,7 +258,12 @@ void CudaPrinter::region(const Region &r) {
   const int per = warps ? threads / 32 : threads;
   line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest)));
   if (fewWarps) {
-    line("const int moa_width = moart_cuda_combine_width(moa_total);");
+    // the partials a result reads: its chunk counts' largest (one, in every program so far)
+    std::string partials;
+    for (Symbol c : counts)
+      partials = partials.empty() ? name(c) : fmt::format("moart_maxi({}, {})", partials, name(c));
+    line(fmt::format("const int moa_width = moart_cuda_combine_width(moa_total, {});",
+                     partials.empty() ? "1" : partials));
     if (!few.empty()) {
       line(fmt::format("if ({}) {{", fmt::join(few, " && ")));
       line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", threadsPerBlock - 1, threadsPerBlock));

@@ -100,6 +100,23 @@ TEST_CASE("moart_rescalef and moart_rescale give exp(a - m) bit for bit, 0 for a
   CHECK(moart_rescalef(5.0f, 5.0f) == 1.0f);
 }
 
+// The warps a result of a CUDA combine (moart_cuda_combine_width on the device's warps): ⌈partials / 128⌉
+// within [8, 16], and no more than the device's warps / results (bench/cuda/NOTES.md #56).
+TEST_CASE("moart_combine_warps: 8 to 16 warps a result by its partials, within the device's warps / results",
+          "[kernel]") {
+  const int64_t wave = 4224;
+  CHECK(moart_combine_warps(wave, 128, 512) == 8);   // decode at n = 4k: 512 splits
+  CHECK(moart_combine_warps(wave, 128, 1024) == 8);  // 8k
+  CHECK(moart_combine_warps(wave, 128, 1025) == 9);  // one more: a ninth warp
+  CHECK(moart_combine_warps(wave, 128, 2048) == 16); // 16k
+  CHECK(moart_combine_warps(wave, 128, 4224) == 16); // 1M: at most 16
+  CHECK(moart_combine_warps(wave, 128, 64) == 8);    // few partials: still 8
+  CHECK(moart_combine_warps(wave, 1024, 4224) == 4); // the device's warps / results bind
+  CHECK(moart_combine_warps(wave, 100000, 4224) == 1);
+  CHECK(moart_combine_warps(wave, 0, 0) == 8);       // no results, no partials: the floor
+  CHECK(moart_combine_warps(1, 1, 1 << 20) == 1);
+}
+
 // The CUDA launcher's split count (moart_cuda_splits on the device's warps): one wave of warps / items,
 // none shorter than chunk rows, and at most max(half the wave, 8·⌈√terms⌉) (bench/cuda/NOTES.md #54).
 TEST_CASE("moart_wave_splits: one wave, the rows' floor, and the split pass balanced against the combine",

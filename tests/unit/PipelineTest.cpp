@@ -435,7 +435,8 @@ TEST_CASE("CUDA prints a combine three times: a warp a result, a block a result 
   CHECK(count("moa_width, moa_scratch);") == 3); // max, Σ, Σ (the two sums in one loop: siblings)
   CHECK(count("for (int64_t moa_t = blockIdx.x; moa_t < moa_total; moa_t += gridDim.x) {") == 1);
   // the launcher picks one by the device's warps per result
-  CHECK(count("const int moa_width = moart_cuda_combine_width(moa_total);") == 1);
+  // (and by the partials each reads: P_online)
+  CHECK(count("const int moa_width = moart_cuda_combine_width(moa_total, P_online);") == 1);
   CHECK(code.find("} else if (moa_width > 32) {") != std::string::npos);
   // and by the partials a result reads: a thread reads up to MOART_CUDA_THIN_COMBINE of them in turn
   CHECK(count("if (P_online <= MOART_CUDA_THIN_COMBINE) {") == 1);

@@ -259,6 +259,34 @@ static inline int64_t moart_wave_splits(int64_t warps, int64_t items, int64_t te
   return moart_chunks(1, terms, fit < 1 ? 1 : fit, chunk);
 }
 
+/* The warps that compute one result of a combine of `partials` partials a result, on a device of `warps`
+ * warps (32 a SM): with fewer results than warps, a block a result (NAME_stageN_wide) of ⌈partials / 128⌉
+ * warps, at least MOART_CUDA_COMBINE_WARPS_MIN and at most MOART_CUDA_COMBINE_WARPS, and no more than the
+ * device's warps / results; otherwise one warp. Measured on an H100 (bench/cuda/NOTES.md #56; batch-1
+ * decode, 128 results, µs a call, bf16): 512 partials (n = 4k) 12.5 with 8 warps, 13.8 with 16, 14.6 with
+ * 32; 1024 (8k) 13.8 with 8, 14.9 with 16; 2048–4224 (16k–1M) 16 best: 16k 17.1 → 15.8, 32k 22.5 → 20.8,
+ * 256k 75.2 → 72.3, 1M 206.7 → 201.3 against 8, and 32 slower than either. */
+#ifndef MOART_CUDA_COMBINE_WARPS_MIN
+#define MOART_CUDA_COMBINE_WARPS_MIN 8
+#endif
+#ifndef MOART_CUDA_COMBINE_WARPS
+#define MOART_CUDA_COMBINE_WARPS 16
+#endif
+#if MOART_CUDA_COMBINE_WARPS < 1 || MOART_CUDA_COMBINE_WARPS > 32 || MOART_CUDA_COMBINE_WARPS_MIN < 1 || \
+    MOART_CUDA_COMBINE_WARPS_MIN > MOART_CUDA_COMBINE_WARPS
+#error "MOART_CUDA_COMBINE_WARPS_MIN ≤ MOART_CUDA_COMBINE_WARPS, 1 to 32 (a block of at most 1024 threads)"
+#endif
+static inline int64_t moart_combine_warps(int64_t warps, int64_t results, int64_t partials) {
+  int64_t per = partials < 1 ? 1 : (partials + 127) / 128;
+  if (per < MOART_CUDA_COMBINE_WARPS_MIN)
+    per = MOART_CUDA_COMBINE_WARPS_MIN;
+  if (per > MOART_CUDA_COMBINE_WARPS)
+    per = MOART_CUDA_COMBINE_WARPS;
+  if (results > 0 && per > warps / results)
+    per = warps / results;
+  return per < 1 ? 1 : per;
+}
+
 /* Bytes rounded up to a multiple of 64, so every workspace slot starts cache-line aligned. */
 MOART_INLINE size_t moart_align64(size_t bytes) { return (bytes + 63u) & ~(size_t)63u; }
 
@@ -558,17 +586,8 @@ static inline int64_t moart_cuda_device_warps(void) {
   return (int64_t)sms * MOART_CUDA_SPLIT_WARPS_PER_SM;
 }
 
-/* The threads that compute one result of a combine (a stage that reduces the partials of P splits): with
- * fewer results than the device's warps, the warps a result are the device's warps / results, at most
- * MOART_CUDA_COMBINE_WARPS (a block a result, the P partials spread over all its threads: at batch 1 the
- * combine has as few results as dv); otherwise one warp (four results a block). 8 was measured best
- * (bench/cuda/NOTES.md): decode at n = 4096, 15.2 µs a call against 17.6 with 16 and 18.3 with 32. */
-#ifndef MOART_CUDA_COMBINE_WARPS
-#define MOART_CUDA_COMBINE_WARPS 8
-#endif
-#if MOART_CUDA_COMBINE_WARPS < 1 || MOART_CUDA_COMBINE_WARPS > 32
-#error "MOART_CUDA_COMBINE_WARPS: 1 to 32 (a block of at most 1024 threads, a scratch of 32 sums)"
-#endif
+/* The threads that compute one result of a combine (a stage that reduces the partials of P splits):
+ * moart_combine_warps on the current device (the warps a result, times 32). */
 /* A combine whose results each read at most MOART_CUDA_THIN_COMBINE partials (a batched GQA's few splits a
  * head) runs a thread a result instead (NAME_stageN_thin), the partials read in turn: a warp a result would
  * leave most of its lanes idle and the device would run the results in many short waves. 16 measured
@@ -576,11 +595,8 @@ static inline int64_t moart_cuda_device_warps(void) {
 #ifndef MOART_CUDA_THIN_COMBINE
 #define MOART_CUDA_THIN_COMBINE 16
 #endif
-static inline int moart_cuda_combine_width(int64_t results) {
-  int64_t warps = moart_cuda_device_warps(), per = results < 1 ? 1 : warps / results;
-  if (per > MOART_CUDA_COMBINE_WARPS)
-    per = MOART_CUDA_COMBINE_WARPS;
-  return 32 * (int)(per < 1 ? 1 : per);
+static inline int moart_cuda_combine_width(int64_t results, int64_t partials) {
+  return 32 * (int)moart_combine_warps(moart_cuda_device_warps(), results, partials);
 }
 
 /* moart_wave_splits on the current device: the floor of its warps / items, not the ceiling (moart_chunks
