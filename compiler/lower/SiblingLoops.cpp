@@ -63,7 +63,8 @@ LExprPtr replace(const LExprPtr &e, const LExprPtr &what, const LExprPtr &by) {
   return makeL(x);
 }
 
-// A rescaling factor that terms of two of the fused statements compute alike, declared once at the top.
+// A rescaling factor that terms of two of the fused statements of one type compute alike, declared once at
+// the top in that type.
 void shareFactors(LStmt &loop, SymbolTable &symbols) {
   std::vector<LStmt> declared;
   for (size_t i = 0; i < loop.body.size(); ++i) {
@@ -72,6 +73,8 @@ void shareFactors(LStmt &loop, SymbolTable &symbols) {
     for (const LExprPtr &f : mine) {
       bool shared = false;
       for (size_t j = i + 1; j < loop.body.size(); ++j) {
+        if (loop.body[j].type != loop.body[i].type)
+          continue;
         std::vector<LExprPtr> theirs;
         rescalings(loop.body[j].value, theirs);
         for (const LExprPtr &g : theirs)
@@ -82,7 +85,8 @@ void shareFactors(LStmt &loop, SymbolTable &symbols) {
       Symbol factor = symbols.fresh("factor");
       LExprPtr use = var(factor, false);
       for (size_t j = i; j < loop.body.size(); ++j)
-        loop.body[j].value = replace(loop.body[j].value, f, use);
+        if (loop.body[j].type == loop.body[i].type)
+          loop.body[j].value = replace(loop.body[j].value, f, use);
       declared.push_back(scalarStmt(LStmt::Decl, factor, loop.body[i].type, f, loop.body[i].loc));
     }
   }
@@ -112,12 +116,12 @@ std::vector<FusedSiblings> fuseSiblingReductions(std::vector<LStmt> &body, Symbo
         break;
       LStmt &b = body[j];
       std::set<Symbol> bFolded = reducedBy(b);
-      bool same = !bFolded.empty() && b.start == a.start && b.end == a.end && b.step == a.step;
+      bool fusable = !bFolded.empty() && b.start == a.start && b.end == a.end && b.step == a.step;
       for (const LStmt &t : b.body)
-        same = same && !reads(t.value, folded) && !folded.count(t.scalar);
+        fusable = fusable && !reads(t.value, folded) && !folded.count(t.scalar);
       for (const LStmt &t : a.body) // A's terms must not see B's scalars change under them
-        same = same && !reads(t.value, bFolded);
-      if (!same)
+        fusable = fusable && !reads(t.value, bFolded);
+      if (!fusable)
         break;
       if (!record)
         record = FusedSiblings{a.var, a.start, a.end, {a.body.front().loc}};
