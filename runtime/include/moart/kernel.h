@@ -274,7 +274,7 @@ static inline int64_t moart_wave_splits(int64_t warps, int64_t items, int64_t te
 #endif
 #if MOART_CUDA_COMBINE_WARPS < 1 || MOART_CUDA_COMBINE_WARPS > 32 || MOART_CUDA_COMBINE_WARPS_MIN < 1 || \
     MOART_CUDA_COMBINE_WARPS_MIN > MOART_CUDA_COMBINE_WARPS
-#error "MOART_CUDA_COMBINE_WARPS_MIN ≤ MOART_CUDA_COMBINE_WARPS, 1 to 32 (a block of at most 1024 threads)"
+#error "MOART_CUDA_COMBINE_WARPS_MIN <= MOART_CUDA_COMBINE_WARPS, both 1 to 32 (a block of at most 1024 threads)"
 #endif
 static inline int64_t moart_combine_warps(int64_t warps, int64_t results, int64_t partials) {
   int64_t per = partials < 1 ? 1 : (partials + 127) / 128;
