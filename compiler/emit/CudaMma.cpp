@@ -26,16 +26,6 @@ namespace {
 constexpr const char *fullMask = "0xffffffffu";
 const char *const component[4] = {"x", "y", "z", "w"};
 
-// Whether the expression reads a Var in `vars`, any load, or an integer that
-// depends on `index`.
-bool readsAny(const LExprPtr &e, const std::set<Symbol> &vars) {
-  if (e->kind == LExprKind::Var && vars.count(e->var))
-    return true;
-  for (const LExprPtr &a : e->args)
-    if (readsAny(a, vars))
-      return true;
-  return false;
-}
 bool loads(const LExprPtr &e) {
   if (e->kind == LExprKind::Load)
     return true;
@@ -127,7 +117,7 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
           continue;
         }
       }
-      bool element = readsAny(v, p.perElement) || dependsOn(v, loop.var);
+      bool element = readsVar(v, p.perElement) || dependsOn(v, loop.var);
       (element ? p.perElement : p.perSlot).insert(s.scalar);
       break;
     }
@@ -190,7 +180,7 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
         break; // m = next
       // (a term of a row's score: one the statements compute for each score)
       if (s.value->kind == LExprKind::Binary && s.value->op == BinOp::Add && !loads(s.value) &&
-          readsAny(s.value, p.perElement) &&
+          readsVar(s.value, p.perElement) &&
           ((isVar(s.value->args[0], s.scalar) && !dependsOn(s.value->args[1], s.scalar)) ||
            (isVar(s.value->args[1], s.scalar) && !dependsOn(s.value->args[0], s.scalar)))) {
         p.sums.insert(s.scalar); // s = s + x: each lane sums its rows, the
@@ -201,22 +191,22 @@ std::optional<CudaPrinter::MmaPlan> CudaPrinter::mmaPlan(const LStmt &loop,
     case LStmt::If: {
       // the rescaling where the maximum moved: statements of a value, each
       // applied to its sums and held registers (s = s * factor; o = o * factor)
-      if (!s.value || !s.onlySaves || !s.orElse.empty() || readsAny(s.value, p.perElement))
+      if (!s.value || !s.onlySaves || !s.orElse.empty() || readsVar(s.value, p.perElement))
         return std::nullopt;
       p.rescaling = &s;
       for (const LStmt &x : s.body) {
-        if (x.kind == LStmt::Decl && x.type == ElemType::F32 && !loads(x.value) && !readsAny(x.value, p.perElement)) {
+        if (x.kind == LStmt::Decl && x.type == ElemType::F32 && !loads(x.value) && !readsVar(x.value, p.perElement)) {
           declared.insert(x.scalar);
           p.perSlot.insert(x.scalar);
         } else if (x.kind == LStmt::Assign && x.type == ElemType::F32 && x.value->kind == LExprKind::Binary &&
-                   x.value->op == BinOp::Mul && !loads(x.value) && !readsAny(x.value, p.perElement) &&
+                   x.value->op == BinOp::Mul && !loads(x.value) && !readsVar(x.value, p.perElement) &&
                    (isVar(x.value->args[0], x.scalar) || isVar(x.value->args[1], x.scalar))) {
           scaled.insert(x.scalar);
         } else if (x.kind == LStmt::Loop && x.body.size() == 1 && x.start == SymExpr(0) &&
                    x.body[0].kind == LStmt::Store) {
           const LStmt &st = x.body[0];
           SymExpr ob;
-          if (!along(st.offset, x.var, ob) || !held.count({st.buffer, ob}) || readsAny(st.value, p.perElement))
+          if (!along(st.offset, x.var, ob) || !held.count({st.buffer, ob}) || readsVar(st.value, p.perElement))
             return std::nullopt;
           bool onlyItself = true; // its one load is the element it stores
           std::function<void(const LExprPtr &)> walk = [&](const LExprPtr &e) {

@@ -508,6 +508,14 @@ std::vector<const LStmt *> outerReductions(const LStmt &loop) {
   return out;
 }
 
+bool readsVar(const LExprPtr &e, const std::set<Symbol> &vars) {
+  if (!e)
+    return false;
+  if (e->kind == LExprKind::Var && vars.count(e->var))
+    return true;
+  return std::any_of(e->args.begin(), e->args.end(), [&](const LExprPtr &a) { return readsVar(a, vars); });
+}
+
 bool hasVectorLoop(const std::vector<LStmt> &body) {
   return std::any_of(body.begin(), body.end(), [](const LStmt &s) {
     return (s.kind == LStmt::Loop && s.loopKind == LoopKind::Vector) || hasVectorLoop(s.body) ||

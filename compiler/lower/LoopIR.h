@@ -249,6 +249,8 @@ int64_t rowBytes(const Kernel &k, const Region &region, Symbol term, std::vector
 std::vector<const LStmt *> outerReductions(const LStmt &loop);
 // Whether the statements hold a vector loop (LoopKind::Vector), nested ones included.
 bool hasVectorLoop(const std::vector<LStmt> &body);
+// Whether the expression (none: false) reads a scalar in `vars` (a Var of it), at any depth.
+bool readsVar(const LExprPtr &e, const std::set<Symbol> &vars);
 
 // The floor divisions and moduli of an expression whose operands use only `known` symbols, innermost
 // first (so that an outer one can be computed from an inner one's value): what a printer may compute once,

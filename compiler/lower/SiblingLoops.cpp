@@ -9,17 +9,6 @@ namespace moac {
 
 namespace {
 
-bool reads(const LExprPtr &e, const std::set<Symbol> &scalars) {
-  if (!e)
-    return false;
-  if (e->kind == LExprKind::Var && scalars.count(e->var))
-    return true;
-  for (const LExprPtr &a : e->args)
-    if (reads(a, scalars))
-      return true;
-  return false;
-}
-
 // The scalars a serial loop folds its terms into, or none where it is not such a loop.
 std::set<Symbol> reducedBy(const LStmt &s) {
   std::set<Symbol> out;
@@ -110,7 +99,7 @@ std::vector<FusedSiblings> fuseSiblingReductions(std::vector<LStmt> &body, Symbo
     for (;;) {
       LStmt &a = body[i];
       size_t j = i + 1;
-      while (j < body.size() && body[j].kind == LStmt::Decl && !reads(body[j].value, folded))
+      while (j < body.size() && body[j].kind == LStmt::Decl && !readsVar(body[j].value, folded))
         ++j;
       if (j == body.size())
         break;
@@ -118,9 +107,9 @@ std::vector<FusedSiblings> fuseSiblingReductions(std::vector<LStmt> &body, Symbo
       std::set<Symbol> bFolded = reducedBy(b);
       bool fusable = !bFolded.empty() && b.start == a.start && b.end == a.end && b.step == a.step;
       for (const LStmt &t : b.body)
-        fusable = fusable && !reads(t.value, folded) && !folded.count(t.scalar);
+        fusable = fusable && !readsVar(t.value, folded) && !folded.count(t.scalar);
       for (const LStmt &t : a.body) // A's terms must not see B's scalars change under them
-        fusable = fusable && !reads(t.value, bFolded);
+        fusable = fusable && !readsVar(t.value, bFolded);
       if (!fusable)
         break;
       if (!record)
