@@ -1828,6 +1828,1650 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
   }
 }
 
+/* online (splits): 8 values a warp */
+__global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 32)
+    moa_gqa_bf16_stage0_pack8(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
+                              int64_t P_online, const uint16_t *__restrict__ Q,
+                              const uint16_t *__restrict__ K, const uint16_t *__restrict__ V,
+                              float *online_m_part, float *online_sum_e_part,
+                              float *online_O_acc_part) {
+  (void)B;
+  (void)hq;
+  (void)hkv;
+  (void)n;
+  (void)dk;
+  (void)dv;
+  (void)P_online;
+  moart_cuda_start_next();
+  moart_cuda_wait_previous(); /* the kernel before it has finished: its stores are seen */
+  const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
+  const int64_t moa_extent0 = B;
+  const int64_t moa_extent1 = ((hq) + 7) / 8;
+  const int64_t moa_extent2 = P_online;
+  const int64_t moa_total = moa_extent0 * moa_extent1 * moa_extent2;
+  const int moa_lane = (int)(threadIdx.x & 3u);         /* a value's lanes: 4 of the warp's */
+  const int moa_pack = (int)((threadIdx.x & 31u) / 4u); /* the value of the pack */
+  for (int64_t moa_t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; moa_t < moa_total;
+       moa_t += ((int64_t)gridDim.x * blockDim.x) >> 5) {
+    int64_t moa_rest = moa_t;
+    const int64_t c = 0 + moa_rest % moa_extent2;
+    moa_rest /= moa_extent2;
+    const int64_t moa_value = 8 * (moa_rest % moa_extent1) + moa_pack;
+    const bool moa_live = moa_value < hq;
+    const int64_t j = 0 + (moa_live ? moa_value : hq - 1);
+    moa_rest /= moa_extent1;
+    const int64_t i = 0 + moa_rest;
+    const int64_t moa_div1 = moart_floordiv(hkv * j, hq);
+    float m = -INFINITY;
+    float acc = 0.0f;
+    if (moa_live) {
+      const bool moa_vec6 = ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                            (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+      for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 16) {
+        if (moa_vec6 && moa_g + 4 <= dv) {
+          float4 moa_r0;
+          { moa_r0.x = 0.0f; }
+          { moa_r0.y = 0.0f; }
+          { moa_r0.z = 0.0f; }
+          { moa_r0.w = 0.0f; }
+          *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                        moa_g] = moa_r0;
+        } else {
+          for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+            online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] = 0.0f;
+          }
+        }
+      }
+    }
+    float inv = sqrtf((float)(dk));
+    const bool moa_hold1 = ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                           (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0 &&
+                           dv <= 128 && ((dv)&3) == 0;
+    const bool moa_own1 = moa_hold1 && moa_live && 0 + 4 * moa_lane < dv;
+    float4 moa_h1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1)
+      moa_h1 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane];
+    const bool moa_own1_1 = moa_hold1 && moa_live && 0 + 4 * moa_lane + 16 < dv;
+    float4 moa_h1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1_1)
+      moa_h1_1 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 16];
+    const bool moa_own1_2 = moa_hold1 && moa_live && 0 + 4 * moa_lane + 32 < dv;
+    float4 moa_h1_2 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1_2)
+      moa_h1_2 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 32];
+    const bool moa_own1_3 = moa_hold1 && moa_live && 0 + 4 * moa_lane + 48 < dv;
+    float4 moa_h1_3 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1_3)
+      moa_h1_3 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 48];
+    const bool moa_own1_4 = moa_hold1 && moa_live && 0 + 4 * moa_lane + 64 < dv;
+    float4 moa_h1_4 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1_4)
+      moa_h1_4 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 64];
+    const bool moa_own1_5 = moa_hold1 && moa_live && 0 + 4 * moa_lane + 80 < dv;
+    float4 moa_h1_5 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1_5)
+      moa_h1_5 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 80];
+    const bool moa_own1_6 = moa_hold1 && moa_live && 0 + 4 * moa_lane + 96 < dv;
+    float4 moa_h1_6 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1_6)
+      moa_h1_6 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 96];
+    const bool moa_own1_7 = moa_hold1 && moa_live && 0 + 4 * moa_lane + 112 < dv;
+    float4 moa_h1_7 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (moa_own1_7)
+      moa_h1_7 = *(
+          const float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                            4 * moa_lane + 112];
+    const bool moa_pipe1 =
+        moa_hold1 && ((uintptr_t)K & 7u) == 0 &&
+        (((hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0)) & 3) == 0 && ((dk)&3) == 0 &&
+        ((uintptr_t)Q & 7u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0 && dk <= 128 && dv <= 128 &&
+        ((dv)&3) == 0 && ((uintptr_t)V & 7u) == 0 &&
+        (((hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0)) & 3) == 0;
+    const int64_t moa_tk1 = (hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0);
+    const int64_t moa_tv1 = (hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0);
+    const int64_t moa_tq1 = (hq * dk * i + dk * j);
+    const int64_t moa_tk1_0 = __shfl_sync(0xffffffffu, moa_tk1, 0),
+                  moa_tv1_0 = __shfl_sync(0xffffffffu, moa_tv1, 0);
+    const bool moa_mma1 = __all_sync(
+        0xffffffffu,
+        MOART_CUDA_MMA && moa_pipe1 && ((uintptr_t)K & 15u) == 0 && ((uintptr_t)V & 15u) == 0 &&
+            ((uintptr_t)Q & 15u) == 0 && ((dk)&7) == 0 && ((dv)&7) == 0 && ((dk)&7) == 0 &&
+            ((dv)&7) == 0 &&
+            (!moa_live || (moa_tk1 == moa_tk1_0 && moa_tv1 == moa_tv1_0 && (moa_tk1 & 7) == 0 &&
+                           (moa_tv1 & 7) == 0 && (moa_tq1 & 7) == 0)));
+    if (moa_mma1) {
+      const int moa_gr1 = (int)((threadIdx.x & 31u) >> 2), moa_gc1 = (int)(threadIdx.x & 3u);
+      __shared__ float4
+          moa_xs1[1024]; /* each warp's values' rows of the weighted sum, moved between layouts */
+      float *moa_x1 = (float *)&moa_xs1[(threadIdx.x >> 5) * 256];
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane] = moa_h1;
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 16] = moa_h1_1;
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 32] = moa_h1_2;
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 48] = moa_h1_3;
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 64] = moa_h1_4;
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 80] = moa_h1_5;
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 96] = moa_h1_6;
+      *(float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 112] = moa_h1_7;
+      __syncwarp();
+      float4 moa_o1_0_0 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 0] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 0] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 1] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 1] : 0.0f);
+      float4 moa_o1_0_1 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 2] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 2] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 3] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 3] : 0.0f);
+      float4 moa_o1_0_2 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 4] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 4] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 5] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 5] : 0.0f);
+      float4 moa_o1_0_3 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 6] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 6] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 7] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 7] : 0.0f);
+      float4 moa_o1_0_4 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 8] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 8] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 9] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 9] : 0.0f);
+      float4 moa_o1_0_5 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 10] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 10] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 11] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 11] : 0.0f);
+      float4 moa_o1_0_6 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 12] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 12] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 13] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 13] : 0.0f);
+      float4 moa_o1_0_7 = make_float4(
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 14] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 14] : 0.0f,
+          2 * moa_gc1 + 0 < 8 ? moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 15] : 0.0f,
+          2 * moa_gc1 + 1 < 8 ? moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 15] : 0.0f);
+      __syncwarp();
+      float moa_m_0 = __shfl_sync(0xffffffffu, m, (moa_gr1 + 0) * 4);
+      float moa_acc_0 = __shfl_sync(0xffffffffu, acc, (moa_gr1 + 0) * 4);
+      if (moa_gc1 != 0)
+        moa_acc_0 = 0.0f;
+      const bool moa_kc1_0 = 32 * 0 + 8 * moa_gc1 < dk;
+      const bool moa_kc1_1 = 32 * 1 + 8 * moa_gc1 < dk;
+      const bool moa_kc1_2 = 32 * 2 + 8 * moa_gc1 < dk;
+      const bool moa_kc1_3 = 32 * 3 + 8 * moa_gc1 < dk;
+      const int64_t moa_qa1_0 = __shfl_sync(0xffffffffu, moa_tq1, (moa_gr1 + 0) * 4);
+      const bool moa_ql1_0 =
+          __shfl_sync(0xffffffffu, (int)moa_live, (moa_gr1 + 0) * 4) && moa_gr1 + 0 < 8;
+      uint4 moa_q1_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+      if (moa_ql1_0 && moa_kc1_0)
+        moa_q1_0_0_0 = *(const uint4 *)&Q[moa_qa1_0 + 0 + 8 * moa_gc1];
+      uint4 moa_q1_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+      if (moa_ql1_0 && moa_kc1_1)
+        moa_q1_0_1_0 = *(const uint4 *)&Q[moa_qa1_0 + 32 + 8 * moa_gc1];
+      uint4 moa_q1_0_2_0 = make_uint4(0u, 0u, 0u, 0u);
+      if (moa_ql1_0 && moa_kc1_2)
+        moa_q1_0_2_0 = *(const uint4 *)&Q[moa_qa1_0 + 64 + 8 * moa_gc1];
+      uint4 moa_q1_0_3_0 = make_uint4(0u, 0u, 0u, 0u);
+      if (moa_ql1_0 && moa_kc1_3)
+        moa_q1_0_3_0 = *(const uint4 *)&Q[moa_qa1_0 + 96 + 8 * moa_gc1];
+      const uint4 moa_qa1_0_0 = make_uint4(moa_q1_0_0_0.x, 0u, moa_q1_0_0_0.y, 0u);
+      const uint4 moa_qa1_0_1 = make_uint4(moa_q1_0_0_0.z, 0u, moa_q1_0_0_0.w, 0u);
+      const uint4 moa_qa1_1_0 = make_uint4(moa_q1_0_1_0.x, 0u, moa_q1_0_1_0.y, 0u);
+      const uint4 moa_qa1_1_1 = make_uint4(moa_q1_0_1_0.z, 0u, moa_q1_0_1_0.w, 0u);
+      const uint4 moa_qa1_2_0 = make_uint4(moa_q1_0_2_0.x, 0u, moa_q1_0_2_0.y, 0u);
+      const uint4 moa_qa1_2_1 = make_uint4(moa_q1_0_2_0.z, 0u, moa_q1_0_2_0.w, 0u);
+      const uint4 moa_qa1_3_0 = make_uint4(moa_q1_0_3_0.x, 0u, moa_q1_0_3_0.y, 0u);
+      const uint4 moa_qa1_3_1 = make_uint4(moa_q1_0_3_0.z, 0u, moa_q1_0_3_0.w, 0u);
+      const auto *moa_kp1 = &K[moa_tk1_0 + (int64_t)moa_gr1 * dk + 8 * moa_gc1];
+      const auto *moa_vp1 = &V[moa_tv1_0 + (int64_t)(2 * moa_gc1) * dv + 16 * moa_gr1];
+      const bool moa_vc1_0 = 16 * moa_gr1 + 0 < dv;
+      const bool moa_vc1_1 = 16 * moa_gr1 + 8 < dv;
+      const int64_t moa_ms1 = moart_mini((c * moa_div0 + moa_div0), n);
+      uint4 moa_k1_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k1_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k1_0_0_2 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k1_0_0_3 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k1_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k1_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k1_0_1_2 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_k1_0_1_3 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_2_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_2_1 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_3_0 = make_uint4(0u, 0u, 0u, 0u);
+      uint4 moa_v1_0_3_1 = make_uint4(0u, 0u, 0u, 0u);
+      const int64_t moa_full1 =
+          moa_ms1 > c * moa_div0 ? c * moa_div0 + (moa_ms1 - c * moa_div0) / 16 * 16 : c * moa_div0;
+      for (int64_t moa_lt1 = c * moa_div0; moa_lt1 < moa_full1; moa_lt1 += 16) {
+        if (moa_kc1_0)
+          moa_k1_0_0_0 = *(const uint4 *)&moa_kp1[0];
+        if (moa_kc1_1)
+          moa_k1_0_0_1 = *(const uint4 *)&moa_kp1[32];
+        if (moa_kc1_2)
+          moa_k1_0_0_2 = *(const uint4 *)&moa_kp1[64];
+        if (moa_kc1_3)
+          moa_k1_0_0_3 = *(const uint4 *)&moa_kp1[96];
+        if (moa_kc1_0)
+          moa_k1_0_1_0 = *(const uint4 *)&moa_kp1[8 * (dk) + 0];
+        if (moa_kc1_1)
+          moa_k1_0_1_1 = *(const uint4 *)&moa_kp1[8 * (dk) + 32];
+        if (moa_kc1_2)
+          moa_k1_0_1_2 = *(const uint4 *)&moa_kp1[8 * (dk) + 64];
+        if (moa_kc1_3)
+          moa_k1_0_1_3 = *(const uint4 *)&moa_kp1[8 * (dk) + 96];
+        if (moa_vc1_0)
+          moa_v1_0_0_0 = *(const uint4 *)&moa_vp1[0];
+        if (moa_vc1_1)
+          moa_v1_0_0_1 = *(const uint4 *)&moa_vp1[8];
+        if (moa_vc1_0)
+          moa_v1_0_1_0 = *(const uint4 *)&moa_vp1[1 * (dv) + 0];
+        if (moa_vc1_1)
+          moa_v1_0_1_1 = *(const uint4 *)&moa_vp1[1 * (dv) + 8];
+        if (moa_vc1_0)
+          moa_v1_0_2_0 = *(const uint4 *)&moa_vp1[8 * (dv) + 0];
+        if (moa_vc1_1)
+          moa_v1_0_2_1 = *(const uint4 *)&moa_vp1[8 * (dv) + 8];
+        if (moa_vc1_0)
+          moa_v1_0_3_0 = *(const uint4 *)&moa_vp1[9 * (dv) + 0];
+        if (moa_vc1_1)
+          moa_v1_0_3_1 = *(const uint4 *)&moa_vp1[9 * (dv) + 8];
+        moa_kp1 += 16 * (dk);
+        moa_vp1 += 16 * (dv);
+        float4 moa_s1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float4 moa_s1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_0_0, make_uint2(moa_k1_0_0_0.x, moa_k1_0_0_0.y));
+        moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_0_0, make_uint2(moa_k1_0_1_0.x, moa_k1_0_1_0.y));
+        moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_0_1, make_uint2(moa_k1_0_0_0.z, moa_k1_0_0_0.w));
+        moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_0_1, make_uint2(moa_k1_0_1_0.z, moa_k1_0_1_0.w));
+        if (32 < dk) {
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_1_0, make_uint2(moa_k1_0_0_1.x, moa_k1_0_0_1.y));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_1_0, make_uint2(moa_k1_0_1_1.x, moa_k1_0_1_1.y));
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_1_1, make_uint2(moa_k1_0_0_1.z, moa_k1_0_0_1.w));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_1_1, make_uint2(moa_k1_0_1_1.z, moa_k1_0_1_1.w));
+        }
+        if (64 < dk) {
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_2_0, make_uint2(moa_k1_0_0_2.x, moa_k1_0_0_2.y));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_2_0, make_uint2(moa_k1_0_1_2.x, moa_k1_0_1_2.y));
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_2_1, make_uint2(moa_k1_0_0_2.z, moa_k1_0_0_2.w));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_2_1, make_uint2(moa_k1_0_1_2.z, moa_k1_0_1_2.w));
+        }
+        if (96 < dk) {
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_3_0, make_uint2(moa_k1_0_0_3.x, moa_k1_0_0_3.y));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_3_0, make_uint2(moa_k1_0_1_3.x, moa_k1_0_1_3.y));
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_3_1, make_uint2(moa_k1_0_0_3.z, moa_k1_0_0_3.w));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_3_1, make_uint2(moa_k1_0_1_3.z, moa_k1_0_1_3.w));
+        }
+        float moa_e_000 = (moa_s1_0.x / inv);
+        float moa_e_001 = (moa_s1_0.y / inv);
+        float moa_e_010 = (moa_s1_1.x / inv);
+        float moa_e_011 = (moa_s1_1.y / inv);
+        float moa_tm1_0 =
+            moart_maxf(moart_maxf(moa_e_000, moa_e_001), moart_maxf(moa_e_010, moa_e_011));
+        moa_tm1_0 = moart_maxf(moa_tm1_0, __shfl_xor_sync(0xffffffffu, moa_tm1_0, 1));
+        moa_tm1_0 = moart_maxf(moa_tm1_0, __shfl_xor_sync(0xffffffffu, moa_tm1_0, 2));
+        float moa_next_0 = moart_maxf(moa_m_0, moa_tm1_0);
+        float moa_w_000 = moart_rescalef(moa_e_000, moa_next_0);
+        float moa_w_001 = moart_rescalef(moa_e_001, moa_next_0);
+        float moa_w_010 = moart_rescalef(moa_e_010, moa_next_0);
+        float moa_w_011 = moart_rescalef(moa_e_011, moa_next_0);
+        if (__any_sync(0xffffffffu, (moa_next_0 != moa_m_0))) {
+          float moa_scale_0 = moart_rescalef(moa_m_0, moa_next_0);
+          moa_acc_0 = (moa_acc_0 * moa_scale_0);
+          const float moa_scale_h00 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc1 + 0));
+          const float moa_scale_h01 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc1 + 1));
+          moa_o1_0_0.x = (moa_o1_0_0.x * moa_scale_h00);
+          moa_o1_0_0.y = (moa_o1_0_0.y * moa_scale_h01);
+          moa_o1_0_0.z = (moa_o1_0_0.z * moa_scale_h00);
+          moa_o1_0_0.w = (moa_o1_0_0.w * moa_scale_h01);
+          moa_o1_0_1.x = (moa_o1_0_1.x * moa_scale_h00);
+          moa_o1_0_1.y = (moa_o1_0_1.y * moa_scale_h01);
+          moa_o1_0_1.z = (moa_o1_0_1.z * moa_scale_h00);
+          moa_o1_0_1.w = (moa_o1_0_1.w * moa_scale_h01);
+          moa_o1_0_2.x = (moa_o1_0_2.x * moa_scale_h00);
+          moa_o1_0_2.y = (moa_o1_0_2.y * moa_scale_h01);
+          moa_o1_0_2.z = (moa_o1_0_2.z * moa_scale_h00);
+          moa_o1_0_2.w = (moa_o1_0_2.w * moa_scale_h01);
+          moa_o1_0_3.x = (moa_o1_0_3.x * moa_scale_h00);
+          moa_o1_0_3.y = (moa_o1_0_3.y * moa_scale_h01);
+          moa_o1_0_3.z = (moa_o1_0_3.z * moa_scale_h00);
+          moa_o1_0_3.w = (moa_o1_0_3.w * moa_scale_h01);
+          moa_o1_0_4.x = (moa_o1_0_4.x * moa_scale_h00);
+          moa_o1_0_4.y = (moa_o1_0_4.y * moa_scale_h01);
+          moa_o1_0_4.z = (moa_o1_0_4.z * moa_scale_h00);
+          moa_o1_0_4.w = (moa_o1_0_4.w * moa_scale_h01);
+          moa_o1_0_5.x = (moa_o1_0_5.x * moa_scale_h00);
+          moa_o1_0_5.y = (moa_o1_0_5.y * moa_scale_h01);
+          moa_o1_0_5.z = (moa_o1_0_5.z * moa_scale_h00);
+          moa_o1_0_5.w = (moa_o1_0_5.w * moa_scale_h01);
+          moa_o1_0_6.x = (moa_o1_0_6.x * moa_scale_h00);
+          moa_o1_0_6.y = (moa_o1_0_6.y * moa_scale_h01);
+          moa_o1_0_6.z = (moa_o1_0_6.z * moa_scale_h00);
+          moa_o1_0_6.w = (moa_o1_0_6.w * moa_scale_h01);
+          moa_o1_0_7.x = (moa_o1_0_7.x * moa_scale_h00);
+          moa_o1_0_7.y = (moa_o1_0_7.y * moa_scale_h01);
+          moa_o1_0_7.z = (moa_o1_0_7.z * moa_scale_h00);
+          moa_o1_0_7.w = (moa_o1_0_7.w * moa_scale_h01);
+        }
+        moa_acc_0 = (moa_acc_0 + moa_w_000);
+        moa_acc_0 = (moa_acc_0 + moa_w_001);
+        moa_acc_0 = (moa_acc_0 + moa_w_010);
+        moa_acc_0 = (moa_acc_0 + moa_w_011);
+        const float moa_w1_000 = moa_w_000;
+        const float moa_w1_001 = moa_w_001;
+        const float moa_w1_010 = moa_w_010;
+        const float moa_w1_011 = moa_w_011;
+        uint32_t moa_pa1_00, moa_pb1_00;
+        moart_cuda_split_bf16x2(moa_w1_000, moa_w1_001, &moa_pa1_00, &moa_pb1_00);
+        uint32_t moa_pa1_01, moa_pb1_01;
+        moart_cuda_split_bf16x2(moa_w1_010, moa_w1_011, &moa_pa1_01, &moa_pb1_01);
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.x, moa_v1_0_1_0.x, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.x, moa_v1_0_1_0.x, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.x, moa_v1_0_3_0.x, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.x, moa_v1_0_3_0.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_0, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_0, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.y, moa_v1_0_1_0.y, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.y, moa_v1_0_1_0.y, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.y, moa_v1_0_3_0.y, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.y, moa_v1_0_3_0.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_1, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_1, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.z, moa_v1_0_1_0.z, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.z, moa_v1_0_1_0.z, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.z, moa_v1_0_3_0.z, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.z, moa_v1_0_3_0.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_2, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_2, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.w, moa_v1_0_1_0.w, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.w, moa_v1_0_1_0.w, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.w, moa_v1_0_3_0.w, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.w, moa_v1_0_3_0.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_3, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_3, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.x, moa_v1_0_1_1.x, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.x, moa_v1_0_1_1.x, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.x, moa_v1_0_3_1.x, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.x, moa_v1_0_3_1.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_4, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_4, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.y, moa_v1_0_1_1.y, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.y, moa_v1_0_1_1.y, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.y, moa_v1_0_3_1.y, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.y, moa_v1_0_3_1.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_5, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_5, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.z, moa_v1_0_1_1.z, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.z, moa_v1_0_1_1.z, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.z, moa_v1_0_3_1.z, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.z, moa_v1_0_3_1.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_6, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_6, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.w, moa_v1_0_1_1.w, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.w, moa_v1_0_1_1.w, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.w, moa_v1_0_3_1.w, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.w, moa_v1_0_3_1.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_7, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_7, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        moa_m_0 = moa_next_0;
+      }
+      if (moa_full1 < moa_ms1) {
+        if (moa_full1 + 0 + moa_gr1 < moa_ms1) {
+          if (moa_kc1_0)
+            moa_k1_0_0_0 = *(const uint4 *)&moa_kp1[0];
+          if (moa_kc1_1)
+            moa_k1_0_0_1 = *(const uint4 *)&moa_kp1[32];
+          if (moa_kc1_2)
+            moa_k1_0_0_2 = *(const uint4 *)&moa_kp1[64];
+          if (moa_kc1_3)
+            moa_k1_0_0_3 = *(const uint4 *)&moa_kp1[96];
+        } else {
+          moa_k1_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k1_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k1_0_0_2 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k1_0_0_3 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_full1 + 8 + moa_gr1 < moa_ms1) {
+          if (moa_kc1_0)
+            moa_k1_0_1_0 = *(const uint4 *)&moa_kp1[8 * (dk) + 0];
+          if (moa_kc1_1)
+            moa_k1_0_1_1 = *(const uint4 *)&moa_kp1[8 * (dk) + 32];
+          if (moa_kc1_2)
+            moa_k1_0_1_2 = *(const uint4 *)&moa_kp1[8 * (dk) + 64];
+          if (moa_kc1_3)
+            moa_k1_0_1_3 = *(const uint4 *)&moa_kp1[8 * (dk) + 96];
+        } else {
+          moa_k1_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k1_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k1_0_1_2 = make_uint4(0u, 0u, 0u, 0u);
+          moa_k1_0_1_3 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_full1 + 2 * moa_gc1 + 0 < moa_ms1) {
+          if (moa_vc1_0)
+            moa_v1_0_0_0 = *(const uint4 *)&moa_vp1[0];
+          if (moa_vc1_1)
+            moa_v1_0_0_1 = *(const uint4 *)&moa_vp1[8];
+        } else {
+          moa_v1_0_0_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v1_0_0_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_full1 + 2 * moa_gc1 + 1 < moa_ms1) {
+          if (moa_vc1_0)
+            moa_v1_0_1_0 = *(const uint4 *)&moa_vp1[1 * (dv) + 0];
+          if (moa_vc1_1)
+            moa_v1_0_1_1 = *(const uint4 *)&moa_vp1[1 * (dv) + 8];
+        } else {
+          moa_v1_0_1_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v1_0_1_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_full1 + 2 * moa_gc1 + 8 < moa_ms1) {
+          if (moa_vc1_0)
+            moa_v1_0_2_0 = *(const uint4 *)&moa_vp1[8 * (dv) + 0];
+          if (moa_vc1_1)
+            moa_v1_0_2_1 = *(const uint4 *)&moa_vp1[8 * (dv) + 8];
+        } else {
+          moa_v1_0_2_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v1_0_2_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        if (moa_full1 + 2 * moa_gc1 + 9 < moa_ms1) {
+          if (moa_vc1_0)
+            moa_v1_0_3_0 = *(const uint4 *)&moa_vp1[9 * (dv) + 0];
+          if (moa_vc1_1)
+            moa_v1_0_3_1 = *(const uint4 *)&moa_vp1[9 * (dv) + 8];
+        } else {
+          moa_v1_0_3_0 = make_uint4(0u, 0u, 0u, 0u);
+          moa_v1_0_3_1 = make_uint4(0u, 0u, 0u, 0u);
+        }
+        moa_kp1 += 16 * (dk);
+        moa_vp1 += 16 * (dv);
+        float4 moa_s1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float4 moa_s1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_0_0, make_uint2(moa_k1_0_0_0.x, moa_k1_0_0_0.y));
+        moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_0_0, make_uint2(moa_k1_0_1_0.x, moa_k1_0_1_0.y));
+        moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_0_1, make_uint2(moa_k1_0_0_0.z, moa_k1_0_0_0.w));
+        moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_0_1, make_uint2(moa_k1_0_1_0.z, moa_k1_0_1_0.w));
+        if (32 < dk) {
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_1_0, make_uint2(moa_k1_0_0_1.x, moa_k1_0_0_1.y));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_1_0, make_uint2(moa_k1_0_1_1.x, moa_k1_0_1_1.y));
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_1_1, make_uint2(moa_k1_0_0_1.z, moa_k1_0_0_1.w));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_1_1, make_uint2(moa_k1_0_1_1.z, moa_k1_0_1_1.w));
+        }
+        if (64 < dk) {
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_2_0, make_uint2(moa_k1_0_0_2.x, moa_k1_0_0_2.y));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_2_0, make_uint2(moa_k1_0_1_2.x, moa_k1_0_1_2.y));
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_2_1, make_uint2(moa_k1_0_0_2.z, moa_k1_0_0_2.w));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_2_1, make_uint2(moa_k1_0_1_2.z, moa_k1_0_1_2.w));
+        }
+        if (96 < dk) {
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_3_0, make_uint2(moa_k1_0_0_3.x, moa_k1_0_0_3.y));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_3_0, make_uint2(moa_k1_0_1_3.x, moa_k1_0_1_3.y));
+          moart_cuda_mma_bf16(&moa_s1_0, moa_qa1_3_1, make_uint2(moa_k1_0_0_3.z, moa_k1_0_0_3.w));
+          moart_cuda_mma_bf16(&moa_s1_1, moa_qa1_3_1, make_uint2(moa_k1_0_1_3.z, moa_k1_0_1_3.w));
+        }
+        float moa_e_000 = (moa_s1_0.x / inv);
+        float moa_e_001 = (moa_s1_0.y / inv);
+        float moa_e_010 = (moa_s1_1.x / inv);
+        float moa_e_011 = (moa_s1_1.y / inv);
+        if (moa_full1 + 0 + 2 * moa_gc1 >= moa_ms1)
+          moa_e_000 = -INFINITY;
+        if (moa_full1 + 1 + 2 * moa_gc1 >= moa_ms1)
+          moa_e_001 = -INFINITY;
+        if (moa_full1 + 8 + 2 * moa_gc1 >= moa_ms1)
+          moa_e_010 = -INFINITY;
+        if (moa_full1 + 9 + 2 * moa_gc1 >= moa_ms1)
+          moa_e_011 = -INFINITY;
+        float moa_tm1_0 =
+            moart_maxf(moart_maxf(moa_e_000, moa_e_001), moart_maxf(moa_e_010, moa_e_011));
+        moa_tm1_0 = moart_maxf(moa_tm1_0, __shfl_xor_sync(0xffffffffu, moa_tm1_0, 1));
+        moa_tm1_0 = moart_maxf(moa_tm1_0, __shfl_xor_sync(0xffffffffu, moa_tm1_0, 2));
+        float moa_next_0 = moart_maxf(moa_m_0, moa_tm1_0);
+        float moa_w_000 = moart_rescalef(moa_e_000, moa_next_0);
+        float moa_w_001 = moart_rescalef(moa_e_001, moa_next_0);
+        float moa_w_010 = moart_rescalef(moa_e_010, moa_next_0);
+        float moa_w_011 = moart_rescalef(moa_e_011, moa_next_0);
+        if (__any_sync(0xffffffffu, (moa_next_0 != moa_m_0))) {
+          float moa_scale_0 = moart_rescalef(moa_m_0, moa_next_0);
+          moa_acc_0 = (moa_acc_0 * moa_scale_0);
+          const float moa_scale_h00 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc1 + 0));
+          const float moa_scale_h01 = __shfl_sync(0xffffffffu, moa_scale_0, 4 * (2 * moa_gc1 + 1));
+          moa_o1_0_0.x = (moa_o1_0_0.x * moa_scale_h00);
+          moa_o1_0_0.y = (moa_o1_0_0.y * moa_scale_h01);
+          moa_o1_0_0.z = (moa_o1_0_0.z * moa_scale_h00);
+          moa_o1_0_0.w = (moa_o1_0_0.w * moa_scale_h01);
+          moa_o1_0_1.x = (moa_o1_0_1.x * moa_scale_h00);
+          moa_o1_0_1.y = (moa_o1_0_1.y * moa_scale_h01);
+          moa_o1_0_1.z = (moa_o1_0_1.z * moa_scale_h00);
+          moa_o1_0_1.w = (moa_o1_0_1.w * moa_scale_h01);
+          moa_o1_0_2.x = (moa_o1_0_2.x * moa_scale_h00);
+          moa_o1_0_2.y = (moa_o1_0_2.y * moa_scale_h01);
+          moa_o1_0_2.z = (moa_o1_0_2.z * moa_scale_h00);
+          moa_o1_0_2.w = (moa_o1_0_2.w * moa_scale_h01);
+          moa_o1_0_3.x = (moa_o1_0_3.x * moa_scale_h00);
+          moa_o1_0_3.y = (moa_o1_0_3.y * moa_scale_h01);
+          moa_o1_0_3.z = (moa_o1_0_3.z * moa_scale_h00);
+          moa_o1_0_3.w = (moa_o1_0_3.w * moa_scale_h01);
+          moa_o1_0_4.x = (moa_o1_0_4.x * moa_scale_h00);
+          moa_o1_0_4.y = (moa_o1_0_4.y * moa_scale_h01);
+          moa_o1_0_4.z = (moa_o1_0_4.z * moa_scale_h00);
+          moa_o1_0_4.w = (moa_o1_0_4.w * moa_scale_h01);
+          moa_o1_0_5.x = (moa_o1_0_5.x * moa_scale_h00);
+          moa_o1_0_5.y = (moa_o1_0_5.y * moa_scale_h01);
+          moa_o1_0_5.z = (moa_o1_0_5.z * moa_scale_h00);
+          moa_o1_0_5.w = (moa_o1_0_5.w * moa_scale_h01);
+          moa_o1_0_6.x = (moa_o1_0_6.x * moa_scale_h00);
+          moa_o1_0_6.y = (moa_o1_0_6.y * moa_scale_h01);
+          moa_o1_0_6.z = (moa_o1_0_6.z * moa_scale_h00);
+          moa_o1_0_6.w = (moa_o1_0_6.w * moa_scale_h01);
+          moa_o1_0_7.x = (moa_o1_0_7.x * moa_scale_h00);
+          moa_o1_0_7.y = (moa_o1_0_7.y * moa_scale_h01);
+          moa_o1_0_7.z = (moa_o1_0_7.z * moa_scale_h00);
+          moa_o1_0_7.w = (moa_o1_0_7.w * moa_scale_h01);
+        }
+        if (moa_full1 + 0 + 2 * moa_gc1 < moa_ms1)
+          moa_acc_0 = (moa_acc_0 + moa_w_000);
+        if (moa_full1 + 1 + 2 * moa_gc1 < moa_ms1)
+          moa_acc_0 = (moa_acc_0 + moa_w_001);
+        if (moa_full1 + 8 + 2 * moa_gc1 < moa_ms1)
+          moa_acc_0 = (moa_acc_0 + moa_w_010);
+        if (moa_full1 + 9 + 2 * moa_gc1 < moa_ms1)
+          moa_acc_0 = (moa_acc_0 + moa_w_011);
+        const float moa_w1_000 = moa_full1 + 0 + 2 * moa_gc1 < moa_ms1 ? moa_w_000 : 0.0f;
+        const float moa_w1_001 = moa_full1 + 1 + 2 * moa_gc1 < moa_ms1 ? moa_w_001 : 0.0f;
+        const float moa_w1_010 = moa_full1 + 8 + 2 * moa_gc1 < moa_ms1 ? moa_w_010 : 0.0f;
+        const float moa_w1_011 = moa_full1 + 9 + 2 * moa_gc1 < moa_ms1 ? moa_w_011 : 0.0f;
+        uint32_t moa_pa1_00, moa_pb1_00;
+        moart_cuda_split_bf16x2(moa_w1_000, moa_w1_001, &moa_pa1_00, &moa_pb1_00);
+        uint32_t moa_pa1_01, moa_pb1_01;
+        moart_cuda_split_bf16x2(moa_w1_010, moa_w1_011, &moa_pa1_01, &moa_pb1_01);
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.x, moa_v1_0_1_0.x, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.x, moa_v1_0_1_0.x, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.x, moa_v1_0_3_0.x, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.x, moa_v1_0_3_0.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_0, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_0, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.y, moa_v1_0_1_0.y, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.y, moa_v1_0_1_0.y, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.y, moa_v1_0_3_0.y, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.y, moa_v1_0_3_0.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_1, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_1, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.z, moa_v1_0_1_0.z, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.z, moa_v1_0_1_0.z, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.z, moa_v1_0_3_0.z, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.z, moa_v1_0_3_0.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_2, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_2, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_0.w, moa_v1_0_1_0.w, 0x5410),
+                                         __byte_perm(moa_v1_0_0_0.w, moa_v1_0_1_0.w, 0x7632),
+                                         __byte_perm(moa_v1_0_2_0.w, moa_v1_0_3_0.w, 0x5410),
+                                         __byte_perm(moa_v1_0_2_0.w, moa_v1_0_3_0.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_3, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_3, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.x, moa_v1_0_1_1.x, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.x, moa_v1_0_1_1.x, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.x, moa_v1_0_3_1.x, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.x, moa_v1_0_3_1.x, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_4, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_4, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.y, moa_v1_0_1_1.y, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.y, moa_v1_0_1_1.y, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.y, moa_v1_0_3_1.y, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.y, moa_v1_0_3_1.y, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_5, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_5, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.z, moa_v1_0_1_1.z, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.z, moa_v1_0_1_1.z, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.z, moa_v1_0_3_1.z, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.z, moa_v1_0_3_1.z, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_6, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_6, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        {
+          const uint4 moa_a = make_uint4(__byte_perm(moa_v1_0_0_1.w, moa_v1_0_1_1.w, 0x5410),
+                                         __byte_perm(moa_v1_0_0_1.w, moa_v1_0_1_1.w, 0x7632),
+                                         __byte_perm(moa_v1_0_2_1.w, moa_v1_0_3_1.w, 0x5410),
+                                         __byte_perm(moa_v1_0_2_1.w, moa_v1_0_3_1.w, 0x7632));
+          moart_cuda_mma_bf16(&moa_o1_0_7, moa_a, make_uint2(moa_pa1_00, moa_pa1_01));
+          moart_cuda_mma_bf16(&moa_o1_0_7, moa_a, make_uint2(moa_pb1_00, moa_pb1_01));
+        }
+        moa_m_0 = moa_next_0;
+      }
+      if (2 * moa_gc1 + 0 < 8) {
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 0] = moa_o1_0_0.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 1] = moa_o1_0_0.z;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 2] = moa_o1_0_1.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 3] = moa_o1_0_1.z;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 4] = moa_o1_0_2.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 5] = moa_o1_0_2.z;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 6] = moa_o1_0_3.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 7] = moa_o1_0_3.z;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 8] = moa_o1_0_4.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 9] = moa_o1_0_4.z;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 10] = moa_o1_0_5.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 11] = moa_o1_0_5.z;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 12] = moa_o1_0_6.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 13] = moa_o1_0_6.z;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 14] = moa_o1_0_7.x;
+        moa_x1[(2 * moa_gc1 + 0) * 128 + 16 * moa_gr1 + 15] = moa_o1_0_7.z;
+      }
+      if (2 * moa_gc1 + 1 < 8) {
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 0] = moa_o1_0_0.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 1] = moa_o1_0_0.w;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 2] = moa_o1_0_1.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 3] = moa_o1_0_1.w;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 4] = moa_o1_0_2.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 5] = moa_o1_0_2.w;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 6] = moa_o1_0_3.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 7] = moa_o1_0_3.w;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 8] = moa_o1_0_4.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 9] = moa_o1_0_4.w;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 10] = moa_o1_0_5.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 11] = moa_o1_0_5.w;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 12] = moa_o1_0_6.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 13] = moa_o1_0_6.w;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 14] = moa_o1_0_7.y;
+        moa_x1[(2 * moa_gc1 + 1) * 128 + 16 * moa_gr1 + 15] = moa_o1_0_7.w;
+      }
+      __syncwarp();
+      moa_h1 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane];
+      moa_h1_1 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 16];
+      moa_h1_2 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 32];
+      moa_h1_3 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 48];
+      moa_h1_4 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 64];
+      moa_h1_5 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 80];
+      moa_h1_6 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 96];
+      moa_h1_7 = *(const float4 *)&moa_x1[moa_pack * 128 + 4 * moa_lane + 112];
+      m = __shfl_sync(0xffffffffu, moa_m_0, 4 * (moa_pack % 8));
+      moa_acc_0 += __shfl_xor_sync(0xffffffffu, moa_acc_0, 1);
+      moa_acc_0 += __shfl_xor_sync(0xffffffffu, moa_acc_0, 2);
+      acc = __shfl_sync(0xffffffffu, moa_acc_0, 4 * (moa_pack % 8));
+    } else if (moa_pipe1) {
+      const bool moa_on1_0_0 = moa_live && 0 + 4 * moa_lane < dk;
+      const bool moa_on1_0_1 = moa_live && 0 + 4 * moa_lane + 16 < dk;
+      const bool moa_on1_0_2 = moa_live && 0 + 4 * moa_lane + 32 < dk;
+      const bool moa_on1_0_3 = moa_live && 0 + 4 * moa_lane + 48 < dk;
+      const bool moa_on1_0_4 = moa_live && 0 + 4 * moa_lane + 64 < dk;
+      const bool moa_on1_0_5 = moa_live && 0 + 4 * moa_lane + 80 < dk;
+      const bool moa_on1_0_6 = moa_live && 0 + 4 * moa_lane + 96 < dk;
+      const bool moa_on1_0_7 = moa_live && 0 + 4 * moa_lane + 112 < dk;
+      const bool moa_on1_1_0 = moa_live && 0 + 4 * moa_lane < dv;
+      const bool moa_on1_1_1 = moa_live && 0 + 4 * moa_lane + 16 < dv;
+      const bool moa_on1_1_2 = moa_live && 0 + 4 * moa_lane + 32 < dv;
+      const bool moa_on1_1_3 = moa_live && 0 + 4 * moa_lane + 48 < dv;
+      const bool moa_on1_1_4 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on1_1_5 = moa_live && 0 + 4 * moa_lane + 80 < dv;
+      const bool moa_on1_1_6 = moa_live && 0 + 4 * moa_lane + 96 < dv;
+      const bool moa_on1_1_7 = moa_live && 0 + 4 * moa_lane + 112 < dv;
+      const bool moa_on1_2_0 = moa_live && 0 + 4 * moa_lane < dv;
+      const bool moa_on1_2_1 = moa_live && 0 + 4 * moa_lane + 16 < dv;
+      const bool moa_on1_2_2 = moa_live && 0 + 4 * moa_lane + 32 < dv;
+      const bool moa_on1_2_3 = moa_live && 0 + 4 * moa_lane + 48 < dv;
+      const bool moa_on1_2_4 = moa_live && 0 + 4 * moa_lane + 64 < dv;
+      const bool moa_on1_2_5 = moa_live && 0 + 4 * moa_lane + 80 < dv;
+      const bool moa_on1_2_6 = moa_live && 0 + 4 * moa_lane + 96 < dv;
+      const bool moa_on1_2_7 = moa_live && 0 + 4 * moa_lane + 112 < dv;
+      uint2 moa_nx1_0_0 = make_uint2(0u, 0u);
+      uint2 moa_nx1_0_1 = make_uint2(0u, 0u);
+      uint2 moa_nx1_0_2 = make_uint2(0u, 0u);
+      uint2 moa_nx1_0_3 = make_uint2(0u, 0u);
+      uint2 moa_nx1_0_4 = make_uint2(0u, 0u);
+      uint2 moa_nx1_0_5 = make_uint2(0u, 0u);
+      uint2 moa_nx1_0_6 = make_uint2(0u, 0u);
+      uint2 moa_nx1_0_7 = make_uint2(0u, 0u);
+      float4 moa_iv1_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_0)
+        moa_iv1_1_0 = moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane]);
+      float4 moa_iv1_1_1 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_1)
+        moa_iv1_1_1 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 16]);
+      float4 moa_iv1_1_2 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_2)
+        moa_iv1_1_2 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 32]);
+      float4 moa_iv1_1_3 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_3)
+        moa_iv1_1_3 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 48]);
+      float4 moa_iv1_1_4 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_4)
+        moa_iv1_1_4 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 64]);
+      float4 moa_iv1_1_5 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_5)
+        moa_iv1_1_5 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 80]);
+      float4 moa_iv1_1_6 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_6)
+        moa_iv1_1_6 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 96]);
+      float4 moa_iv1_1_7 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (moa_on1_0_7)
+        moa_iv1_1_7 =
+            moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane + 112]);
+      uint2 moa_nx1_2_0 = make_uint2(0u, 0u);
+      uint2 moa_nx1_2_1 = make_uint2(0u, 0u);
+      uint2 moa_nx1_2_2 = make_uint2(0u, 0u);
+      uint2 moa_nx1_2_3 = make_uint2(0u, 0u);
+      uint2 moa_nx1_2_4 = make_uint2(0u, 0u);
+      uint2 moa_nx1_2_5 = make_uint2(0u, 0u);
+      uint2 moa_nx1_2_6 = make_uint2(0u, 0u);
+      uint2 moa_nx1_2_7 = make_uint2(0u, 0u);
+      const auto *moa_sp1_0 =
+          &K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) + 4 * moa_lane];
+      const auto *moa_sp1_2 =
+          &V[(hkv * n * dv * i + n * dv * moa_div1 + dv * c * moa_div0) + 4 * moa_lane];
+      const int64_t moa_end1 = (c * moa_div0 + moa_div0);
+      const int64_t moa_stop1 = moart_mini(moa_end1, n);
+      if (c * moa_div0 < moa_stop1) {
+        if (moa_on1_0_0)
+          moa_nx1_0_0 = *(const uint2 *)&moa_sp1_0[0];
+        if (moa_on1_0_1)
+          moa_nx1_0_1 = *(const uint2 *)&moa_sp1_0[16];
+        if (moa_on1_0_2)
+          moa_nx1_0_2 = *(const uint2 *)&moa_sp1_0[32];
+        if (moa_on1_0_3)
+          moa_nx1_0_3 = *(const uint2 *)&moa_sp1_0[48];
+        if (moa_on1_0_4)
+          moa_nx1_0_4 = *(const uint2 *)&moa_sp1_0[64];
+        if (moa_on1_0_5)
+          moa_nx1_0_5 = *(const uint2 *)&moa_sp1_0[80];
+        if (moa_on1_0_6)
+          moa_nx1_0_6 = *(const uint2 *)&moa_sp1_0[96];
+        if (moa_on1_0_7)
+          moa_nx1_0_7 = *(const uint2 *)&moa_sp1_0[112];
+      }
+      if (c * moa_div0 < moa_stop1) {
+        if (moa_on1_2_0)
+          moa_nx1_2_0 = *(const uint2 *)&moa_sp1_2[0];
+        if (moa_on1_2_1)
+          moa_nx1_2_1 = *(const uint2 *)&moa_sp1_2[16];
+        if (moa_on1_2_2)
+          moa_nx1_2_2 = *(const uint2 *)&moa_sp1_2[32];
+        if (moa_on1_2_3)
+          moa_nx1_2_3 = *(const uint2 *)&moa_sp1_2[48];
+        if (moa_on1_2_4)
+          moa_nx1_2_4 = *(const uint2 *)&moa_sp1_2[64];
+        if (moa_on1_2_5)
+          moa_nx1_2_5 = *(const uint2 *)&moa_sp1_2[80];
+        if (moa_on1_2_6)
+          moa_nx1_2_6 = *(const uint2 *)&moa_sp1_2[96];
+        if (moa_on1_2_7)
+          moa_nx1_2_7 = *(const uint2 *)&moa_sp1_2[112];
+      }
+      for (int64_t moa_row1 = c * moa_div0; moa_row1 < moa_end1; ++moa_row1) {
+        const int64_t l = moa_row1;
+        const float4 moa_cx1_0_0 = moart_cuda_bf16x4(moa_nx1_0_0);
+        const float4 moa_cx1_0_1 = moart_cuda_bf16x4(moa_nx1_0_1);
+        const float4 moa_cx1_0_2 = moart_cuda_bf16x4(moa_nx1_0_2);
+        const float4 moa_cx1_0_3 = moart_cuda_bf16x4(moa_nx1_0_3);
+        const float4 moa_cx1_0_4 = moart_cuda_bf16x4(moa_nx1_0_4);
+        const float4 moa_cx1_0_5 = moart_cuda_bf16x4(moa_nx1_0_5);
+        const float4 moa_cx1_0_6 = moart_cuda_bf16x4(moa_nx1_0_6);
+        const float4 moa_cx1_0_7 = moart_cuda_bf16x4(moa_nx1_0_7);
+        const float4 moa_cx1_2_0 = moart_cuda_bf16x4(moa_nx1_2_0);
+        const float4 moa_cx1_2_1 = moart_cuda_bf16x4(moa_nx1_2_1);
+        const float4 moa_cx1_2_2 = moart_cuda_bf16x4(moa_nx1_2_2);
+        const float4 moa_cx1_2_3 = moart_cuda_bf16x4(moa_nx1_2_3);
+        const float4 moa_cx1_2_4 = moart_cuda_bf16x4(moa_nx1_2_4);
+        const float4 moa_cx1_2_5 = moart_cuda_bf16x4(moa_nx1_2_5);
+        const float4 moa_cx1_2_6 = moart_cuda_bf16x4(moa_nx1_2_6);
+        const float4 moa_cx1_2_7 = moart_cuda_bf16x4(moa_nx1_2_7);
+        moa_sp1_0 += dk;
+        moa_sp1_2 += dv;
+        if ((l + 1) < moa_stop1) {
+          if (moa_on1_0_0)
+            moa_nx1_0_0 = *(const uint2 *)&moa_sp1_0[0];
+          if (moa_on1_0_1)
+            moa_nx1_0_1 = *(const uint2 *)&moa_sp1_0[16];
+          if (moa_on1_0_2)
+            moa_nx1_0_2 = *(const uint2 *)&moa_sp1_0[32];
+          if (moa_on1_0_3)
+            moa_nx1_0_3 = *(const uint2 *)&moa_sp1_0[48];
+          if (moa_on1_0_4)
+            moa_nx1_0_4 = *(const uint2 *)&moa_sp1_0[64];
+          if (moa_on1_0_5)
+            moa_nx1_0_5 = *(const uint2 *)&moa_sp1_0[80];
+          if (moa_on1_0_6)
+            moa_nx1_0_6 = *(const uint2 *)&moa_sp1_0[96];
+          if (moa_on1_0_7)
+            moa_nx1_0_7 = *(const uint2 *)&moa_sp1_0[112];
+        }
+        if ((l + 1) < moa_stop1) {
+          if (moa_on1_2_0)
+            moa_nx1_2_0 = *(const uint2 *)&moa_sp1_2[0];
+          if (moa_on1_2_1)
+            moa_nx1_2_1 = *(const uint2 *)&moa_sp1_2[16];
+          if (moa_on1_2_2)
+            moa_nx1_2_2 = *(const uint2 *)&moa_sp1_2[32];
+          if (moa_on1_2_3)
+            moa_nx1_2_3 = *(const uint2 *)&moa_sp1_2[48];
+          if (moa_on1_2_4)
+            moa_nx1_2_4 = *(const uint2 *)&moa_sp1_2[64];
+          if (moa_on1_2_5)
+            moa_nx1_2_5 = *(const uint2 *)&moa_sp1_2[80];
+          if (moa_on1_2_6)
+            moa_nx1_2_6 = *(const uint2 *)&moa_sp1_2[96];
+          if (moa_on1_2_7)
+            moa_nx1_2_7 = *(const uint2 *)&moa_sp1_2[112];
+        }
+        if (l < n) {
+          float acc2 = 0.0f;
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          if (moa_on1_0_0) {
+            const int64_t moa_g = 0 + 4 * moa_lane;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_0.x * moa_cx1_0_0.x); }
+            { acc2 = acc2 + (moa_iv1_1_0.y * moa_cx1_0_0.y); }
+            { acc2 = acc2 + (moa_iv1_1_0.z * moa_cx1_0_0.z); }
+            { acc2 = acc2 + (moa_iv1_1_0.w * moa_cx1_0_0.w); }
+          }
+          if (moa_on1_0_1) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 16;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_1.x * moa_cx1_0_1.x); }
+            { acc2 = acc2 + (moa_iv1_1_1.y * moa_cx1_0_1.y); }
+            { acc2 = acc2 + (moa_iv1_1_1.z * moa_cx1_0_1.z); }
+            { acc2 = acc2 + (moa_iv1_1_1.w * moa_cx1_0_1.w); }
+          }
+          if (moa_on1_0_2) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 32;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_2.x * moa_cx1_0_2.x); }
+            { acc2 = acc2 + (moa_iv1_1_2.y * moa_cx1_0_2.y); }
+            { acc2 = acc2 + (moa_iv1_1_2.z * moa_cx1_0_2.z); }
+            { acc2 = acc2 + (moa_iv1_1_2.w * moa_cx1_0_2.w); }
+          }
+          if (moa_on1_0_3) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 48;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_3.x * moa_cx1_0_3.x); }
+            { acc2 = acc2 + (moa_iv1_1_3.y * moa_cx1_0_3.y); }
+            { acc2 = acc2 + (moa_iv1_1_3.z * moa_cx1_0_3.z); }
+            { acc2 = acc2 + (moa_iv1_1_3.w * moa_cx1_0_3.w); }
+          }
+          if (moa_on1_0_4) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 64;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_4.x * moa_cx1_0_4.x); }
+            { acc2 = acc2 + (moa_iv1_1_4.y * moa_cx1_0_4.y); }
+            { acc2 = acc2 + (moa_iv1_1_4.z * moa_cx1_0_4.z); }
+            { acc2 = acc2 + (moa_iv1_1_4.w * moa_cx1_0_4.w); }
+          }
+          if (moa_on1_0_5) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 80;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_5.x * moa_cx1_0_5.x); }
+            { acc2 = acc2 + (moa_iv1_1_5.y * moa_cx1_0_5.y); }
+            { acc2 = acc2 + (moa_iv1_1_5.z * moa_cx1_0_5.z); }
+            { acc2 = acc2 + (moa_iv1_1_5.w * moa_cx1_0_5.w); }
+          }
+          if (moa_on1_0_6) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 96;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_6.x * moa_cx1_0_6.x); }
+            { acc2 = acc2 + (moa_iv1_1_6.y * moa_cx1_0_6.y); }
+            { acc2 = acc2 + (moa_iv1_1_6.z * moa_cx1_0_6.z); }
+            { acc2 = acc2 + (moa_iv1_1_6.w * moa_cx1_0_6.w); }
+          }
+          if (moa_on1_0_7) {
+            const int64_t moa_g = 0 + 4 * moa_lane + 112;
+            (void)moa_g;
+            { acc2 = acc2 + (moa_iv1_1_7.x * moa_cx1_0_7.x); }
+            { acc2 = acc2 + (moa_iv1_1_7.y * moa_cx1_0_7.y); }
+            { acc2 = acc2 + (moa_iv1_1_7.z * moa_cx1_0_7.z); }
+            { acc2 = acc2 + (moa_iv1_1_7.w * moa_cx1_0_7.w); }
+          }
+          acc2 = moart_warp_addf(acc2, 4); /* the lanes' partial results combined */
+          float e = (acc2 / inv);
+          float next = moart_maxf(m, e);
+          float w = moart_rescalef(e, next);
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next);
+            acc = (acc * scale);
+            if (moa_live) {
+              if (moa_on1_1_0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                (void)moa_g;
+                { moa_h1.x = (moa_h1.x * scale); }
+                { moa_h1.y = (moa_h1.y * scale); }
+                { moa_h1.z = (moa_h1.z * scale); }
+                { moa_h1.w = (moa_h1.w * scale); }
+              }
+              if (moa_on1_1_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 16;
+                (void)moa_g;
+                { moa_h1_1.x = (moa_h1_1.x * scale); }
+                { moa_h1_1.y = (moa_h1_1.y * scale); }
+                { moa_h1_1.z = (moa_h1_1.z * scale); }
+                { moa_h1_1.w = (moa_h1_1.w * scale); }
+              }
+              if (moa_on1_1_2) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 32;
+                (void)moa_g;
+                { moa_h1_2.x = (moa_h1_2.x * scale); }
+                { moa_h1_2.y = (moa_h1_2.y * scale); }
+                { moa_h1_2.z = (moa_h1_2.z * scale); }
+                { moa_h1_2.w = (moa_h1_2.w * scale); }
+              }
+              if (moa_on1_1_3) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 48;
+                (void)moa_g;
+                { moa_h1_3.x = (moa_h1_3.x * scale); }
+                { moa_h1_3.y = (moa_h1_3.y * scale); }
+                { moa_h1_3.z = (moa_h1_3.z * scale); }
+                { moa_h1_3.w = (moa_h1_3.w * scale); }
+              }
+              if (moa_on1_1_4) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                (void)moa_g;
+                { moa_h1_4.x = (moa_h1_4.x * scale); }
+                { moa_h1_4.y = (moa_h1_4.y * scale); }
+                { moa_h1_4.z = (moa_h1_4.z * scale); }
+                { moa_h1_4.w = (moa_h1_4.w * scale); }
+              }
+              if (moa_on1_1_5) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 80;
+                (void)moa_g;
+                { moa_h1_5.x = (moa_h1_5.x * scale); }
+                { moa_h1_5.y = (moa_h1_5.y * scale); }
+                { moa_h1_5.z = (moa_h1_5.z * scale); }
+                { moa_h1_5.w = (moa_h1_5.w * scale); }
+              }
+              if (moa_on1_1_6) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                (void)moa_g;
+                { moa_h1_6.x = (moa_h1_6.x * scale); }
+                { moa_h1_6.y = (moa_h1_6.y * scale); }
+                { moa_h1_6.z = (moa_h1_6.z * scale); }
+                { moa_h1_6.w = (moa_h1_6.w * scale); }
+              }
+              if (moa_on1_1_7) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 112;
+                (void)moa_g;
+                { moa_h1_7.x = (moa_h1_7.x * scale); }
+                { moa_h1_7.y = (moa_h1_7.y * scale); }
+                { moa_h1_7.z = (moa_h1_7.z * scale); }
+                { moa_h1_7.w = (moa_h1_7.w * scale); }
+              }
+            }
+          }
+          acc = (acc + w);
+          if (moa_live) {
+            if (moa_on1_2_0) {
+              const int64_t moa_g = 0 + 4 * moa_lane;
+              (void)moa_g;
+              { moa_h1.x = (moa_h1.x + (w * moa_cx1_2_0.x)); }
+              { moa_h1.y = (moa_h1.y + (w * moa_cx1_2_0.y)); }
+              { moa_h1.z = (moa_h1.z + (w * moa_cx1_2_0.z)); }
+              { moa_h1.w = (moa_h1.w + (w * moa_cx1_2_0.w)); }
+            }
+            if (moa_on1_2_1) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 16;
+              (void)moa_g;
+              { moa_h1_1.x = (moa_h1_1.x + (w * moa_cx1_2_1.x)); }
+              { moa_h1_1.y = (moa_h1_1.y + (w * moa_cx1_2_1.y)); }
+              { moa_h1_1.z = (moa_h1_1.z + (w * moa_cx1_2_1.z)); }
+              { moa_h1_1.w = (moa_h1_1.w + (w * moa_cx1_2_1.w)); }
+            }
+            if (moa_on1_2_2) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 32;
+              (void)moa_g;
+              { moa_h1_2.x = (moa_h1_2.x + (w * moa_cx1_2_2.x)); }
+              { moa_h1_2.y = (moa_h1_2.y + (w * moa_cx1_2_2.y)); }
+              { moa_h1_2.z = (moa_h1_2.z + (w * moa_cx1_2_2.z)); }
+              { moa_h1_2.w = (moa_h1_2.w + (w * moa_cx1_2_2.w)); }
+            }
+            if (moa_on1_2_3) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 48;
+              (void)moa_g;
+              { moa_h1_3.x = (moa_h1_3.x + (w * moa_cx1_2_3.x)); }
+              { moa_h1_3.y = (moa_h1_3.y + (w * moa_cx1_2_3.y)); }
+              { moa_h1_3.z = (moa_h1_3.z + (w * moa_cx1_2_3.z)); }
+              { moa_h1_3.w = (moa_h1_3.w + (w * moa_cx1_2_3.w)); }
+            }
+            if (moa_on1_2_4) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 64;
+              (void)moa_g;
+              { moa_h1_4.x = (moa_h1_4.x + (w * moa_cx1_2_4.x)); }
+              { moa_h1_4.y = (moa_h1_4.y + (w * moa_cx1_2_4.y)); }
+              { moa_h1_4.z = (moa_h1_4.z + (w * moa_cx1_2_4.z)); }
+              { moa_h1_4.w = (moa_h1_4.w + (w * moa_cx1_2_4.w)); }
+            }
+            if (moa_on1_2_5) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 80;
+              (void)moa_g;
+              { moa_h1_5.x = (moa_h1_5.x + (w * moa_cx1_2_5.x)); }
+              { moa_h1_5.y = (moa_h1_5.y + (w * moa_cx1_2_5.y)); }
+              { moa_h1_5.z = (moa_h1_5.z + (w * moa_cx1_2_5.z)); }
+              { moa_h1_5.w = (moa_h1_5.w + (w * moa_cx1_2_5.w)); }
+            }
+            if (moa_on1_2_6) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 96;
+              (void)moa_g;
+              { moa_h1_6.x = (moa_h1_6.x + (w * moa_cx1_2_6.x)); }
+              { moa_h1_6.y = (moa_h1_6.y + (w * moa_cx1_2_6.y)); }
+              { moa_h1_6.z = (moa_h1_6.z + (w * moa_cx1_2_6.z)); }
+              { moa_h1_6.w = (moa_h1_6.w + (w * moa_cx1_2_6.w)); }
+            }
+            if (moa_on1_2_7) {
+              const int64_t moa_g = 0 + 4 * moa_lane + 112;
+              (void)moa_g;
+              { moa_h1_7.x = (moa_h1_7.x + (w * moa_cx1_2_7.x)); }
+              { moa_h1_7.y = (moa_h1_7.y + (w * moa_cx1_2_7.y)); }
+              { moa_h1_7.z = (moa_h1_7.z + (w * moa_cx1_2_7.z)); }
+              { moa_h1_7.w = (moa_h1_7.w + (w * moa_cx1_2_7.w)); }
+            }
+          }
+          m = next;
+        }
+      }
+    } else {
+      for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
+        if (l < n) {
+          uint2 moa_pf1 = make_uint2(0u, 0u);
+          if (moa_own1 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1 =
+                *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + 4 * moa_lane];
+          uint2 moa_pf1_1 = make_uint2(0u, 0u);
+          if (moa_own1_1 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1_1 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 16];
+          uint2 moa_pf1_2 = make_uint2(0u, 0u);
+          if (moa_own1_2 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1_2 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 32];
+          uint2 moa_pf1_3 = make_uint2(0u, 0u);
+          if (moa_own1_3 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1_3 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 48];
+          uint2 moa_pf1_4 = make_uint2(0u, 0u);
+          if (moa_own1_4 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1_4 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 64];
+          uint2 moa_pf1_5 = make_uint2(0u, 0u);
+          if (moa_own1_5 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1_5 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 80];
+          uint2 moa_pf1_6 = make_uint2(0u, 0u);
+          if (moa_own1_6 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1_6 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 96];
+          uint2 moa_pf1_7 = make_uint2(0u, 0u);
+          if (moa_own1_7 && ((uintptr_t)V & 7u) == 0 &&
+              (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0)
+            moa_pf1_7 = *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) +
+                                           4 * moa_lane + 112];
+          float acc2 = 0.0f;
+          if (moa_lane != 0)
+            acc2 = -0.0f;
+          const bool moa_vec7 = ((uintptr_t)K & 7u) == 0 &&
+                                (((hkv * n * dk * i + n * dk * moa_div1 + dk * l)) & 3) == 0 &&
+                                ((uintptr_t)Q & 7u) == 0 && (((hq * dk * i + dk * j)) & 3) == 0;
+          for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dk; moa_g += 16) {
+            if (moa_vec7 && moa_g + 4 <= dk) {
+              float4 moa_r0 = moart_cuda_bf16x4(
+                  *(const uint2 *)&K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l) + moa_g]);
+              float4 moa_r1 = moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + moa_g]);
+              { acc2 = acc2 + (moa_r1.x * moa_r0.x); }
+              { acc2 = acc2 + (moa_r1.y * moa_r0.y); }
+              { acc2 = acc2 + (moa_r1.z * moa_r0.z); }
+              { acc2 = acc2 + (moa_r1.w * moa_r0.w); }
+            } else {
+              for (int64_t l2 = moa_g; l2 < moa_g + 4 && l2 < dk; ++l2) {
+                acc2 = acc2 +
+                       (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
+                        moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moa_div1 + dk * l + l2)]));
+              }
+            }
+          }
+          acc2 = moart_warp_addf(acc2, 4); /* the lanes' partial results combined */
+          float e = (acc2 / inv);
+          float next = moart_maxf(m, e);
+          float w = moart_rescalef(e, next);
+          if (__any_sync(0xffffffffu, (next != m))) {
+            float scale = moart_rescalef(m, next);
+            acc = (acc * scale);
+            if (moa_live) {
+              if (moa_hold1) {
+                const bool moa_vec8 = true;
+                if (moa_own1) {
+                  const int64_t moa_g = 0 + 4 * moa_lane;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1);
+                    { moa_h1.x = (moa_h1.x * scale); }
+                    { moa_h1.y = (moa_h1.y * scale); }
+                    { moa_h1.z = (moa_h1.z * scale); }
+                    { moa_h1.w = (moa_h1.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1.x
+                       : moa_u == moa_g + 1 ? moa_h1.y
+                       : moa_u == moa_g + 2 ? moa_h1.z
+                                            : moa_h1.w) = ((moa_u == moa_g       ? moa_h1.x
+                                                            : moa_u == moa_g + 1 ? moa_h1.y
+                                                            : moa_u == moa_g + 2 ? moa_h1.z
+                                                                                 : moa_h1.w) *
+                                                           scale);
+                    }
+                  }
+                }
+                if (moa_own1_1) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 16;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_1);
+                    { moa_h1_1.x = (moa_h1_1.x * scale); }
+                    { moa_h1_1.y = (moa_h1_1.y * scale); }
+                    { moa_h1_1.z = (moa_h1_1.z * scale); }
+                    { moa_h1_1.w = (moa_h1_1.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1_1.x
+                       : moa_u == moa_g + 1 ? moa_h1_1.y
+                       : moa_u == moa_g + 2 ? moa_h1_1.z
+                                            : moa_h1_1.w) = ((moa_u == moa_g       ? moa_h1_1.x
+                                                              : moa_u == moa_g + 1 ? moa_h1_1.y
+                                                              : moa_u == moa_g + 2 ? moa_h1_1.z
+                                                                                   : moa_h1_1.w) *
+                                                             scale);
+                    }
+                  }
+                }
+                if (moa_own1_2) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 32;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_2);
+                    { moa_h1_2.x = (moa_h1_2.x * scale); }
+                    { moa_h1_2.y = (moa_h1_2.y * scale); }
+                    { moa_h1_2.z = (moa_h1_2.z * scale); }
+                    { moa_h1_2.w = (moa_h1_2.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1_2.x
+                       : moa_u == moa_g + 1 ? moa_h1_2.y
+                       : moa_u == moa_g + 2 ? moa_h1_2.z
+                                            : moa_h1_2.w) = ((moa_u == moa_g       ? moa_h1_2.x
+                                                              : moa_u == moa_g + 1 ? moa_h1_2.y
+                                                              : moa_u == moa_g + 2 ? moa_h1_2.z
+                                                                                   : moa_h1_2.w) *
+                                                             scale);
+                    }
+                  }
+                }
+                if (moa_own1_3) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 48;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_3);
+                    { moa_h1_3.x = (moa_h1_3.x * scale); }
+                    { moa_h1_3.y = (moa_h1_3.y * scale); }
+                    { moa_h1_3.z = (moa_h1_3.z * scale); }
+                    { moa_h1_3.w = (moa_h1_3.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1_3.x
+                       : moa_u == moa_g + 1 ? moa_h1_3.y
+                       : moa_u == moa_g + 2 ? moa_h1_3.z
+                                            : moa_h1_3.w) = ((moa_u == moa_g       ? moa_h1_3.x
+                                                              : moa_u == moa_g + 1 ? moa_h1_3.y
+                                                              : moa_u == moa_g + 2 ? moa_h1_3.z
+                                                                                   : moa_h1_3.w) *
+                                                             scale);
+                    }
+                  }
+                }
+                if (moa_own1_4) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_4);
+                    { moa_h1_4.x = (moa_h1_4.x * scale); }
+                    { moa_h1_4.y = (moa_h1_4.y * scale); }
+                    { moa_h1_4.z = (moa_h1_4.z * scale); }
+                    { moa_h1_4.w = (moa_h1_4.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1_4.x
+                       : moa_u == moa_g + 1 ? moa_h1_4.y
+                       : moa_u == moa_g + 2 ? moa_h1_4.z
+                                            : moa_h1_4.w) = ((moa_u == moa_g       ? moa_h1_4.x
+                                                              : moa_u == moa_g + 1 ? moa_h1_4.y
+                                                              : moa_u == moa_g + 2 ? moa_h1_4.z
+                                                                                   : moa_h1_4.w) *
+                                                             scale);
+                    }
+                  }
+                }
+                if (moa_own1_5) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 80;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_5);
+                    { moa_h1_5.x = (moa_h1_5.x * scale); }
+                    { moa_h1_5.y = (moa_h1_5.y * scale); }
+                    { moa_h1_5.z = (moa_h1_5.z * scale); }
+                    { moa_h1_5.w = (moa_h1_5.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1_5.x
+                       : moa_u == moa_g + 1 ? moa_h1_5.y
+                       : moa_u == moa_g + 2 ? moa_h1_5.z
+                                            : moa_h1_5.w) = ((moa_u == moa_g       ? moa_h1_5.x
+                                                              : moa_u == moa_g + 1 ? moa_h1_5.y
+                                                              : moa_u == moa_g + 2 ? moa_h1_5.z
+                                                                                   : moa_h1_5.w) *
+                                                             scale);
+                    }
+                  }
+                }
+                if (moa_own1_6) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_6);
+                    { moa_h1_6.x = (moa_h1_6.x * scale); }
+                    { moa_h1_6.y = (moa_h1_6.y * scale); }
+                    { moa_h1_6.z = (moa_h1_6.z * scale); }
+                    { moa_h1_6.w = (moa_h1_6.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1_6.x
+                       : moa_u == moa_g + 1 ? moa_h1_6.y
+                       : moa_u == moa_g + 2 ? moa_h1_6.z
+                                            : moa_h1_6.w) = ((moa_u == moa_g       ? moa_h1_6.x
+                                                              : moa_u == moa_g + 1 ? moa_h1_6.y
+                                                              : moa_u == moa_g + 2 ? moa_h1_6.z
+                                                                                   : moa_h1_6.w) *
+                                                             scale);
+                    }
+                  }
+                }
+                if (moa_own1_7) {
+                  const int64_t moa_g = 0 + 4 * moa_lane + 112;
+                  if (moa_vec8) {
+                    const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_7);
+                    { moa_h1_7.x = (moa_h1_7.x * scale); }
+                    { moa_h1_7.y = (moa_h1_7.y * scale); }
+                    { moa_h1_7.z = (moa_h1_7.z * scale); }
+                    { moa_h1_7.w = (moa_h1_7.w * scale); }
+                  } else { /* not reached: every access is held */
+                    for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                      const int64_t k = moa_u;
+                      (void)k;
+                      (moa_u == moa_g       ? moa_h1_7.x
+                       : moa_u == moa_g + 1 ? moa_h1_7.y
+                       : moa_u == moa_g + 2 ? moa_h1_7.z
+                                            : moa_h1_7.w) = ((moa_u == moa_g       ? moa_h1_7.x
+                                                              : moa_u == moa_g + 1 ? moa_h1_7.y
+                                                              : moa_u == moa_g + 2 ? moa_h1_7.z
+                                                                                   : moa_h1_7.w) *
+                                                             scale);
+                    }
+                  }
+                }
+              } else {
+                const bool moa_vec9 =
+                    ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                    (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+                for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 16) {
+                  if (moa_vec9 && moa_g + 4 <= dv) {
+                    float4 moa_r0 =
+                        *(const float4 *)&online_O_acc_part[(hq * dv * i * P_online +
+                                                             dv * j * P_online + dv * c) +
+                                                            moa_g];
+                    { moa_r0.x = (moa_r0.x * scale); }
+                    { moa_r0.y = (moa_r0.y * scale); }
+                    { moa_r0.z = (moa_r0.z * scale); }
+                    { moa_r0.w = (moa_r0.w * scale); }
+                    *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online +
+                                                   dv * c) +
+                                                  moa_g] = moa_r0;
+                  } else {
+                    for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                      online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                          (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +
+                                              k)] *
+                           scale);
+                    }
+                  }
+                }
+              }
+            }
+          }
+          acc = (acc + w);
+          if (moa_live) {
+            if (moa_hold1) {
+              const bool moa_vec10 = ((uintptr_t)V & 7u) == 0 &&
+                                     (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0;
+              if (moa_own1) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1);
+                  { moa_h1.x = (moa_h1.x + (w * moa_r2.x)); }
+                  { moa_h1.y = (moa_h1.y + (w * moa_r2.y)); }
+                  { moa_h1.z = (moa_h1.z + (w * moa_r2.z)); }
+                  { moa_h1.w = (moa_h1.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1.x
+                     : moa_u == moa_g + 1 ? moa_h1.y
+                     : moa_u == moa_g + 2 ? moa_h1.z
+                                          : moa_h1.w) =
+                        ((moa_u == moa_g       ? moa_h1.x
+                          : moa_u == moa_g + 1 ? moa_h1.y
+                          : moa_u == moa_g + 2 ? moa_h1.z
+                                               : moa_h1.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own1_1) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 16;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_1);
+                  { moa_h1_1.x = (moa_h1_1.x + (w * moa_r2.x)); }
+                  { moa_h1_1.y = (moa_h1_1.y + (w * moa_r2.y)); }
+                  { moa_h1_1.z = (moa_h1_1.z + (w * moa_r2.z)); }
+                  { moa_h1_1.w = (moa_h1_1.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1_1.x
+                     : moa_u == moa_g + 1 ? moa_h1_1.y
+                     : moa_u == moa_g + 2 ? moa_h1_1.z
+                                          : moa_h1_1.w) =
+                        ((moa_u == moa_g       ? moa_h1_1.x
+                          : moa_u == moa_g + 1 ? moa_h1_1.y
+                          : moa_u == moa_g + 2 ? moa_h1_1.z
+                                               : moa_h1_1.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own1_2) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 32;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_2);
+                  { moa_h1_2.x = (moa_h1_2.x + (w * moa_r2.x)); }
+                  { moa_h1_2.y = (moa_h1_2.y + (w * moa_r2.y)); }
+                  { moa_h1_2.z = (moa_h1_2.z + (w * moa_r2.z)); }
+                  { moa_h1_2.w = (moa_h1_2.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1_2.x
+                     : moa_u == moa_g + 1 ? moa_h1_2.y
+                     : moa_u == moa_g + 2 ? moa_h1_2.z
+                                          : moa_h1_2.w) =
+                        ((moa_u == moa_g       ? moa_h1_2.x
+                          : moa_u == moa_g + 1 ? moa_h1_2.y
+                          : moa_u == moa_g + 2 ? moa_h1_2.z
+                                               : moa_h1_2.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own1_3) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 48;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_3);
+                  { moa_h1_3.x = (moa_h1_3.x + (w * moa_r2.x)); }
+                  { moa_h1_3.y = (moa_h1_3.y + (w * moa_r2.y)); }
+                  { moa_h1_3.z = (moa_h1_3.z + (w * moa_r2.z)); }
+                  { moa_h1_3.w = (moa_h1_3.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1_3.x
+                     : moa_u == moa_g + 1 ? moa_h1_3.y
+                     : moa_u == moa_g + 2 ? moa_h1_3.z
+                                          : moa_h1_3.w) =
+                        ((moa_u == moa_g       ? moa_h1_3.x
+                          : moa_u == moa_g + 1 ? moa_h1_3.y
+                          : moa_u == moa_g + 2 ? moa_h1_3.z
+                                               : moa_h1_3.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own1_4) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 64;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_4);
+                  { moa_h1_4.x = (moa_h1_4.x + (w * moa_r2.x)); }
+                  { moa_h1_4.y = (moa_h1_4.y + (w * moa_r2.y)); }
+                  { moa_h1_4.z = (moa_h1_4.z + (w * moa_r2.z)); }
+                  { moa_h1_4.w = (moa_h1_4.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1_4.x
+                     : moa_u == moa_g + 1 ? moa_h1_4.y
+                     : moa_u == moa_g + 2 ? moa_h1_4.z
+                                          : moa_h1_4.w) =
+                        ((moa_u == moa_g       ? moa_h1_4.x
+                          : moa_u == moa_g + 1 ? moa_h1_4.y
+                          : moa_u == moa_g + 2 ? moa_h1_4.z
+                                               : moa_h1_4.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own1_5) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 80;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_5);
+                  { moa_h1_5.x = (moa_h1_5.x + (w * moa_r2.x)); }
+                  { moa_h1_5.y = (moa_h1_5.y + (w * moa_r2.y)); }
+                  { moa_h1_5.z = (moa_h1_5.z + (w * moa_r2.z)); }
+                  { moa_h1_5.w = (moa_h1_5.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1_5.x
+                     : moa_u == moa_g + 1 ? moa_h1_5.y
+                     : moa_u == moa_g + 2 ? moa_h1_5.z
+                                          : moa_h1_5.w) =
+                        ((moa_u == moa_g       ? moa_h1_5.x
+                          : moa_u == moa_g + 1 ? moa_h1_5.y
+                          : moa_u == moa_g + 2 ? moa_h1_5.z
+                                               : moa_h1_5.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own1_6) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 96;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_6);
+                  { moa_h1_6.x = (moa_h1_6.x + (w * moa_r2.x)); }
+                  { moa_h1_6.y = (moa_h1_6.y + (w * moa_r2.y)); }
+                  { moa_h1_6.z = (moa_h1_6.z + (w * moa_r2.z)); }
+                  { moa_h1_6.w = (moa_h1_6.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1_6.x
+                     : moa_u == moa_g + 1 ? moa_h1_6.y
+                     : moa_u == moa_g + 2 ? moa_h1_6.z
+                                          : moa_h1_6.w) =
+                        ((moa_u == moa_g       ? moa_h1_6.x
+                          : moa_u == moa_g + 1 ? moa_h1_6.y
+                          : moa_u == moa_g + 2 ? moa_h1_6.z
+                                               : moa_h1_6.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+              if (moa_own1_7) {
+                const int64_t moa_g = 0 + 4 * moa_lane + 112;
+                if (moa_vec10) {
+                  const float4 moa_r2 = moart_cuda_bf16x4(moa_pf1_7);
+                  { moa_h1_7.x = (moa_h1_7.x + (w * moa_r2.x)); }
+                  { moa_h1_7.y = (moa_h1_7.y + (w * moa_r2.y)); }
+                  { moa_h1_7.z = (moa_h1_7.z + (w * moa_r2.z)); }
+                  { moa_h1_7.w = (moa_h1_7.w + (w * moa_r2.w)); }
+                } else {
+                  for (int64_t moa_u = moa_g; moa_u < moa_g + 4; ++moa_u) {
+                    const int64_t k = moa_u;
+                    (moa_u == moa_g       ? moa_h1_7.x
+                     : moa_u == moa_g + 1 ? moa_h1_7.y
+                     : moa_u == moa_g + 2 ? moa_h1_7.z
+                                          : moa_h1_7.w) =
+                        ((moa_u == moa_g       ? moa_h1_7.x
+                          : moa_u == moa_g + 1 ? moa_h1_7.y
+                          : moa_u == moa_g + 2 ? moa_h1_7.z
+                                               : moa_h1_7.w) +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+            } else {
+              const bool moa_vec11 =
+                  ((uintptr_t)V & 7u) == 0 &&
+                  (((hkv * n * dv * i + n * dv * moa_div1 + dv * l)) & 3) == 0 &&
+                  ((uintptr_t)online_O_acc_part & 15u) == 0 &&
+                  (((hq * dv * i * P_online + dv * j * P_online + dv * c)) & 3) == 0;
+              for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < dv; moa_g += 16) {
+                if (moa_vec11 && moa_g + 4 <= dv) {
+                  float4 moa_r0 = moart_cuda_bf16x4(
+                      *(const uint2 *)&V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l) + moa_g]);
+                  float4 moa_r1 = *(const float4 *)&online_O_acc_part[(hq * dv * i * P_online +
+                                                                       dv * j * P_online + dv * c) +
+                                                                      moa_g];
+                  { moa_r1.x = (moa_r1.x + (w * moa_r0.x)); }
+                  { moa_r1.y = (moa_r1.y + (w * moa_r0.y)); }
+                  { moa_r1.z = (moa_r1.z + (w * moa_r0.z)); }
+                  { moa_r1.w = (moa_r1.w + (w * moa_r0.w)); }
+                  *(float4
+                        *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                             moa_g] = moa_r1;
+                } else {
+                  for (int64_t k = moa_g; k < moa_g + 4 && k < dv; ++k) {
+                    online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                        (online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +
+                                            k)] +
+                         (w * moart_bf16_to_f32(
+                                  V[(hkv * n * dv * i + n * dv * moa_div1 + dv * l + k)])));
+                  }
+                }
+              }
+            }
+          }
+          m = next;
+        }
+      }
+    }
+    if (moa_own1)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane] = moa_h1;
+    if (moa_own1_1)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 16] = moa_h1_1;
+    if (moa_own1_2)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 32] = moa_h1_2;
+    if (moa_own1_3)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 48] = moa_h1_3;
+    if (moa_own1_4)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 64] = moa_h1_4;
+    if (moa_own1_5)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 80] = moa_h1_5;
+    if (moa_own1_6)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 96] = moa_h1_6;
+    if (moa_own1_7)
+      *(float4 *)&online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c) +
+                                    4 * moa_lane + 112] = moa_h1_7;
+    if (moa_lane == 0 && moa_live) {
+      online_m_part[(hq * i * P_online + j * P_online + c)] = m;
+    }
+    __syncwarp();
+    if (moa_lane == 0 && moa_live) {
+      online_sum_e_part[(hq * i * P_online + j * P_online + c)] = acc;
+    }
+    __syncwarp();
+  }
+}
+
 /* O */
 __global__ void __launch_bounds__(128)
     moa_gqa_bf16_stage1(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
@@ -1858,10 +3502,10 @@ __global__ void __launch_bounds__(128)
     float M = -INFINITY; /* gqa-bf16.moa:14 */
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec6 =
+    const bool moa_vec12 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 128) {
-      if (moa_vec6 && moa_g + 4 <= P_online) {
+      if (moa_vec12 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -1931,10 +3575,10 @@ __global__ void __launch_bounds__(32 * MOART_CUDA_COMBINE_WARPS)
     float M = -INFINITY;
     if (moa_lane != 0)
       M = -INFINITY;
-    const bool moa_vec7 =
+    const bool moa_vec13 =
         ((uintptr_t)online_m_part & 15u) == 0 && (((hq * i2 * P_online + j2 * P_online)) & 3) == 0;
     for (int64_t moa_g = 0 + 4 * moa_lane; moa_g < P_online; moa_g += 4 * moa_width) {
-      if (moa_vec7 && moa_g + 4 <= P_online) {
+      if (moa_vec13 && moa_g + 4 <= P_online) {
         float4 moa_r0 =
             *(const float4 *)&online_m_part[(hq * i2 * P_online + j2 * P_online) + moa_g];
         { M = moart_maxf(M, moa_r0.x); }
@@ -2241,9 +3885,20 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
 
   /* online (splits) */
   {
-    const int64_t moa_total = B * hq * P_online;
-    const int64_t moa_blocks = (moa_total + 3) / 4;
-    if (moa_total > 0) {
+    const int64_t moa_total = B * (((hq) + 3) / 4) * P_online;
+    int moa_wider = 1; /* every 8 adjacent values of j read the same rows */
+    for (int64_t j = 0; moa_wider && j < hq; ++j)
+      moa_wider = moart_floordiv(hkv * j, hq) == moart_floordiv(8 * hkv * moart_floordiv(j, 8), hq);
+    const int64_t moa_blocks = ((moa_wider ? B * (((hq) + 7) / 8) * P_online : moa_total) + 3) / 4;
+    if (moa_total > 0 && moa_wider) {
+      cudaLaunchAttribute moa_attribute;
+      const cudaLaunchConfig_t moa_config =
+          moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),
+                                   128, stream, &moa_attribute);
+      (void)cudaLaunchKernelEx(&moa_config, moa_gqa_bf16_stage0_pack8, B, hq, hkv, n, dk, dv,
+                               P_online, Q, K, V, online_m_part, online_sum_e_part,
+                               online_O_acc_part);
+    } else if (moa_total > 0) {
       cudaLaunchAttribute moa_attribute;
       const cudaLaunchConfig_t moa_config =
           moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),

@@ -1007,7 +1007,7 @@ extern "C" int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk
 
   /* online (splits) */
   {
-    const int64_t moa_total = B * hq * P_online;
+    const int64_t moa_total = B * (((hq) + 1) / 2) * P_online;
     const int64_t moa_blocks = (moa_total + 3) / 4;
     if (moa_total > 0) {
       cudaLaunchAttribute moa_attribute;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -338,6 +339,18 @@ size_t lineComments(std::string_view line, const std::string &prefix) {
 
 } // namespace
 
+// A kernel header's line naming a split pass printed again at a wider pack: `NAME_stageN_packP(`.
+static bool isWiderPack(std::string_view line) {
+  for (size_t at = line.find("_pack"); at != std::string_view::npos; at = line.find("_pack", at + 1)) {
+    size_t end = at + 5;
+    while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end])))
+      ++end;
+    if (end > at + 5 && end < line.size() && line[end] == '(')
+      return true;
+  }
+  return false;
+}
+
 std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, const std::string &code, Target target) {
   const bool cuda = target == Target::Cuda;
   std::vector<SourceLoc> statements, loops;
@@ -350,7 +363,8 @@ std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, cons
   // before the host code, each around its grid-stride loop (`moa_t`, not a loop of the IR), and a lane loop that
   // loads 16 bytes at a time runs over groups of four iterations (`moa_g`, not a loop of the IR either); a
   // combine's second and third kernels (`NAME_stageN_wide`, a block a result, and `NAME_stageN_thin`, a
-  // thread a result) repeat the first's loops and are skipped
+  // thread a result) and a split pass's kernel of a wider pack (`NAME_stageN_pack8`) repeat the first's loops
+  // and are skipped, as is the launcher's loop that chooses the wider pack (over `moa_wider`)
   const std::string signature = cuda ? "__global__ " : "int " + kernel.name + "(";
   size_t first = 0;
   while (first < lines.size() && !lines[first].starts_with(signature))
@@ -361,7 +375,8 @@ std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, cons
     if (cuda && lines[i].starts_with("__global__ ")) {
       repeated = false;
       for (size_t j = i; j < lines.size() && !repeated; ++j) { // its header, up to the `{`
-        repeated = lines[j].find("_wide(") != std::string_view::npos || lines[j].find("_thin(") != std::string_view::npos;
+        repeated = lines[j].find("_wide(") != std::string_view::npos || lines[j].find("_thin(") != std::string_view::npos ||
+                   isWiderPack(lines[j]);
         if (trimmed(lines[j]).ends_with("{"))
           break;
       }
@@ -370,7 +385,8 @@ std::vector<std::vector<SourceLoc>> codeLineLocations(const Kernel &kernel, cons
       repeated = lines[i] != "}"; // the kernel's closing brace
       continue;
     }
-    if (trimmed(lines[i]).starts_with("for (") && !trimmed(lines[i]).starts_with("for (int64_t moa_")) {
+    if (trimmed(lines[i]).starts_with("for (") && !trimmed(lines[i]).starts_with("for (int64_t moa_") &&
+        lines[i].find("moa_wider") == std::string_view::npos) {
       if (loop == loops.size())
         throw std::logic_error("explain --html: the C has more loops than the kernel");
       for (size_t j = i; j < lines.size(); ++j) { // a header clang-format wrapped ends at its `{`

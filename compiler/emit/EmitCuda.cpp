@@ -75,12 +75,38 @@ std::string CudaPrinter::args(const std::set<size_t> &used) const {
   return fmt::format("{}", fmt::join(out, ", "));
 }
 
-// The nest's iteration count, Π (end − start).
-std::string CudaPrinter::total(const ParallelNest &nest) {
+// The nest's iteration count, Π (end − start), a packed split pass's packed index counting its packs (as
+// the kernel's moa_extent does).
+std::string CudaPrinter::total(const ParallelNest &nest, const Region &r, bool warps) {
   std::string out;
-  for (const LStmt *l : nest.loops)
-    out += fmt::format("{}{}", out.empty() ? "" : " * ", integer(l->end - l->start));
+  for (const LStmt *l : nest.loops) {
+    std::string extent = integer(l->end - l->start);
+    if (warps && r.packing > 1 && l->var == r.packed)
+      extent = fmt::format("((({}) + {}) / {})", extent, r.packing - 1, r.packing);
+    out += fmt::format("{}{}", out.empty() ? "" : " * ", extent);
+  }
   return out.empty() ? "1" : out;
+}
+
+// Whether every pack of r.widerPacking adjacent values of the packed index agrees on each floor division the
+// region's loads depend on it through (so that they read the same rows): the launcher's loop over the index's
+// values, each division against its value at the pack's first, into moa_wider.
+void CudaPrinter::widerTest(const Region &r, const ParallelNest &nest) {
+  const LStmt *packed = nullptr;
+  for (const LStmt *l : nest.loops)
+    if (l->var == r.packed)
+      packed = l;
+  const SymExpr v = SymExpr::symbol(r.packed);
+  const SymExpr first = packed->start + SymExpr(r.widerPacking) *
+                                            SymExpr::floorDiv(v - packed->start, SymExpr(r.widerPacking));
+  std::vector<std::string> same;
+  for (const SymExpr &d : divisionsOf(k, r.body, r.packed))
+    same.push_back(fmt::format("{} == {}", integer(d), integer(d.substitute({{r.packed, first}}))));
+  line(fmt::format("int moa_wider = 1; /* every {} adjacent values of {} read the same rows */", r.widerPacking,
+                   name(r.packed)));
+  line(fmt::format("for (int64_t {} = {}; moa_wider && {} < {}; ++{})", name(r.packed), integer(packed->start),
+                   name(r.packed), integer(packed->end), name(r.packed)));
+  line(fmt::format("moa_wider = {};", fmt::join(same, " && ")));
 }
 
 // The kernel of a region, printed into `kernels`: a thread an iteration of its parallel nest, a warp one
@@ -231,6 +257,20 @@ void CudaPrinter::region(const Region &r) {
   const ElemType t = regionType(r);
   floatType = t == ElemType::Int ? ElemType::F32 : t;
   kernelOf(r, nest, kernel, warps, false, used, t);
+  if (r.widerPacking) { // the same split pass with more values a warp, chosen at the launch (widerTest)
+    // its lanes' path runs only where the warp's vote rejects the tiles (rows misaligned, dk or dv not a
+    // multiple of 8 or above 128), never for heads on different rows (the launcher's test): one row ahead, so
+    // that the 32 / 8 lanes a head do not hold four rows of K and V (spills)
+    Region wider = r;
+    wider.packing = r.widerPacking;
+    wider.widerPacking = 0;
+    wider.ahead = 1;
+    const bool wasLocated = locate;
+    locate = false;
+    kernelOf(wider, nest, fmt::format("{}_pack{}", kernel, wider.packing), warps, false, used, t,
+             fmt::format(": {} values a warp", wider.packing).c_str());
+    locate = wasLocated;
+  }
   if (fewWarps) { // the same statements again, located once (explain --html links the first kernel's)
     const bool wasLocated = locate;
     locate = false;
@@ -256,7 +296,7 @@ void CudaPrinter::region(const Region &r) {
     line(fmt::format("if ({} > 1) {{", name(*r.onlyIfChunks)));
   line("{");
   const int per = warps ? threads / 32 : threads;
-  line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest)));
+  line(fmt::format("const int64_t moa_total = {};", nest.loops.empty() ? "1" : total(nest, r, warps)));
   if (fewWarps) {
     // the partials a result reads: its chunk counts' largest (one, in every program so far)
     std::string partials;
@@ -278,6 +318,17 @@ void CudaPrinter::region(const Region &r) {
     line("} else {");
     line(fmt::format("const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : {};", per));
     line("const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;");
+  } else if (r.widerPacking) {
+    Region wider = r;
+    wider.packing = r.widerPacking;
+    widerTest(r, nest);
+    line(fmt::format("const int64_t moa_blocks = ((moa_wider ? {} : moa_total) + {}) / {};", total(nest, wider, warps),
+                     per - 1, per));
+    line("if (moa_total > 0 && moa_wider)");
+    launch(fmt::format("{}_pack{}", kernel, wider.packing),
+           fmt::format("moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})", maxBlocks, maxBlocks),
+           std::to_string(threads), used);
+    line("else");
   } else {
     line(fmt::format("const int64_t moa_blocks = (moa_total + {}) / {};", per - 1, per));
   }

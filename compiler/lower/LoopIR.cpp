@@ -148,6 +148,22 @@ bool onlyThroughDivisions(const SymExpr &offset, Symbol var) {
   return true;
 }
 
+std::vector<SymExpr> divisionsOf(const Kernel &k, const std::vector<LStmt> &body, Symbol var) {
+  std::vector<SymExpr> out;
+  forEachAccess(body, [&](size_t b, const SymExpr &offset, bool isStore) {
+    if (isStore || k.buffers[b].role != Buffer::Input)
+      return;
+    for (const SymExpr::Term &t : offset.terms())
+      for (const auto &a : t.factors)
+        if (a->kind == SymExpr::Atom::Div && a->lhs.dependsOn(var)) {
+          SymExpr d = SymExpr::floorDiv(a->lhs, a->rhs);
+          if (std::none_of(out.begin(), out.end(), [&](const SymExpr &x) { return x == d; }))
+            out.push_back(std::move(d));
+        }
+  });
+  return out;
+}
+
 void forEachAccess(const std::vector<LStmt> &body,
                    const std::function<void(size_t buffer, const SymExpr &offset, bool isStore)> &f) {
   // a gather's loads: reads of its index array, wherever an integer expression holds one
@@ -398,6 +414,18 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        "rows of {} are 16-byte aligned, their lengths multiples of 8 and at most 128, and the warp's "
                        "values read the same rows, else the lanes' path (schedule mma=on)",
                        regionName(k, r), d.inner.name(), d.lanes, fmt::join(names, " and "));
+  }
+  case Decision::WiderPack: {
+    const Region &r = k.stages[d.region];
+    const std::string j = d.inner.name();
+    std::vector<std::string> divisions;
+    for (const SymExpr &e : divisionsOf(k, r.body, d.inner))
+      divisions.push_back(e.str());
+    return fmt::format("{}: also a kernel whose warps take {} values of {} (each on {} lanes), which the launcher "
+                       "runs where every {} adjacent values of {} agree on {}: then each tile a warp loads serves {} "
+                       "values and half the warps read each row (an MQA, a GQA group of {} or more)",
+                       regionName(k, r), d.lanes, j, 32 / d.lanes, d.lanes, j,
+                       fmt::join(divisions, " and "), d.lanes, d.lanes);
   }
   case Decision::SiblingLoops: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);

@@ -153,6 +153,9 @@ struct Region {
   int64_t ahead = 0;
   // CUDA, a split pass: its row loop may run on the tensor cores, sixteen rows a tile (Decision::TensorTiles).
   bool tiles = false;
+  // CUDA, a tiled split pass: a second kernel whose warps take this many values of `packed` (0: none), which
+  // the launcher runs where every pack of that many adjacent values reads the same rows (Decision::WiderPack).
+  int64_t widerPacking = 0;
 };
 
 // The chunk count P of a split reduction, computed once at entry from the dims:
@@ -185,13 +188,14 @@ struct Decision {
     RowsShared,      // stages[region]'s loop over frame index `inner` runs inside the split loop (same rows)
     RowsAhead,       // CUDA: stages[region]'s warps keep `lanes` rows of their moving loads in flight
     TensorTiles,     // CUDA: stages[region]'s row loop over `inner` runs 16 rows a step on the tensor cores
+    WiderPack,       // CUDA: stages[region] also as a kernel of `lanes` values of frame index `inner` a warp
     SiblingLoops,    // stages[region]'s reductions at `locs` over `inner` in [start, end) share one loop
   } kind;
   size_t buffer = 0;
   size_t region = 0;
   Symbol inner{};
   SymExpr start{}, end{};
-  int64_t lanes = 0;       // InterleavedSum; PackedFrame: the values a warp takes; StoredScores: the chains
+  int64_t lanes = 0;       // InterleavedSum; PackedFrame, WiderPack: the values a warp takes; StoredScores: chains
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
   std::vector<SourceLoc> locs{}; // SiblingLoops: the reductions' operators, in the loop's order
@@ -234,6 +238,10 @@ std::string describeLanes(const Coalescing &access);
 // Whether `offset` depends on `var` only through the numerators of floor divisions (⌊hkv·g / hq⌋): then
 // adjacent values of var often make the same access.
 bool onlyThroughDivisions(const SymExpr &offset, Symbol var);
+// The floor divisions ⌊a / b⌋ of the inputs' load offsets in `body` whose dividend depends on `var`: where
+// each load depends on var only through such divisions (onlyThroughDivisions), values of var on which they
+// all agree read the same elements. Each once, in the order first met.
+std::vector<SymExpr> divisionsOf(const Kernel &k, const std::vector<LStmt> &body, Symbol var);
 
 // The read-only inputs a region loads at offsets that move with `term` (a split's rows of K and V), in order of
 // first load.

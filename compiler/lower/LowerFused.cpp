@@ -372,6 +372,33 @@ void tensorTiles(Kernel &k, const FusedGroup &g, Region &region) {
   k.decisions.push_back(d);
 }
 
+// CUDA: a tiled split pass of the default pack (four values a warp) is also printed as a kernel of twice that,
+// which the launcher runs where every pack of eight adjacent values agrees on each floor division its loads
+// depend on them through (an MQA, or a GQA group of eight or more heads): a warp then serves eight heads with each
+// tile it loads, the tensor cores' eight columns of the weighted sum all live, and half the warps read each row
+// (bench/cuda/NOTES.md #57: MQA bf16 ~27 % faster). Not where the schedule sets `pack`, nor where a division
+// depends on anything but the packed index and the dims (the launcher tests them before any index is known).
+void widerPack(Kernel &k, const Schedule &schedule, Region &region) {
+  if (!region.tiles || schedule.pack != 0)
+    return;
+  std::set<Symbol> known{region.packed};
+  for (const TDim &d : k.dims)
+    known.insert(d.sym);
+  const std::vector<SymExpr> divisions = divisionsOf(k, region.body, region.packed);
+  for (const SymExpr &d : divisions)
+    for (Symbol s : d.symbols())
+      if (!known.count(s))
+        return;
+  if (divisions.empty())
+    return;
+  region.widerPacking = 2 * region.packing;
+  Decision w{Decision::WiderPack};
+  w.region = k.stages.size();
+  w.inner = region.packed;
+  w.lanes = region.widerPacking;
+  k.decisions.push_back(w);
+}
+
 // CPU and OpenACC targets: the frame indices that no load of a split's terms tells apart — each load that
 // depends on the term index depends on them only through floor divisions (a GQA group's query heads,
 // ⌊hkv·g / hq⌋) or not at all (queries over one K) — so that iterations differing only in them read the same
@@ -566,8 +593,10 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   }
   if (target == Target::Cuda && schedule.pack != 1)
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
-  if (target == Target::Cuda && schedule.mma)
+  if (target == Target::Cuda && schedule.mma) {
     tensorTiles(k, g, region);
+    widerPack(k, schedule, region);
+  }
   if (target == Target::Cuda)
     rowsAhead(k, g, schedule, region);
   k.stages.push_back(std::move(region));

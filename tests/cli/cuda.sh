@@ -6,6 +6,8 @@
 #              fails the comparison (on target c, so that it runs everywhere)
 #   usage      --no-run or --compare without --keep, both at once, --verify-output for cuda: usage errors
 #   onf        --emit=onf prints CUDA's split count as its launcher computes it
+#   wider      a tiled split pass of the default pack is also printed at twice the pack, its launcher testing the
+#              packed index's floor divisions; not with pack= or mma=off, not for f32 (docs/schedule.md)
 #   explain    moac explain --target=cuda, text and --html, for every example (fused and fuse=off): the page
 #              maps the CUDA kernels' lines to the loop IR (an internal error before)
 # Usage: cuda.sh MOAC DSL_EXAMPLES WORKDIR CASE
@@ -58,6 +60,20 @@ onf)
   expect 0 "8·⌈√(n)⌉" compile "$examples/decode.moa" --target=cuda --emit=onf
   out=$("$moac" compile "$examples/decode.moa" --target=c --emit=onf 2>&1)
   [[ $out == *"clamp(⌈threads / (1)⌉"* && $out != *warps* ]] || fail "the C target's split count: $out" ;;
+wider)
+  "$moac" compile "$examples/gqa-bf16.moa" --target=cuda -o g.cu || fail "compile gqa-bf16"
+  grep -q "moa_gqa_bf16_stage0_pack8(" g.cu || fail "no kernel of 8 values a warp"
+  grep -q "moa_wider = moart_floordiv(hkv \* j, hq) == moart_floordiv(8 \* hkv \* moart_floordiv(j, 8), hq);" g.cu ||
+    fail "the launcher does not test the heads' divisions"
+  grep -q "moa_wider ? B \* (((hq) + 7) / 8) \* P_online : moa_total" g.cu || fail "the blocks of the wider kernel"
+  expect 0 "also a kernel whose warps take 8 values of j" explain "$examples/gqa-bf16.moa" --target=cuda
+  for args in "--schedule=pack=4" "--schedule=mma=off" ""; do
+    f=$examples/gqa-bf16.moa
+    [ -z "$args" ] && f=$examples/gqa.moa
+    "$moac" compile "$f" --target=cuda $args -o h.cu || fail "compile $f $args"
+    ! grep -q "_pack8\|moa_wider" h.cu || fail "$f $args: a wider kernel"
+  done
+  echo "ok   the wider pack where tiles run at the default pack, and only there" ;;
 explain)
   for f in "$examples"/*.moa; do
     for schedule in fuse=on fuse=off; do
