@@ -257,18 +257,21 @@ void CudaPrinter::region(const Region &r) {
   const ElemType t = regionType(r);
   floatType = t == ElemType::Int ? ElemType::F32 : t;
   kernelOf(r, nest, kernel, warps, false, used, t);
-  if (r.widerPacking) { // the same split pass with more values a warp, chosen at the launch (widerTest)
-    // its lanes' path runs only where the warp's vote rejects the tiles (rows misaligned, dk or dv not a
-    // multiple of 8 or above 128), never for heads on different rows (the launcher's test): one row ahead, so
-    // that the 32 / 8 lanes a head do not hold four rows of K and V (spills)
-    Region wider = r;
-    wider.packing = r.widerPacking;
-    wider.widerPacking = 0;
-    wider.ahead = 1;
+  // the same split pass with more values a warp, chosen at the launch (widerTest); its lanes' path runs only
+  // where the warp's vote rejects the tiles (rows misaligned, dk or dv not a multiple of 8 or above 128), never
+  // for heads on different rows (the launcher's test): one row ahead, so that the 32 / 8 lanes a head do not
+  // hold four rows of K and V (spills)
+  std::optional<Region> wider;
+  const std::string widerKernel = fmt::format("{}_pack{}", kernel, r.widerPacking);
+  if (r.widerPacking) {
+    wider = r;
+    wider->packing = r.widerPacking;
+    wider->widerPacking = 0;
+    wider->ahead = 1;
     const bool wasLocated = locate;
     locate = false;
-    kernelOf(wider, nest, fmt::format("{}_pack{}", kernel, wider.packing), warps, false, used, t,
-             fmt::format(": {} values a warp", wider.packing).c_str());
+    kernelOf(*wider, nest, widerKernel, warps, false, used, t,
+             fmt::format(": {} values a warp", wider->packing).c_str());
     locate = wasLocated;
   }
   if (fewWarps) { // the same statements again, located once (explain --html links the first kernel's)
@@ -318,14 +321,12 @@ void CudaPrinter::region(const Region &r) {
     line("} else {");
     line(fmt::format("const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : {};", per));
     line("const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;");
-  } else if (r.widerPacking) {
-    Region wider = r;
-    wider.packing = r.widerPacking;
+  } else if (wider) {
     widerTest(r, nest);
-    line(fmt::format("const int64_t moa_blocks = ((moa_wider ? {} : moa_total) + {}) / {};", total(nest, wider, warps),
+    line(fmt::format("const int64_t moa_blocks = ((moa_wider ? {} : moa_total) + {}) / {};", total(nest, *wider, warps),
                      per - 1, per));
     line("if (moa_total > 0 && moa_wider)");
-    launch(fmt::format("{}_pack{}", kernel, wider.packing),
+    launch(widerKernel,
            fmt::format("moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})", maxBlocks, maxBlocks),
            std::to_string(threads), used);
     line("else");
