@@ -61,7 +61,7 @@
 #include "moart/kernel.h"
 #include "causal-prefill.openacc.h"
 static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv,
-                                               size_t offsets[8]) {
+                                               size_t offsets[9]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -99,6 +99,13 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
+  offsets[7] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(32, n, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
@@ -116,24 +123,54 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound1,
-                  moart_magnitude_div(moart_add_checked(moa_bound0, P_online, &overflow), P_online,
-                                      &overflow),
+                  8,
+                  moart_mul_checked(
+                      moa_bound1,
+                      moart_magnitude_div(
+                          moart_add_checked(moart_magnitude_div(
+                                                moart_add_checked(moa_bound0, P_online, &overflow),
+                                                P_online, &overflow),
+                                            7, &overflow),
+                          8, &overflow),
+                      &overflow),
                   &overflow),
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound1,
-                          moart_magnitude_div(moart_add_checked(moa_bound0, P_online, &overflow),
-                                              P_online, &overflow),
-                          &overflow),
-                      moart_magnitude_div(moart_add_checked(moa_bound0, P_online, &overflow),
+                          8,
+                          moart_mul_checked(
+                              moa_bound1,
+                              moart_magnitude_div(
+                                  moart_add_checked(
+                                      moart_magnitude_div(
+                                          moart_add_checked(moa_bound0, P_online, &overflow),
                                           P_online, &overflow),
+                                      7, &overflow),
+                                  8, &overflow),
+                              &overflow),
+                          &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_add_checked(
+                                  moart_magnitude_div(
+                                      moart_add_checked(moa_bound0, P_online, &overflow), P_online,
+                                      &overflow),
+                                  7, &overflow),
+                              8, &overflow),
+                          &overflow),
                       &overflow),
-                  1, &overflow)),
+                  8, &overflow)),
+          &overflow),
+      1); /* l0 */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moa_bound3,
+              moart_add_checked(moart_add_checked(moa_bound3, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound4 = moart_magnitude_max(
+  const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -141,7 +178,7 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
@@ -162,45 +199,69 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moa_bound1,
-                          moart_magnitude_div(moart_add_checked(moa_bound0, P_online, &overflow),
-                                              P_online, &overflow),
-                          &overflow),
-        &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude,
                           moart_magnitude_div(moart_add_checked(moa_bound0, P_online, &overflow),
                                               P_online, &overflow),
                           &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_mul_checked(
+                moa_bound1,
+                moart_magnitude_div(
+                    moart_add_checked(
+                        moart_magnitude_div(moart_add_checked(moa_bound0, P_online, &overflow),
+                                            P_online, &overflow),
+                        7, &overflow),
+                    8, &overflow),
+                &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_add_checked(
+                    moart_magnitude_div(moart_add_checked(moa_bound0, P_online, &overflow),
+                                        P_online, &overflow),
+                    7, &overflow),
+                8, &overflow),
+            &overflow),
+        &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
+        moa_magnitude,
+        moart_mul_checked(32, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[7] = moart_size_checked(total, &overflow);
+  offsets[8] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_causal_prefill_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[8];
-  return moa_causal_prefill_workspace_layout(n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
+  size_t offsets[9];
+  return moa_causal_prefill_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
 int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
@@ -209,25 +270,28 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[8];
+  size_t offsets[9];
   if (!moa_causal_prefill_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
+  if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(n, n, INT64_C(64), INT64_C(256));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
+  float *online_tile = (float *)((char *)workspace + offsets[7]);
 
 /* online (splits) */
 #pragma acc parallel loop gang vector collapse(2) vector_length(128)                               \
     present(Q [0:n * dk], K [0:n * dk], V [0:n * dv], online_m_part [0:n * P_online],              \
-            online_sum_e_part [0:n * P_online], online_O_part [0:n * dv * P_online])
+            online_sum_e_part [0:n * P_online], online_O_part [0:n * dv * P_online],               \
+            online_tile [0:32 * n * P_online])
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t c = 0; c < P_online; ++c) {
       const int64_t moa_div0 = moart_floordiv((i + P_online), P_online);
-      const int64_t moa_div1 = moart_floordiv(dk, 8);
+      const int64_t moa_div1 = moart_floordiv((moa_div0 + 7), 8);
+      const int64_t moa_div2 = moart_floordiv(dk, 8);
       float m = -INFINITY; /* causal-prefill.moa:10 */
       float acc = 0.0f;    /* causal-prefill.moa:10 */
 #pragma acc loop seq
@@ -235,52 +299,126 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
         online_O_part[(dv * i * P_online + dv * c + j)] = 0.0f; /* causal-prefill.moa:10 */
       }
 #pragma acc loop seq
-      for (int64_t l = c * moa_div0; l < (c * moa_div0 + moa_div0); ++l) {
-        if (l < (i + 1)) {
-          float acc2 = 0.0f;      /* causal-prefill.moa:15 */
-          float acc_lane = 0.0f;  /* causal-prefill.moa:15 */
-          float acc_lane2 = 0.0f; /* causal-prefill.moa:15 */
-          float acc_lane3 = 0.0f; /* causal-prefill.moa:15 */
-          float acc_lane4 = 0.0f; /* causal-prefill.moa:15 */
-          float acc_lane5 = 0.0f; /* causal-prefill.moa:15 */
-          float acc_lane6 = 0.0f; /* causal-prefill.moa:15 */
-          float acc_lane7 = 0.0f; /* causal-prefill.moa:15 */
+      for (int64_t l0 = 8 * c * moa_div1; l0 < (8 * c * moa_div1 + 8 * moa_div1); l0 += 8) {
+        if ((l0 + 7) < (i + 1)) {
+          float top = -INFINITY; /* causal-prefill.moa:10 */
 #pragma acc loop seq
-          for (int64_t l2 = 0; l2 < 8 * moa_div1; l2 += 8) {
-            acc2 = acc2 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
-            acc_lane = acc_lane +
-                       (K[(dk * l + l2 + 1)] * Q[(dk * i + l2 + 1)]); /* causal-prefill.moa:15 */
-            acc_lane2 = acc_lane2 +
-                        (K[(dk * l + l2 + 2)] * Q[(dk * i + l2 + 2)]); /* causal-prefill.moa:15 */
-            acc_lane3 = acc_lane3 +
-                        (K[(dk * l + l2 + 3)] * Q[(dk * i + l2 + 3)]); /* causal-prefill.moa:15 */
-            acc_lane4 = acc_lane4 +
-                        (K[(dk * l + l2 + 4)] * Q[(dk * i + l2 + 4)]); /* causal-prefill.moa:15 */
-            acc_lane5 = acc_lane5 +
-                        (K[(dk * l + l2 + 5)] * Q[(dk * i + l2 + 5)]); /* causal-prefill.moa:15 */
-            acc_lane6 = acc_lane6 +
-                        (K[(dk * l + l2 + 6)] * Q[(dk * i + l2 + 6)]); /* causal-prefill.moa:15 */
-            acc_lane7 = acc_lane7 +
-                        (K[(dk * l + l2 + 7)] * Q[(dk * i + l2 + 7)]); /* causal-prefill.moa:15 */
-          }
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float acc2 = 0.0f;      /* causal-prefill.moa:15 */
+            float acc_lane = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane2 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane3 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane4 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane5 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane6 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane7 = 0.0f; /* causal-prefill.moa:15 */
 #pragma acc loop seq
-          for (int64_t l2 = 8 * moa_div1; l2 < dk; ++l2) {
-            acc2 = acc2 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
+            for (int64_t l2 = 0; l2 < 8 * moa_div2; l2 += 8) {
+              acc2 = acc2 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
+              acc_lane = acc_lane +
+                         (K[(dk * l + l2 + 1)] * Q[(dk * i + l2 + 1)]); /* causal-prefill.moa:15 */
+              acc_lane2 = acc_lane2 +
+                          (K[(dk * l + l2 + 2)] * Q[(dk * i + l2 + 2)]); /* causal-prefill.moa:15 */
+              acc_lane3 = acc_lane3 +
+                          (K[(dk * l + l2 + 3)] * Q[(dk * i + l2 + 3)]); /* causal-prefill.moa:15 */
+              acc_lane4 = acc_lane4 +
+                          (K[(dk * l + l2 + 4)] * Q[(dk * i + l2 + 4)]); /* causal-prefill.moa:15 */
+              acc_lane5 = acc_lane5 +
+                          (K[(dk * l + l2 + 5)] * Q[(dk * i + l2 + 5)]); /* causal-prefill.moa:15 */
+              acc_lane6 = acc_lane6 +
+                          (K[(dk * l + l2 + 6)] * Q[(dk * i + l2 + 6)]); /* causal-prefill.moa:15 */
+              acc_lane7 = acc_lane7 +
+                          (K[(dk * l + l2 + 7)] * Q[(dk * i + l2 + 7)]); /* causal-prefill.moa:15 */
+            }
+#pragma acc loop seq
+            for (int64_t l2 = 8 * moa_div2; l2 < dk; ++l2) {
+              acc2 = acc2 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
+            }
+            acc2 =
+                (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                 ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* causal-prefill.moa:15 */
+            float e = (acc2 / sqrtf((float)(dk)));                     /* causal-prefill.moa:10 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = e;    /* causal-prefill.moa:10 */
+            top = moart_maxf(top, e);                                  /* causal-prefill.moa:10 */
           }
-          acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                  ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* causal-prefill.moa:15 */
-          float e = (acc2 / sqrtf((float)(dk)));                        /* causal-prefill.moa:10 */
-          float next = moart_maxf(m, e);                                /* causal-prefill.moa:10 */
-          float scale = moart_rescalef(m, next);                        /* causal-prefill.moa:10 */
-          float w = moart_rescalef(e, next);                            /* causal-prefill.moa:10 */
-          acc = ((acc * scale) + w);                                    /* causal-prefill.moa:10 */
+          float next = moart_maxf(m, top);       /* causal-prefill.moa:10 */
+          float scale = moart_rescalef(m, next); /* causal-prefill.moa:10 */
+          acc = (acc * scale);                   /* causal-prefill.moa:10 */
 #pragma acc loop seq
           for (int64_t j = 0; j < dv; ++j) {
             online_O_part[(dv * i * P_online + dv * c + j)] =
-                ((online_O_part[(dv * i * P_online + dv * c + j)] * scale) +
-                 (w * V[(dv * l + j)])); /* causal-prefill.moa:10 */
+                (online_O_part[(dv * i * P_online + dv * c + j)] *
+                 scale); /* causal-prefill.moa:10 */
+          }
+#pragma acc loop seq
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float w = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
+                                     next);                         /* causal-prefill.moa:10 */
+            acc = acc + w;                                          /* causal-prefill.moa:10 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = w; /* causal-prefill.moa:10 */
+          }
+#pragma acc loop seq
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+#pragma acc loop seq
+            for (int64_t j = 0; j < dv; ++j) {
+              online_O_part[(dv * i * P_online + dv * c + j)] =
+                  (online_O_part[(dv * i * P_online + dv * c + j)] +
+                   (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
+                    V[(dv * l + j)])); /* causal-prefill.moa:10 */
+            }
           }
           m = next; /* causal-prefill.moa:10 */
+        } else {
+#pragma acc loop seq
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            if (l < (i + 1)) {
+              float acc3 = 0.0f;       /* causal-prefill.moa:15 */
+              float acc_lane8 = 0.0f;  /* causal-prefill.moa:15 */
+              float acc_lane9 = 0.0f;  /* causal-prefill.moa:15 */
+              float acc_lane10 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane11 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane12 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane13 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane14 = 0.0f; /* causal-prefill.moa:15 */
+#pragma acc loop seq
+              for (int64_t l2 = 0; l2 < 8 * moa_div2; l2 += 8) {
+                acc3 = acc3 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
+                acc_lane8 = acc_lane8 + (K[(dk * l + l2 + 1)] *
+                                         Q[(dk * i + l2 + 1)]); /* causal-prefill.moa:15 */
+                acc_lane9 = acc_lane9 + (K[(dk * l + l2 + 2)] *
+                                         Q[(dk * i + l2 + 2)]); /* causal-prefill.moa:15 */
+                acc_lane10 = acc_lane10 + (K[(dk * l + l2 + 3)] *
+                                           Q[(dk * i + l2 + 3)]); /* causal-prefill.moa:15 */
+                acc_lane11 = acc_lane11 + (K[(dk * l + l2 + 4)] *
+                                           Q[(dk * i + l2 + 4)]); /* causal-prefill.moa:15 */
+                acc_lane12 = acc_lane12 + (K[(dk * l + l2 + 5)] *
+                                           Q[(dk * i + l2 + 5)]); /* causal-prefill.moa:15 */
+                acc_lane13 = acc_lane13 + (K[(dk * l + l2 + 6)] *
+                                           Q[(dk * i + l2 + 6)]); /* causal-prefill.moa:15 */
+                acc_lane14 = acc_lane14 + (K[(dk * l + l2 + 7)] *
+                                           Q[(dk * i + l2 + 7)]); /* causal-prefill.moa:15 */
+              }
+#pragma acc loop seq
+              for (int64_t l2 = 8 * moa_div2; l2 < dk; ++l2) {
+                acc3 = acc3 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
+              }
+              acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                      ((acc_lane11 + acc_lane12) +
+                       (acc_lane13 + acc_lane14)));    /* causal-prefill.moa:15 */
+              float e2 = (acc3 / sqrtf((float)(dk)));  /* causal-prefill.moa:10 */
+              float next2 = moart_maxf(m, e2);         /* causal-prefill.moa:10 */
+              float scale2 = moart_rescalef(m, next2); /* causal-prefill.moa:10 */
+              float w2 = moart_rescalef(e2, next2);    /* causal-prefill.moa:10 */
+              acc = ((acc * scale2) + w2);             /* causal-prefill.moa:10 */
+#pragma acc loop seq
+              for (int64_t j = 0; j < dv; ++j) {
+                online_O_part[(dv * i * P_online + dv * c + j)] =
+                    ((online_O_part[(dv * i * P_online + dv * c + j)] * scale2) +
+                     (w2 * V[(dv * l + j)])); /* causal-prefill.moa:10 */
+              }
+              m = next2; /* causal-prefill.moa:10 */
+            }
+          }
         }
       }
       online_m_part[(i * P_online + c)] = m;       /* causal-prefill.moa:10 */

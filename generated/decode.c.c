@@ -54,7 +54,7 @@
 
 #include "moart/kernel.h"
 #include "decode.c.h"
-static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[8]) {
+static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t offsets[9]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -82,6 +82,11 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
+  offsets[7] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
+      &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
@@ -95,29 +100,59 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound0,
-                  moart_magnitude_div(
-                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
-                      P_online, &overflow),
+                  8,
+                  moart_mul_checked(
+                      moa_bound0,
+                      moart_magnitude_div(
+                          moart_add_checked(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                    &overflow),
+                                  P_online, &overflow),
+                              7, &overflow),
+                          8, &overflow),
+                      &overflow),
                   &overflow),
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound0,
-                          moart_magnitude_div(
-                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
-                                                &overflow),
-                              P_online, &overflow),
+                          8,
+                          moart_mul_checked(
+                              moa_bound0,
+                              moart_magnitude_div(
+                                  moart_add_checked(
+                                      moart_magnitude_div(
+                                          moart_add_checked(
+                                              moart_add_checked(n, P_online, &overflow), 1,
+                                              &overflow),
+                                          P_online, &overflow),
+                                      7, &overflow),
+                                  8, &overflow),
+                              &overflow),
                           &overflow),
-                      moart_magnitude_div(
-                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
-                                            &overflow),
-                          P_online, &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_add_checked(
+                                  moart_magnitude_div(
+                                      moart_add_checked(moart_add_checked(n, P_online, &overflow),
+                                                        1, &overflow),
+                                      P_online, &overflow),
+                                  7, &overflow),
+                              8, &overflow),
+                          &overflow),
                       &overflow),
-                  1, &overflow)),
+                  8, &overflow)),
+          &overflow),
+      1); /* l0 */
+  const int64_t moa_bound3 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moa_bound2,
+              moart_add_checked(moart_add_checked(moa_bound2, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound3 = moart_magnitude_max(
+  const int64_t moa_bound4 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -125,7 +160,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound4 = moart_magnitude_max(
+  const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
@@ -143,17 +178,38 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(
-            moa_bound0,
-            moart_magnitude_div(
-                moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
-                P_online, &overflow),
+        moart_magnitude_div(
+            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_magnitude_div(
-            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
+        moart_mul_checked(
+            8,
+            moart_mul_checked(
+                moa_bound0,
+                moart_magnitude_div(
+                    moart_add_checked(
+                        moart_magnitude_div(
+                            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                              &overflow),
+                            P_online, &overflow),
+                        7, &overflow),
+                    8, &overflow),
+                &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_add_checked(
+                    moart_magnitude_div(
+                        moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                        P_online, &overflow),
+                    7, &overflow),
+                8, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
@@ -161,22 +217,24 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound2, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[7] = moart_size_checked(total, &overflow);
+  offsets[8] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[8];
-  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
+  size_t offsets[9];
+  return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
 int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
@@ -184,16 +242,17 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[8];
+  size_t offsets[9];
   if (!moa_decode_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[7] > 0 && !workspace) || !q || !K || !V ||
+  if ((offsets[8] > 0 && !workspace) || !q || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_o_part = (float *)((char *)workspace + offsets[6]);
+  float *online_tile = (float *)((char *)workspace + offsets[7]);
 
   /* online (splits) */
   for (int64_t c = 0; c < P_online; ++c) {
@@ -202,44 +261,97 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
     for (int64_t i = 0; i < dv; ++i) {
       online_o_part[(dv * c + i)] = 0.0f; /* decode.moa:8 */
     }
-    for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
-         l < (c * moart_floordiv((n + P_online - 1), P_online) +
-              moart_floordiv((n + P_online - 1), P_online));
-         ++l) {
-      if (l < n) {
-        float acc2 = 0.0f;      /* decode.moa:13 */
-        float acc_lane = 0.0f;  /* decode.moa:13 */
-        float acc_lane2 = 0.0f; /* decode.moa:13 */
-        float acc_lane3 = 0.0f; /* decode.moa:13 */
-        float acc_lane4 = 0.0f; /* decode.moa:13 */
-        float acc_lane5 = 0.0f; /* decode.moa:13 */
-        float acc_lane6 = 0.0f; /* decode.moa:13 */
-        float acc_lane7 = 0.0f; /* decode.moa:13 */
-        for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* decode.moa:13 */
-          acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
-          acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* decode.moa:13 */
-          acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* decode.moa:13 */
-          acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* decode.moa:13 */
-          acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* decode.moa:13 */
-          acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* decode.moa:13 */
-          acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* decode.moa:13 */
+    for (int64_t l0 = 8 * c * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8);
+         l0 < (8 * c * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8) +
+               8 * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8));
+         l0 += 8) {
+      if ((l0 + 7) < n) {
+        float top = -INFINITY; /* decode.moa:8 */
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          float acc2 = 0.0f;      /* decode.moa:13 */
+          float acc_lane = 0.0f;  /* decode.moa:13 */
+          float acc_lane2 = 0.0f; /* decode.moa:13 */
+          float acc_lane3 = 0.0f; /* decode.moa:13 */
+          float acc_lane4 = 0.0f; /* decode.moa:13 */
+          float acc_lane5 = 0.0f; /* decode.moa:13 */
+          float acc_lane6 = 0.0f; /* decode.moa:13 */
+          float acc_lane7 = 0.0f; /* decode.moa:13 */
+          for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* decode.moa:13 */
+            acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
+            acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* decode.moa:13 */
+            acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* decode.moa:13 */
+            acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* decode.moa:13 */
+            acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* decode.moa:13 */
+            acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* decode.moa:13 */
+            acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* decode.moa:13 */
+          }
+          for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
+          }
+          acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                  ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode.moa:13 */
+          float e = (acc2 / sqrtf((float)(dk)));                        /* decode.moa:8 */
+          online_tile[(l + 32 * c - l0)] = e;                           /* decode.moa:8 */
+          top = moart_maxf(top, e);                                     /* decode.moa:8 */
         }
-        for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
-        }
-        acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode.moa:13 */
-        float e = (acc2 / sqrtf((float)(dk)));                        /* decode.moa:8 */
-        float next = moart_maxf(m, e);                                /* decode.moa:8 */
-        float scale = moart_rescalef(m, next);                        /* decode.moa:8 */
-        float w = moart_rescalef(e, next);                            /* decode.moa:8 */
-        acc = ((acc * scale) + w);                                    /* decode.moa:8 */
+        float next = moart_maxf(m, top);       /* decode.moa:8 */
+        float scale = moart_rescalef(m, next); /* decode.moa:8 */
+        acc = (acc * scale);                   /* decode.moa:8 */
         for (int64_t i = 0; i < dv; ++i) {
-          online_o_part[(dv * c + i)] =
-              ((online_o_part[(dv * c + i)] * scale) + (w * V[(dv * l + i)])); /* decode.moa:8 */
+          online_o_part[(dv * c + i)] = (online_o_part[(dv * c + i)] * scale); /* decode.moa:8 */
+        }
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          float w = moart_rescalef(online_tile[(l + 32 * c - l0)], next); /* decode.moa:8 */
+          acc = acc + w;                                                  /* decode.moa:8 */
+          online_tile[(l + 32 * c - l0)] = w;                             /* decode.moa:8 */
+        }
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          for (int64_t i = 0; i < dv; ++i) {
+            online_o_part[(dv * c + i)] =
+                (online_o_part[(dv * c + i)] +
+                 (online_tile[(l + 32 * c - l0)] * V[(dv * l + i)])); /* decode.moa:8 */
+          }
         }
         m = next; /* decode.moa:8 */
+      } else {
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          if (l < n) {
+            float acc3 = 0.0f;       /* decode.moa:13 */
+            float acc_lane8 = 0.0f;  /* decode.moa:13 */
+            float acc_lane9 = 0.0f;  /* decode.moa:13 */
+            float acc_lane10 = 0.0f; /* decode.moa:13 */
+            float acc_lane11 = 0.0f; /* decode.moa:13 */
+            float acc_lane12 = 0.0f; /* decode.moa:13 */
+            float acc_lane13 = 0.0f; /* decode.moa:13 */
+            float acc_lane14 = 0.0f; /* decode.moa:13 */
+            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]);                       /* decode.moa:13 */
+              acc_lane8 = acc_lane8 + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
+              acc_lane9 = acc_lane9 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);   /* decode.moa:13 */
+              acc_lane10 = acc_lane10 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* decode.moa:13 */
+              acc_lane11 = acc_lane11 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* decode.moa:13 */
+              acc_lane12 = acc_lane12 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* decode.moa:13 */
+              acc_lane13 = acc_lane13 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* decode.moa:13 */
+              acc_lane14 = acc_lane14 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* decode.moa:13 */
+            }
+            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
+            }
+            acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                    ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* decode.moa:13 */
+            float e2 = (acc3 / sqrtf((float)(dk)));                           /* decode.moa:8 */
+            float next2 = moart_maxf(m, e2);                                  /* decode.moa:8 */
+            float scale2 = moart_rescalef(m, next2);                          /* decode.moa:8 */
+            float w2 = moart_rescalef(e2, next2);                             /* decode.moa:8 */
+            acc = ((acc * scale2) + w2);                                      /* decode.moa:8 */
+            for (int64_t i = 0; i < dv; ++i) {
+              online_o_part[(dv * c + i)] = ((online_o_part[(dv * c + i)] * scale2) +
+                                             (w2 * V[(dv * l + i)])); /* decode.moa:8 */
+            }
+            m = next2; /* decode.moa:8 */
+          }
+        }
       }
     }
     online_m_part[c] = m;       /* decode.moa:8 */

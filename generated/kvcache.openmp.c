@@ -74,7 +74,7 @@
 #include "moart/kernel.h"
 #include "kvcache.openmp.h"
 static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int64_t dv,
-                                        size_t offsets[10]) {
+                                        size_t offsets[11]) {
   int overflow = 0;
   int64_t total = 0;
   (void)t;
@@ -106,6 +106,11 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       total,
       moart_bytes_checked(moart_mul_checked(dv, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
+  offsets[9] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
+      &overflow);
   (void)moart_add_checked(t, 1, &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
@@ -131,27 +136,56 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   const int64_t moa_bound4 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(moa_bound3,
-                                moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
-                                                                      P_online, &overflow),
-                                                    P_online, &overflow),
-                                &overflow),
+              moart_mul_checked(
+                  8,
+                  moart_mul_checked(
+                      moa_bound3,
+                      moart_magnitude_div(
+                          moart_add_checked(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                                  P_online, &overflow),
+                              7, &overflow),
+                          8, &overflow),
+                      &overflow),
+                  &overflow),
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound3,
-                          moart_magnitude_div(
-                              moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
-                              P_online, &overflow),
+                          8,
+                          moart_mul_checked(
+                              moa_bound3,
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_magnitude_div(
+                                                        moart_add_checked(moart_magnitude_max(t, 1),
+                                                                          P_online, &overflow),
+                                                        P_online, &overflow),
+                                                    7, &overflow),
+                                  8, &overflow),
+                              &overflow),
                           &overflow),
-                      moart_magnitude_div(
-                          moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
-                          P_online, &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_add_checked(
+                                  moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
+                                                                        P_online, &overflow),
+                                                      P_online, &overflow),
+                                  7, &overflow),
+                              8, &overflow),
+                          &overflow),
                       &overflow),
-                  1, &overflow)),
+                  8, &overflow)),
+          &overflow),
+      1); /* l0 */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moa_bound4,
+              moart_add_checked(moart_add_checked(moa_bound4, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -159,7 +193,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound6 = moart_magnitude_max(
+  const int64_t moa_bound7 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
@@ -183,28 +217,49 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
+                            P_online, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
         moart_mul_checked(
-            moa_bound3,
-            moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
-                                P_online, &overflow),
+            8,
+            moart_mul_checked(moa_bound3,
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_magnitude_div(
+                                                        moart_add_checked(moart_magnitude_max(t, 1),
+                                                                          P_online, &overflow),
+                                                        P_online, &overflow),
+                                                    7, &overflow),
+                                  8, &overflow),
+                              &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
-                            P_online, &overflow),
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_add_checked(moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
+                                                                        P_online, &overflow),
+                                                      P_online, &overflow),
+                                  7, &overflow),
+                8, &overflow),
+            &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound5, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound3, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
@@ -212,13 +267,13 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   if (!(moart_add_checked(t, 1, &overflow) <= cap) ||
       overflow) /* update within the inout's storage: t + 1 <= cap */
     return 0;
-  offsets[9] = moart_size_checked(total, &overflow);
+  offsets[10] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t dv) {
-  size_t offsets[10];
-  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[9] : SIZE_MAX;
+  size_t offsets[11];
+  return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[10] : SIZE_MAX;
 }
 
 int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
@@ -228,16 +283,17 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
   (void)cap;
   (void)dk;
   (void)dv;
-  size_t offsets[10];
+  size_t offsets[11];
   if (!moa_kvcache_workspace_layout(t, cap, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[9] > 0 && !workspace) || !q || !k || !v || !K || !V ||
+  if ((offsets[10] > 0 && !workspace) || !q || !k || !v || !K || !V ||
       !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, (t + 1), INT64_C(64), INT64_C(256));
   float *online_m_part = (float *)((char *)workspace + offsets[6]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[7]);
   float *online_o_part = (float *)((char *)workspace + offsets[8]);
+  float *online_tile = (float *)((char *)workspace + offsets[9]);
 
 /* update K */
 #pragma omp parallel for collapse(2) schedule(static)
@@ -263,44 +319,98 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     for (int64_t i3 = 0; i3 < dv; ++i3) {
       online_o_part[(dv * c + i3)] = 0.0f; /* kvcache.moa:13 */
     }
-    for (int64_t l = c * moart_floordiv((t + P_online), P_online);
-         l <
-         (c * moart_floordiv((t + P_online), P_online) + moart_floordiv((t + P_online), P_online));
-         ++l) {
-      if (l < (t + 1)) {
-        float acc2 = 0.0f;      /* kvcache.moa:18 */
-        float acc_lane = 0.0f;  /* kvcache.moa:18 */
-        float acc_lane2 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane3 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane4 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane5 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane6 = 0.0f; /* kvcache.moa:18 */
-        float acc_lane7 = 0.0f; /* kvcache.moa:18 */
-        for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* kvcache.moa:18 */
-          acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
-          acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* kvcache.moa:18 */
-          acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* kvcache.moa:18 */
-          acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* kvcache.moa:18 */
-          acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* kvcache.moa:18 */
-          acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* kvcache.moa:18 */
-          acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* kvcache.moa:18 */
+    for (int64_t l0 = 8 * c * moart_floordiv((moart_floordiv((t + P_online), P_online) + 7), 8);
+         l0 < (8 * c * moart_floordiv((moart_floordiv((t + P_online), P_online) + 7), 8) +
+               8 * moart_floordiv((moart_floordiv((t + P_online), P_online) + 7), 8));
+         l0 += 8) {
+      if ((l0 + 7) < (t + 1)) {
+        float top = -INFINITY; /* kvcache.moa:13 */
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          float acc2 = 0.0f;      /* kvcache.moa:18 */
+          float acc_lane = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane2 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane3 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane4 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane5 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane6 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane7 = 0.0f; /* kvcache.moa:18 */
+          for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* kvcache.moa:18 */
+            acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
+            acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* kvcache.moa:18 */
+            acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* kvcache.moa:18 */
+            acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* kvcache.moa:18 */
+            acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* kvcache.moa:18 */
+            acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* kvcache.moa:18 */
+            acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* kvcache.moa:18 */
+          }
+          for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
+          }
+          acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                  ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* kvcache.moa:18 */
+          float e = (acc2 / sqrtf((float)(dk)));                        /* kvcache.moa:13 */
+          online_tile[(l + 32 * c - l0)] = e;                           /* kvcache.moa:13 */
+          top = moart_maxf(top, e);                                     /* kvcache.moa:13 */
         }
-        for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-          acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
-        }
-        acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* kvcache.moa:18 */
-        float e = (acc2 / sqrtf((float)(dk)));                        /* kvcache.moa:13 */
-        float next = moart_maxf(m, e);                                /* kvcache.moa:13 */
-        float scale = moart_rescalef(m, next);                        /* kvcache.moa:13 */
-        float w = moart_rescalef(e, next);                            /* kvcache.moa:13 */
-        acc = ((acc * scale) + w);                                    /* kvcache.moa:13 */
+        float next = moart_maxf(m, top);       /* kvcache.moa:13 */
+        float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
+        acc = (acc * scale);                   /* kvcache.moa:13 */
         for (int64_t i3 = 0; i3 < dv; ++i3) {
-          online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale) +
-                                          (w * V[(dv * l + i3)])); /* kvcache.moa:13 */
+          online_o_part[(dv * c + i3)] =
+              (online_o_part[(dv * c + i3)] * scale); /* kvcache.moa:13 */
+        }
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          float w = moart_rescalef(online_tile[(l + 32 * c - l0)], next); /* kvcache.moa:13 */
+          acc = acc + w;                                                  /* kvcache.moa:13 */
+          online_tile[(l + 32 * c - l0)] = w;                             /* kvcache.moa:13 */
+        }
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          for (int64_t i3 = 0; i3 < dv; ++i3) {
+            online_o_part[(dv * c + i3)] =
+                (online_o_part[(dv * c + i3)] +
+                 (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3)])); /* kvcache.moa:13 */
+          }
         }
         m = next; /* kvcache.moa:13 */
+      } else {
+        for (int64_t l = l0; l < (l0 + 8); ++l) {
+          if (l < (t + 1)) {
+            float acc3 = 0.0f;       /* kvcache.moa:18 */
+            float acc_lane8 = 0.0f;  /* kvcache.moa:18 */
+            float acc_lane9 = 0.0f;  /* kvcache.moa:18 */
+            float acc_lane10 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane11 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane12 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane13 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane14 = 0.0f; /* kvcache.moa:18 */
+            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]);                       /* kvcache.moa:18 */
+              acc_lane8 = acc_lane8 + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
+              acc_lane9 = acc_lane9 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);   /* kvcache.moa:18 */
+              acc_lane10 = acc_lane10 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* kvcache.moa:18 */
+              acc_lane11 = acc_lane11 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* kvcache.moa:18 */
+              acc_lane12 = acc_lane12 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* kvcache.moa:18 */
+              acc_lane13 = acc_lane13 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* kvcache.moa:18 */
+              acc_lane14 = acc_lane14 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* kvcache.moa:18 */
+            }
+            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
+            }
+            acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                    ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* kvcache.moa:18 */
+            float e2 = (acc3 / sqrtf((float)(dk)));                           /* kvcache.moa:13 */
+            float next2 = moart_maxf(m, e2);                                  /* kvcache.moa:13 */
+            float scale2 = moart_rescalef(m, next2);                          /* kvcache.moa:13 */
+            float w2 = moart_rescalef(e2, next2);                             /* kvcache.moa:13 */
+            acc = ((acc * scale2) + w2);                                      /* kvcache.moa:13 */
+            for (int64_t i3 = 0; i3 < dv; ++i3) {
+              online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale2) +
+                                              (w2 * V[(dv * l + i3)])); /* kvcache.moa:13 */
+            }
+            m = next2; /* kvcache.moa:13 */
+          }
+        }
       }
     }
     online_m_part[c] = m;       /* kvcache.moa:13 */

@@ -63,7 +63,7 @@
 #include "moart/kernel.h"
 #include "masked-softmax.openmp.h"
 static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv,
-                                               size_t offsets[8]) {
+                                               size_t offsets[9]) {
   int overflow = 0;
   int64_t total = 0;
   (void)n;
@@ -101,6 +101,13 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
+  offsets[7] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(32, n, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
@@ -118,29 +125,59 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound0,
-                  moart_magnitude_div(
-                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
-                      P_online, &overflow),
+                  8,
+                  moart_mul_checked(
+                      moa_bound0,
+                      moart_magnitude_div(
+                          moart_add_checked(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                    &overflow),
+                                  P_online, &overflow),
+                              7, &overflow),
+                          8, &overflow),
+                      &overflow),
                   &overflow),
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound0,
-                          moart_magnitude_div(
-                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
-                                                &overflow),
-                              P_online, &overflow),
+                          8,
+                          moart_mul_checked(
+                              moa_bound0,
+                              moart_magnitude_div(
+                                  moart_add_checked(
+                                      moart_magnitude_div(
+                                          moart_add_checked(
+                                              moart_add_checked(n, P_online, &overflow), 1,
+                                              &overflow),
+                                          P_online, &overflow),
+                                      7, &overflow),
+                                  8, &overflow),
+                              &overflow),
                           &overflow),
-                      moart_magnitude_div(
-                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
-                                            &overflow),
-                          P_online, &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_add_checked(
+                                  moart_magnitude_div(
+                                      moart_add_checked(moart_add_checked(n, P_online, &overflow),
+                                                        1, &overflow),
+                                      P_online, &overflow),
+                                  7, &overflow),
+                              8, &overflow),
+                          &overflow),
                       &overflow),
-                  1, &overflow)),
+                  8, &overflow)),
+          &overflow),
+      1); /* l0 */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moa_bound3,
+              moart_add_checked(moart_add_checked(moa_bound3, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound4 = moart_magnitude_max(
+  const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -148,7 +185,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
@@ -170,20 +207,42 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(
-            moa_bound0,
-            moart_magnitude_div(
-                moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
-                P_online, &overflow),
-            &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
         moart_magnitude_div(
             moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
             &overflow),
         &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_mul_checked(
+                moa_bound0,
+                moart_magnitude_div(
+                    moart_add_checked(
+                        moart_magnitude_div(
+                            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                              &overflow),
+                            P_online, &overflow),
+                        7, &overflow),
+                    8, &overflow),
+                &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_add_checked(
+                    moart_magnitude_div(
+                        moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                        P_online, &overflow),
+                    7, &overflow),
+                8, &overflow),
+            &overflow),
+        &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
@@ -191,26 +250,29 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
+        moa_magnitude,
+        moart_mul_checked(32, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[7] = moart_size_checked(total, &overflow);
+  offsets[8] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_masked_softmax_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[8];
-  return moa_masked_softmax_workspace_layout(n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
+  size_t offsets[9];
+  return moa_masked_softmax_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
 int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
@@ -219,16 +281,17 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[8];
+  size_t offsets[9];
   if (!moa_masked_softmax_workspace_layout(n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
+  if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(1, n, INT64_C(64), INT64_C(256));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
+  float *online_tile = (float *)((char *)workspace + offsets[7]);
 
 /* online (splits) */
 #pragma omp parallel for collapse(2) schedule(static)
@@ -239,59 +302,131 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
       for (int64_t j = 0; j < dv; ++j) {
         online_O_part[(dv * i * P_online + dv * c + j)] = 0.0f; /* masked-softmax.moa:9 */
       }
-      for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
-           l < (c * moart_floordiv((n + P_online - 1), P_online) +
-                moart_floordiv((n + P_online - 1), P_online));
-           ++l) {
-        if (l < n) {
-          float sel = 0.0f; /* masked-softmax.moa:15 */
-          if (l <= i) {
-            float acc2 = 0.0f;      /* masked-softmax.moa:14 */
-            float acc_lane = 0.0f;  /* masked-softmax.moa:14 */
-            float acc_lane2 = 0.0f; /* masked-softmax.moa:14 */
-            float acc_lane3 = 0.0f; /* masked-softmax.moa:14 */
-            float acc_lane4 = 0.0f; /* masked-softmax.moa:14 */
-            float acc_lane5 = 0.0f; /* masked-softmax.moa:14 */
-            float acc_lane6 = 0.0f; /* masked-softmax.moa:14 */
-            float acc_lane7 = 0.0f; /* masked-softmax.moa:14 */
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-              acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
-              acc_lane = acc_lane +
-                         (Q[(dk * i + l2 + 1)] * K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
-              acc_lane2 = acc_lane2 +
-                          (Q[(dk * i + l2 + 2)] * K[(dk * l + l2 + 2)]); /* masked-softmax.moa:14 */
-              acc_lane3 = acc_lane3 +
-                          (Q[(dk * i + l2 + 3)] * K[(dk * l + l2 + 3)]); /* masked-softmax.moa:14 */
-              acc_lane4 = acc_lane4 +
-                          (Q[(dk * i + l2 + 4)] * K[(dk * l + l2 + 4)]); /* masked-softmax.moa:14 */
-              acc_lane5 = acc_lane5 +
-                          (Q[(dk * i + l2 + 5)] * K[(dk * l + l2 + 5)]); /* masked-softmax.moa:14 */
-              acc_lane6 = acc_lane6 +
-                          (Q[(dk * i + l2 + 6)] * K[(dk * l + l2 + 6)]); /* masked-softmax.moa:14 */
-              acc_lane7 = acc_lane7 +
-                          (Q[(dk * i + l2 + 7)] * K[(dk * l + l2 + 7)]); /* masked-softmax.moa:14 */
+      for (int64_t l0 =
+               8 * c * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8);
+           l0 < (8 * c * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8) +
+                 8 * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8));
+           l0 += 8) {
+        if ((l0 + 7) < n) {
+          float top = -INFINITY; /* masked-softmax.moa:9 */
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float sel = 0.0f; /* masked-softmax.moa:15 */
+            if (l <= i) {
+              float acc2 = 0.0f;      /* masked-softmax.moa:14 */
+              float acc_lane = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane2 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane3 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane4 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane5 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane6 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane7 = 0.0f; /* masked-softmax.moa:14 */
+              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
+                acc_lane = acc_lane + (Q[(dk * i + l2 + 1)] *
+                                       K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
+                acc_lane2 = acc_lane2 + (Q[(dk * i + l2 + 2)] *
+                                         K[(dk * l + l2 + 2)]); /* masked-softmax.moa:14 */
+                acc_lane3 = acc_lane3 + (Q[(dk * i + l2 + 3)] *
+                                         K[(dk * l + l2 + 3)]); /* masked-softmax.moa:14 */
+                acc_lane4 = acc_lane4 + (Q[(dk * i + l2 + 4)] *
+                                         K[(dk * l + l2 + 4)]); /* masked-softmax.moa:14 */
+                acc_lane5 = acc_lane5 + (Q[(dk * i + l2 + 5)] *
+                                         K[(dk * l + l2 + 5)]); /* masked-softmax.moa:14 */
+                acc_lane6 = acc_lane6 + (Q[(dk * i + l2 + 6)] *
+                                         K[(dk * l + l2 + 6)]); /* masked-softmax.moa:14 */
+                acc_lane7 = acc_lane7 + (Q[(dk * i + l2 + 7)] *
+                                         K[(dk * l + l2 + 7)]); /* masked-softmax.moa:14 */
+              }
+              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
+              }
+              acc2 =
+                  (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                   ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* masked-softmax.moa:14 */
+              sel = (acc2 / sqrtf((float)(dk)));                         /* masked-softmax.moa:15 */
+            } else {
+              sel = -INFINITY; /* masked-softmax.moa:15 */
             }
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-              acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
-            }
-            acc2 =
-                (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                 ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* masked-softmax.moa:14 */
-            sel = (acc2 / sqrtf((float)(dk)));                         /* masked-softmax.moa:15 */
-          } else {
-            sel = -INFINITY; /* masked-softmax.moa:15 */
+            float e = sel;                                          /* masked-softmax.moa:9 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = e; /* masked-softmax.moa:9 */
+            top = moart_maxf(top, e);                               /* masked-softmax.moa:9 */
           }
-          float e = sel;                         /* masked-softmax.moa:9 */
-          float next = moart_maxf(m, e);         /* masked-softmax.moa:9 */
+          float next = moart_maxf(m, top);       /* masked-softmax.moa:9 */
           float scale = moart_rescalef(m, next); /* masked-softmax.moa:9 */
-          float w = moart_rescalef(e, next);     /* masked-softmax.moa:9 */
-          acc = ((acc * scale) + w);             /* masked-softmax.moa:9 */
+          acc = (acc * scale);                   /* masked-softmax.moa:9 */
           for (int64_t j = 0; j < dv; ++j) {
             online_O_part[(dv * i * P_online + dv * c + j)] =
-                ((online_O_part[(dv * i * P_online + dv * c + j)] * scale) +
-                 (w * V[(dv * l + j)])); /* masked-softmax.moa:9 */
+                (online_O_part[(dv * i * P_online + dv * c + j)] *
+                 scale); /* masked-softmax.moa:9 */
+          }
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float w = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
+                                     next);                         /* masked-softmax.moa:9 */
+            acc = acc + w;                                          /* masked-softmax.moa:9 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = w; /* masked-softmax.moa:9 */
+          }
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            for (int64_t j = 0; j < dv; ++j) {
+              online_O_part[(dv * i * P_online + dv * c + j)] =
+                  (online_O_part[(dv * i * P_online + dv * c + j)] +
+                   (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
+                    V[(dv * l + j)])); /* masked-softmax.moa:9 */
+            }
           }
           m = next; /* masked-softmax.moa:9 */
+        } else {
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            if (l < n) {
+              float sel2 = 0.0f; /* masked-softmax.moa:15 */
+              if (l <= i) {
+                float acc3 = 0.0f;       /* masked-softmax.moa:14 */
+                float acc_lane8 = 0.0f;  /* masked-softmax.moa:14 */
+                float acc_lane9 = 0.0f;  /* masked-softmax.moa:14 */
+                float acc_lane10 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane11 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane12 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane13 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane14 = 0.0f; /* masked-softmax.moa:14 */
+                for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                  acc3 = acc3 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
+                  acc_lane8 = acc_lane8 + (Q[(dk * i + l2 + 1)] *
+                                           K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
+                  acc_lane9 = acc_lane9 + (Q[(dk * i + l2 + 2)] *
+                                           K[(dk * l + l2 + 2)]); /* masked-softmax.moa:14 */
+                  acc_lane10 = acc_lane10 + (Q[(dk * i + l2 + 3)] *
+                                             K[(dk * l + l2 + 3)]); /* masked-softmax.moa:14 */
+                  acc_lane11 = acc_lane11 + (Q[(dk * i + l2 + 4)] *
+                                             K[(dk * l + l2 + 4)]); /* masked-softmax.moa:14 */
+                  acc_lane12 = acc_lane12 + (Q[(dk * i + l2 + 5)] *
+                                             K[(dk * l + l2 + 5)]); /* masked-softmax.moa:14 */
+                  acc_lane13 = acc_lane13 + (Q[(dk * i + l2 + 6)] *
+                                             K[(dk * l + l2 + 6)]); /* masked-softmax.moa:14 */
+                  acc_lane14 = acc_lane14 + (Q[(dk * i + l2 + 7)] *
+                                             K[(dk * l + l2 + 7)]); /* masked-softmax.moa:14 */
+                }
+                for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                  acc3 = acc3 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
+                }
+                acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                        ((acc_lane11 + acc_lane12) +
+                         (acc_lane13 + acc_lane14))); /* masked-softmax.moa:14 */
+                sel2 = (acc3 / sqrtf((float)(dk)));   /* masked-softmax.moa:15 */
+              } else {
+                sel2 = -INFINITY; /* masked-softmax.moa:15 */
+              }
+              float e2 = sel2;                         /* masked-softmax.moa:9 */
+              float next2 = moart_maxf(m, e2);         /* masked-softmax.moa:9 */
+              float scale2 = moart_rescalef(m, next2); /* masked-softmax.moa:9 */
+              float w2 = moart_rescalef(e2, next2);    /* masked-softmax.moa:9 */
+              acc = ((acc * scale2) + w2);             /* masked-softmax.moa:9 */
+              for (int64_t j = 0; j < dv; ++j) {
+                online_O_part[(dv * i * P_online + dv * c + j)] =
+                    ((online_O_part[(dv * i * P_online + dv * c + j)] * scale2) +
+                     (w2 * V[(dv * l + j)])); /* masked-softmax.moa:9 */
+              }
+              m = next2; /* masked-softmax.moa:9 */
+            }
+          }
         }
       }
       online_m_part[(i * P_online + c)] = m;       /* masked-softmax.moa:9 */

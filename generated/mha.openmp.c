@@ -61,7 +61,7 @@
 #include "moart/kernel.h"
 #include "mha.openmp.h"
 static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv,
-                                    size_t offsets[8]) {
+                                    size_t offsets[9]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -119,6 +119,14 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
+  offsets[7] = (size_t)total;
+  total = moart_add_checked(
+      total,
+      moart_bytes_checked(
+          moart_mul_checked(moart_mul_checked(moart_mul_checked(32, B, &overflow), h, &overflow),
+                            P_online, &overflow),
+          sizeof(float), &overflow),
+      &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
@@ -140,29 +148,59 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound2,
-                  moart_magnitude_div(
-                      moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
-                      P_online, &overflow),
+                  8,
+                  moart_mul_checked(
+                      moa_bound2,
+                      moart_magnitude_div(
+                          moart_add_checked(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                                    &overflow),
+                                  P_online, &overflow),
+                              7, &overflow),
+                          8, &overflow),
+                      &overflow),
                   &overflow),
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound2,
-                          moart_magnitude_div(
-                              moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
-                                                &overflow),
-                              P_online, &overflow),
+                          8,
+                          moart_mul_checked(
+                              moa_bound2,
+                              moart_magnitude_div(
+                                  moart_add_checked(
+                                      moart_magnitude_div(
+                                          moart_add_checked(
+                                              moart_add_checked(n, P_online, &overflow), 1,
+                                              &overflow),
+                                          P_online, &overflow),
+                                      7, &overflow),
+                                  8, &overflow),
+                              &overflow),
                           &overflow),
-                      moart_magnitude_div(
-                          moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
-                                            &overflow),
-                          P_online, &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_add_checked(
+                                  moart_magnitude_div(
+                                      moart_add_checked(moart_add_checked(n, P_online, &overflow),
+                                                        1, &overflow),
+                                      P_online, &overflow),
+                                  7, &overflow),
+                              8, &overflow),
+                          &overflow),
                       &overflow),
-                  1, &overflow)),
+                  8, &overflow)),
+          &overflow),
+      1); /* l0 */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moa_bound4,
+              moart_add_checked(moart_add_checked(moa_bound4, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -170,7 +208,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound6 = moart_magnitude_max(
+  const int64_t moa_bound7 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
@@ -200,17 +238,38 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(
-            moa_bound2,
-            moart_magnitude_div(
-                moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
-                P_online, &overflow),
+        moart_magnitude_div(
+            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_magnitude_div(
-            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow), P_online,
+        moart_mul_checked(
+            8,
+            moart_mul_checked(
+                moa_bound2,
+                moart_magnitude_div(
+                    moart_add_checked(
+                        moart_magnitude_div(
+                            moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
+                                              &overflow),
+                            P_online, &overflow),
+                        7, &overflow),
+                    8, &overflow),
+                &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_add_checked(
+                    moart_magnitude_div(
+                        moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
+                        P_online, &overflow),
+                    7, &overflow),
+                8, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
@@ -223,7 +282,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moart_mul_checked(moart_mul_checked(h, dk, &overflow), moa_bound0, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(h, n, &overflow), dk, &overflow),
@@ -233,8 +292,21 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(n, dk, &overflow), moa_bound1, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound5, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            32, moart_mul_checked(moart_mul_checked(h, moa_bound0, &overflow), P_online, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(32, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound2, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(h, n, &overflow), dv, &overflow),
@@ -244,14 +316,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(n, dv, &overflow), moa_bound1, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moart_mul_checked(h, moa_bound0, &overflow), P_online, &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(h, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -259,13 +324,13 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[7] = moart_size_checked(total, &overflow);
+  offsets[8] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv) {
-  size_t offsets[8];
-  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets) ? offsets[7] : SIZE_MAX;
+  size_t offsets[9];
+  return moa_mha_workspace_layout(B, h, n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
 int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
@@ -275,16 +340,17 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   (void)n;
   (void)dk;
   (void)dv;
-  size_t offsets[8];
+  size_t offsets[9];
   if (!moa_mha_workspace_layout(B, h, n, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
+  if ((offsets[8] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(B * h, n, INT64_C(64), INT64_C(256));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_part = (float *)((char *)workspace + offsets[6]);
+  float *online_tile = (float *)((char *)workspace + offsets[7]);
 
 /* online (splits) */
 #pragma omp parallel for collapse(3) schedule(static)
@@ -297,62 +363,144 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
           online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
               0.0f; /* mha.moa:9 */
         }
-        for (int64_t l = c * moart_floordiv((n + P_online - 1), P_online);
-             l < (c * moart_floordiv((n + P_online - 1), P_online) +
-                  moart_floordiv((n + P_online - 1), P_online));
-             ++l) {
-          if (l < n) {
-            float acc2 = 0.0f;      /* mha.moa:14 */
-            float acc_lane = 0.0f;  /* mha.moa:14 */
-            float acc_lane2 = 0.0f; /* mha.moa:14 */
-            float acc_lane3 = 0.0f; /* mha.moa:14 */
-            float acc_lane4 = 0.0f; /* mha.moa:14 */
-            float acc_lane5 = 0.0f; /* mha.moa:14 */
-            float acc_lane6 = 0.0f; /* mha.moa:14 */
-            float acc_lane7 = 0.0f; /* mha.moa:14 */
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-              acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
-                             K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
-              acc_lane =
-                  acc_lane + (Q[(h * dk * i + dk * j + l2 + 1)] *
-                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 1)]); /* mha.moa:14 */
-              acc_lane2 =
-                  acc_lane2 + (Q[(h * dk * i + dk * j + l2 + 2)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 2)]); /* mha.moa:14 */
-              acc_lane3 =
-                  acc_lane3 + (Q[(h * dk * i + dk * j + l2 + 3)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 3)]); /* mha.moa:14 */
-              acc_lane4 =
-                  acc_lane4 + (Q[(h * dk * i + dk * j + l2 + 4)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 4)]); /* mha.moa:14 */
-              acc_lane5 =
-                  acc_lane5 + (Q[(h * dk * i + dk * j + l2 + 5)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 5)]); /* mha.moa:14 */
-              acc_lane6 =
-                  acc_lane6 + (Q[(h * dk * i + dk * j + l2 + 6)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 6)]); /* mha.moa:14 */
-              acc_lane7 =
-                  acc_lane7 + (Q[(h * dk * i + dk * j + l2 + 7)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 7)]); /* mha.moa:14 */
+        for (int64_t l0 =
+                 8 * c * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8);
+             l0 < (8 * c * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8) +
+                   8 * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8));
+             l0 += 8) {
+          if ((l0 + 7) < n) {
+            float top = -INFINITY; /* mha.moa:9 */
+            for (int64_t l = l0; l < (l0 + 8); ++l) {
+              float acc2 = 0.0f;      /* mha.moa:14 */
+              float acc_lane = 0.0f;  /* mha.moa:14 */
+              float acc_lane2 = 0.0f; /* mha.moa:14 */
+              float acc_lane3 = 0.0f; /* mha.moa:14 */
+              float acc_lane4 = 0.0f; /* mha.moa:14 */
+              float acc_lane5 = 0.0f; /* mha.moa:14 */
+              float acc_lane6 = 0.0f; /* mha.moa:14 */
+              float acc_lane7 = 0.0f; /* mha.moa:14 */
+              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+                acc_lane = acc_lane +
+                           (Q[(h * dk * i + dk * j + l2 + 1)] *
+                            K[(h * n * dk * i + n * dk * j + dk * l + l2 + 1)]); /* mha.moa:14 */
+                acc_lane2 = acc_lane2 +
+                            (Q[(h * dk * i + dk * j + l2 + 2)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 2)]); /* mha.moa:14 */
+                acc_lane3 = acc_lane3 +
+                            (Q[(h * dk * i + dk * j + l2 + 3)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 3)]); /* mha.moa:14 */
+                acc_lane4 = acc_lane4 +
+                            (Q[(h * dk * i + dk * j + l2 + 4)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 4)]); /* mha.moa:14 */
+                acc_lane5 = acc_lane5 +
+                            (Q[(h * dk * i + dk * j + l2 + 5)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 5)]); /* mha.moa:14 */
+                acc_lane6 = acc_lane6 +
+                            (Q[(h * dk * i + dk * j + l2 + 6)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 6)]); /* mha.moa:14 */
+                acc_lane7 = acc_lane7 +
+                            (Q[(h * dk * i + dk * j + l2 + 7)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 7)]); /* mha.moa:14 */
+              }
+              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+              }
+              acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                      ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* mha.moa:14 */
+              float e = (acc2 / sqrtf((float)(dk)));                        /* mha.moa:9 */
+              online_tile[(32 * h * i * P_online + 32 * j * P_online + l + 32 * c - l0)] =
+                  e;                    /* mha.moa:9 */
+              top = moart_maxf(top, e); /* mha.moa:9 */
             }
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-              acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
-                             K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
-            }
-            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                    ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* mha.moa:14 */
-            float e = (acc2 / sqrtf((float)(dk)));                        /* mha.moa:9 */
-            float next = moart_maxf(m, e);                                /* mha.moa:9 */
-            float scale = moart_rescalef(m, next);                        /* mha.moa:9 */
-            float w = moart_rescalef(e, next);                            /* mha.moa:9 */
-            acc = ((acc * scale) + w);                                    /* mha.moa:9 */
+            float next = moart_maxf(m, top);       /* mha.moa:9 */
+            float scale = moart_rescalef(m, next); /* mha.moa:9 */
+            acc = (acc * scale);                   /* mha.moa:9 */
             for (int64_t k = 0; k < dv; ++k) {
               online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                  ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                    scale) +
-                   (w * V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
+                  (online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                   scale); /* mha.moa:9 */
+            }
+            for (int64_t l = l0; l < (l0 + 8); ++l) {
+              float w = moart_rescalef(
+                  online_tile[(32 * h * i * P_online + 32 * j * P_online + l + 32 * c - l0)],
+                  next);     /* mha.moa:9 */
+              acc = acc + w; /* mha.moa:9 */
+              online_tile[(32 * h * i * P_online + 32 * j * P_online + l + 32 * c - l0)] =
+                  w; /* mha.moa:9 */
+            }
+            for (int64_t l = l0; l < (l0 + 8); ++l) {
+              for (int64_t k = 0; k < dv; ++k) {
+                online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                    (online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] +
+                     (online_tile[(32 * h * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
+                      V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
+              }
             }
             m = next; /* mha.moa:9 */
+          } else {
+            for (int64_t l = l0; l < (l0 + 8); ++l) {
+              if (l < n) {
+                float acc3 = 0.0f;       /* mha.moa:14 */
+                float acc_lane8 = 0.0f;  /* mha.moa:14 */
+                float acc_lane9 = 0.0f;  /* mha.moa:14 */
+                float acc_lane10 = 0.0f; /* mha.moa:14 */
+                float acc_lane11 = 0.0f; /* mha.moa:14 */
+                float acc_lane12 = 0.0f; /* mha.moa:14 */
+                float acc_lane13 = 0.0f; /* mha.moa:14 */
+                float acc_lane14 = 0.0f; /* mha.moa:14 */
+                for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                  acc3 = acc3 + (Q[(h * dk * i + dk * j + l2)] *
+                                 K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+                  acc_lane8 = acc_lane8 +
+                              (Q[(h * dk * i + dk * j + l2 + 1)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 1)]); /* mha.moa:14 */
+                  acc_lane9 = acc_lane9 +
+                              (Q[(h * dk * i + dk * j + l2 + 2)] *
+                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 2)]); /* mha.moa:14 */
+                  acc_lane10 =
+                      acc_lane10 +
+                      (Q[(h * dk * i + dk * j + l2 + 3)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 3)]); /* mha.moa:14 */
+                  acc_lane11 =
+                      acc_lane11 +
+                      (Q[(h * dk * i + dk * j + l2 + 4)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 4)]); /* mha.moa:14 */
+                  acc_lane12 =
+                      acc_lane12 +
+                      (Q[(h * dk * i + dk * j + l2 + 5)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 5)]); /* mha.moa:14 */
+                  acc_lane13 =
+                      acc_lane13 +
+                      (Q[(h * dk * i + dk * j + l2 + 6)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 6)]); /* mha.moa:14 */
+                  acc_lane14 =
+                      acc_lane14 +
+                      (Q[(h * dk * i + dk * j + l2 + 7)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 7)]); /* mha.moa:14 */
+                }
+                for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                  acc3 = acc3 + (Q[(h * dk * i + dk * j + l2)] *
+                                 K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
+                }
+                acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                        ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* mha.moa:14 */
+                float e2 = (acc3 / sqrtf((float)(dk)));                           /* mha.moa:9 */
+                float next2 = moart_maxf(m, e2);                                  /* mha.moa:9 */
+                float scale2 = moart_rescalef(m, next2);                          /* mha.moa:9 */
+                float w2 = moart_rescalef(e2, next2);                             /* mha.moa:9 */
+                acc = ((acc * scale2) + w2);                                      /* mha.moa:9 */
+                for (int64_t k = 0; k < dv; ++k) {
+                  online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                      ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                        scale2) +
+                       (w2 * V[(h * n * dv * i + n * dv * j + dv * l + k)])); /* mha.moa:9 */
+                }
+                m = next2; /* mha.moa:9 */
+              }
+            }
           }
         }
         online_m_part[(h * i * P_online + j * P_online + c)] = m;       /* mha.moa:9 */

@@ -78,7 +78,7 @@
 #include "moart/kernel.h"
 #include "paged-decode.openmp.h"
 static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages, int64_t page,
-                                             int64_t dk, int64_t dv, size_t offsets[9]) {
+                                             int64_t dk, int64_t dv, size_t offsets[10]) {
   int overflow = 0;
   int64_t total = 0;
   (void)B;
@@ -127,6 +127,13 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
+  offsets[8] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(32, B, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   (void)moart_mul_checked(pages, page, &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
@@ -145,35 +152,66 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound1,
-                  moart_magnitude_div(
-                      moart_add_checked(moart_add_checked(moart_mul_checked(pages, page, &overflow),
-                                                          P_online, &overflow),
-                                        1, &overflow),
-                      P_online, &overflow),
+                  8,
+                  moart_mul_checked(
+                      moa_bound1,
+                      moart_magnitude_div(
+                          moart_add_checked(
+                              moart_magnitude_div(
+                                  moart_add_checked(
+                                      moart_add_checked(moart_mul_checked(pages, page, &overflow),
+                                                        P_online, &overflow),
+                                      1, &overflow),
+                                  P_online, &overflow),
+                              7, &overflow),
+                          8, &overflow),
+                      &overflow),
                   &overflow),
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound1,
+                          8,
+                          moart_mul_checked(
+                              moa_bound1,
+                              moart_magnitude_div(
+                                  moart_add_checked(
+                                      moart_magnitude_div(
+                                          moart_add_checked(
+                                              moart_add_checked(
+                                                  moart_mul_checked(pages, page, &overflow),
+                                                  P_online, &overflow),
+                                              1, &overflow),
+                                          P_online, &overflow),
+                                      7, &overflow),
+                                  8, &overflow),
+                              &overflow),
+                          &overflow),
+                      moart_mul_checked(
+                          8,
                           moart_magnitude_div(
                               moart_add_checked(
-                                  moart_add_checked(moart_mul_checked(pages, page, &overflow),
-                                                    P_online, &overflow),
-                                  1, &overflow),
-                              P_online, &overflow),
+                                  moart_magnitude_div(
+                                      moart_add_checked(
+                                          moart_add_checked(
+                                              moart_mul_checked(pages, page, &overflow), P_online,
+                                              &overflow),
+                                          1, &overflow),
+                                      P_online, &overflow),
+                                  7, &overflow),
+                              8, &overflow),
                           &overflow),
-                      moart_magnitude_div(
-                          moart_add_checked(
-                              moart_add_checked(moart_mul_checked(pages, page, &overflow), P_online,
-                                                &overflow),
-                              1, &overflow),
-                          P_online, &overflow),
                       &overflow),
-                  1, &overflow)),
+                  8, &overflow)),
+          &overflow),
+      1); /* l0 */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moa_bound3,
+              moart_add_checked(moart_add_checked(moa_bound3, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound4 = moart_magnitude_max(
+  const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -181,7 +219,7 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
@@ -205,22 +243,46 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
         moart_add_checked(moa_magnitude, moart_mul_checked(pages, page, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(
-            moa_bound1,
-            moart_magnitude_div(
-                moart_add_checked(moart_add_checked(moart_mul_checked(pages, page, &overflow),
-                                                    P_online, &overflow),
-                                  1, &overflow),
-                P_online, &overflow),
-            &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
         moart_magnitude_div(
             moart_add_checked(
                 moart_add_checked(moart_mul_checked(pages, page, &overflow), P_online, &overflow),
                 1, &overflow),
             P_online, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_mul_checked(
+                moa_bound1,
+                moart_magnitude_div(
+                    moart_add_checked(
+                        moart_magnitude_div(
+                            moart_add_checked(
+                                moart_add_checked(moart_mul_checked(pages, page, &overflow),
+                                                  P_online, &overflow),
+                                1, &overflow),
+                            P_online, &overflow),
+                        7, &overflow),
+                    8, &overflow),
+                &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_add_checked(
+                    moart_magnitude_div(
+                        moart_add_checked(
+                            moart_add_checked(moart_mul_checked(pages, page, &overflow), P_online,
+                                              &overflow),
+                            1, &overflow),
+                        P_online, &overflow),
+                    7, &overflow),
+                8, &overflow),
+            &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
@@ -229,12 +291,13 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude,
                                       moart_mul_checked(pages, moa_bound0, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, page, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude,
-                                      moart_magnitude_div(moa_bound3, page, &overflow), &overflow);
+                                      moart_magnitude_div(moa_bound4, page, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moart_mul_checked(page, dk, &overflow), P, &overflow),
@@ -242,28 +305,31 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(dk, moart_magnitude_mod(page, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(32, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow),
+        &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moart_mul_checked(page, dv, &overflow), P, &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(dv, moart_magnitude_mod(page, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
-  offsets[8] = moart_size_checked(total, &overflow);
+  offsets[9] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_paged_decode_workspace_bytes(int64_t B, int64_t P, int64_t pages, int64_t page,
                                         int64_t dk, int64_t dv) {
-  size_t offsets[9];
-  return moa_paged_decode_workspace_layout(B, P, pages, page, dk, dv, offsets) ? offsets[8]
+  size_t offsets[10];
+  return moa_paged_decode_workspace_layout(B, P, pages, page, dk, dv, offsets) ? offsets[9]
                                                                                : SIZE_MAX;
 }
 
@@ -277,10 +343,10 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
   (void)page;
   (void)dk;
   (void)dv;
-  size_t offsets[9];
+  size_t offsets[10];
   if (!moa_paged_decode_workspace_layout(B, P, pages, page, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[8] > 0 && !workspace) || !Q || !Kpool || !Vpool || !table ||
+  if ((offsets[9] > 0 && !workspace) || !Q || !Kpool || !Vpool || !table ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   { /* table: every element is a gather's index, in [0, P) */
@@ -295,6 +361,7 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
   float *online_m_part = (float *)((char *)workspace + offsets[5]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[6]);
   float *online_O_part = (float *)((char *)workspace + offsets[7]);
+  float *online_tile = (float *)((char *)workspace + offsets[8]);
 
 /* online (splits) */
 #pragma omp parallel for collapse(2) schedule(static)
@@ -305,73 +372,176 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
       for (int64_t j = 0; j < dv; ++j) {
         online_O_part[(dv * i * P_online + dv * c + j)] = 0.0f; /* paged-decode.moa:12 */
       }
-      for (int64_t l = c * moart_floordiv((pages * page + P_online - 1), P_online);
-           l < (c * moart_floordiv((pages * page + P_online - 1), P_online) +
-                moart_floordiv((pages * page + P_online - 1), P_online));
-           ++l) {
-        if (l < pages * page) {
-          float acc2 = 0.0f;      /* paged-decode.moa:17 */
-          float acc_lane = 0.0f;  /* paged-decode.moa:17 */
-          float acc_lane2 = 0.0f; /* paged-decode.moa:17 */
-          float acc_lane3 = 0.0f; /* paged-decode.moa:17 */
-          float acc_lane4 = 0.0f; /* paged-decode.moa:17 */
-          float acc_lane5 = 0.0f; /* paged-decode.moa:17 */
-          float acc_lane6 = 0.0f; /* paged-decode.moa:17 */
-          float acc_lane7 = 0.0f; /* paged-decode.moa:17 */
-          for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-            acc2 =
-                acc2 + (Q[(dk * i + l2)] *
-                        Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
-            acc_lane = acc_lane +
-                       (Q[(dk * i + l2 + 1)] *
-                        Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dk * moart_floormod(l, page) + l2 + 1)]); /* paged-decode.moa:17 */
-            acc_lane2 = acc_lane2 +
-                        (Q[(dk * i + l2 + 2)] *
-                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dk * moart_floormod(l, page) + l2 + 2)]); /* paged-decode.moa:17 */
-            acc_lane3 = acc_lane3 +
-                        (Q[(dk * i + l2 + 3)] *
-                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dk * moart_floormod(l, page) + l2 + 3)]); /* paged-decode.moa:17 */
-            acc_lane4 = acc_lane4 +
-                        (Q[(dk * i + l2 + 4)] *
-                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dk * moart_floormod(l, page) + l2 + 4)]); /* paged-decode.moa:17 */
-            acc_lane5 = acc_lane5 +
-                        (Q[(dk * i + l2 + 5)] *
-                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dk * moart_floormod(l, page) + l2 + 5)]); /* paged-decode.moa:17 */
-            acc_lane6 = acc_lane6 +
-                        (Q[(dk * i + l2 + 6)] *
-                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dk * moart_floormod(l, page) + l2 + 6)]); /* paged-decode.moa:17 */
-            acc_lane7 = acc_lane7 +
-                        (Q[(dk * i + l2 + 7)] *
-                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dk * moart_floormod(l, page) + l2 + 7)]); /* paged-decode.moa:17 */
+      for (int64_t l0 =
+               8 * c *
+               moart_floordiv((moart_floordiv((pages * page + P_online - 1), P_online) + 7), 8);
+           l0 <
+           (8 * c *
+                moart_floordiv((moart_floordiv((pages * page + P_online - 1), P_online) + 7), 8) +
+            8 * moart_floordiv((moart_floordiv((pages * page + P_online - 1), P_online) + 7), 8));
+           l0 += 8) {
+        if ((l0 + 7) < pages * page) {
+          float top = -INFINITY; /* paged-decode.moa:12 */
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float acc2 = 0.0f;      /* paged-decode.moa:17 */
+            float acc_lane = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane2 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane3 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane4 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane5 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane6 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane7 = 0.0f; /* paged-decode.moa:17 */
+            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              acc2 =
+                  acc2 + (Q[(dk * i + l2)] *
+                          Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                                 dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
+              acc_lane = acc_lane +
+                         (Q[(dk * i + l2 + 1)] *
+                          Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                                 dk * moart_floormod(l, page) + l2 + 1)]); /* paged-decode.moa:17 */
+              acc_lane2 =
+                  acc_lane2 +
+                  (Q[(dk * i + l2 + 2)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 2)]); /* paged-decode.moa:17 */
+              acc_lane3 =
+                  acc_lane3 +
+                  (Q[(dk * i + l2 + 3)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 3)]); /* paged-decode.moa:17 */
+              acc_lane4 =
+                  acc_lane4 +
+                  (Q[(dk * i + l2 + 4)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 4)]); /* paged-decode.moa:17 */
+              acc_lane5 =
+                  acc_lane5 +
+                  (Q[(dk * i + l2 + 5)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 5)]); /* paged-decode.moa:17 */
+              acc_lane6 =
+                  acc_lane6 +
+                  (Q[(dk * i + l2 + 6)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 6)]); /* paged-decode.moa:17 */
+              acc_lane7 =
+                  acc_lane7 +
+                  (Q[(dk * i + l2 + 7)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 7)]); /* paged-decode.moa:17 */
+            }
+            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              acc2 =
+                  acc2 + (Q[(dk * i + l2)] *
+                          Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                                 dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
+            }
+            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                    ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* paged-decode.moa:17 */
+            float e = (acc2 / sqrtf((float)(dk)));                        /* paged-decode.moa:12 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = e;       /* paged-decode.moa:12 */
+            top = moart_maxf(top, e);                                     /* paged-decode.moa:12 */
           }
-          for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-            acc2 =
-                acc2 + (Q[(dk * i + l2)] *
-                        Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
-          }
-          acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                  ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* paged-decode.moa:17 */
-          float e = (acc2 / sqrtf((float)(dk)));                        /* paged-decode.moa:12 */
-          float next = moart_maxf(m, e);                                /* paged-decode.moa:12 */
-          float scale = moart_rescalef(m, next);                        /* paged-decode.moa:12 */
-          float w = moart_rescalef(e, next);                            /* paged-decode.moa:12 */
-          acc = ((acc * scale) + w);                                    /* paged-decode.moa:12 */
+          float next = moart_maxf(m, top);       /* paged-decode.moa:12 */
+          float scale = moart_rescalef(m, next); /* paged-decode.moa:12 */
+          acc = (acc * scale);                   /* paged-decode.moa:12 */
           for (int64_t j = 0; j < dv; ++j) {
             online_O_part[(dv * i * P_online + dv * c + j)] =
-                ((online_O_part[(dv * i * P_online + dv * c + j)] * scale) +
-                 (w * Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                             dv * moart_floormod(l, page) + j)])); /* paged-decode.moa:12 */
+                (online_O_part[(dv * i * P_online + dv * c + j)] * scale); /* paged-decode.moa:12 */
+          }
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float w = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
+                                     next);                         /* paged-decode.moa:12 */
+            acc = acc + w;                                          /* paged-decode.moa:12 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = w; /* paged-decode.moa:12 */
+          }
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            for (int64_t j = 0; j < dv; ++j) {
+              online_O_part[(dv * i * P_online + dv * c + j)] =
+                  (online_O_part[(dv * i * P_online + dv * c + j)] +
+                   (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
+                    Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                           dv * moart_floormod(l, page) + j)])); /* paged-decode.moa:12 */
+            }
           }
           m = next; /* paged-decode.moa:12 */
+        } else {
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            if (l < pages * page) {
+              float acc3 = 0.0f;       /* paged-decode.moa:17 */
+              float acc_lane8 = 0.0f;  /* paged-decode.moa:17 */
+              float acc_lane9 = 0.0f;  /* paged-decode.moa:17 */
+              float acc_lane10 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane11 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane12 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane13 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane14 = 0.0f; /* paged-decode.moa:17 */
+              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                acc3 = acc3 +
+                       (Q[(dk * i + l2)] *
+                        Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                               dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
+                acc_lane8 =
+                    acc_lane8 +
+                    (Q[(dk * i + l2 + 1)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 1)]); /* paged-decode.moa:17 */
+                acc_lane9 =
+                    acc_lane9 +
+                    (Q[(dk * i + l2 + 2)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 2)]); /* paged-decode.moa:17 */
+                acc_lane10 =
+                    acc_lane10 +
+                    (Q[(dk * i + l2 + 3)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 3)]); /* paged-decode.moa:17 */
+                acc_lane11 =
+                    acc_lane11 +
+                    (Q[(dk * i + l2 + 4)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 4)]); /* paged-decode.moa:17 */
+                acc_lane12 =
+                    acc_lane12 +
+                    (Q[(dk * i + l2 + 5)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 5)]); /* paged-decode.moa:17 */
+                acc_lane13 =
+                    acc_lane13 +
+                    (Q[(dk * i + l2 + 6)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 6)]); /* paged-decode.moa:17 */
+                acc_lane14 =
+                    acc_lane14 +
+                    (Q[(dk * i + l2 + 7)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 7)]); /* paged-decode.moa:17 */
+              }
+              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                acc3 = acc3 +
+                       (Q[(dk * i + l2)] *
+                        Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                               dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
+              }
+              acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                      ((acc_lane11 + acc_lane12) +
+                       (acc_lane13 + acc_lane14)));    /* paged-decode.moa:17 */
+              float e2 = (acc3 / sqrtf((float)(dk)));  /* paged-decode.moa:12 */
+              float next2 = moart_maxf(m, e2);         /* paged-decode.moa:12 */
+              float scale2 = moart_rescalef(m, next2); /* paged-decode.moa:12 */
+              float w2 = moart_rescalef(e2, next2);    /* paged-decode.moa:12 */
+              acc = ((acc * scale2) + w2);             /* paged-decode.moa:12 */
+              for (int64_t j = 0; j < dv; ++j) {
+                online_O_part[(dv * i * P_online + dv * c + j)] =
+                    ((online_O_part[(dv * i * P_online + dv * c + j)] * scale2) +
+                     (w2 *
+                      Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                             dv * moart_floormod(l, page) + j)])); /* paged-decode.moa:12 */
+              }
+              m = next2; /* paged-decode.moa:12 */
+            }
+          }
         }
       }
       online_m_part[(i * P_online + c)] = m;       /* paged-decode.moa:12 */

@@ -71,7 +71,7 @@
 #include "moart/kernel.h"
 #include "sliding-window-decode.c.h"
 static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int64_t w, int64_t dk,
-                                                      int64_t dv, size_t offsets[8]) {
+                                                      int64_t dv, size_t offsets[9]) {
   int overflow = 0;
   int64_t total = 0;
   (void)t;
@@ -114,6 +114,13 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
+  offsets[7] = (size_t)total;
+  total =
+      moart_add_checked(total,
+                        moart_bytes_checked(moart_mul_checked(moart_mul_checked(32, m, &overflow),
+                                                              P_online, &overflow),
+                                            sizeof(float), &overflow),
+                        &overflow);
   (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(m, 1, &overflow)),
@@ -131,29 +138,59 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(
-                  moa_bound1,
-                  moart_magnitude_div(
-                      moart_add_checked(moart_add_checked(w, P_online, &overflow), 1, &overflow),
-                      P_online, &overflow),
+                  8,
+                  moart_mul_checked(
+                      moa_bound1,
+                      moart_magnitude_div(
+                          moart_add_checked(
+                              moart_magnitude_div(
+                                  moart_add_checked(moart_add_checked(w, P_online, &overflow), 1,
+                                                    &overflow),
+                                  P_online, &overflow),
+                              7, &overflow),
+                          8, &overflow),
+                      &overflow),
                   &overflow),
               moart_add_checked(
                   moart_add_checked(
                       moart_mul_checked(
-                          moa_bound1,
-                          moart_magnitude_div(
-                              moart_add_checked(moart_add_checked(w, P_online, &overflow), 1,
-                                                &overflow),
-                              P_online, &overflow),
+                          8,
+                          moart_mul_checked(
+                              moa_bound1,
+                              moart_magnitude_div(
+                                  moart_add_checked(
+                                      moart_magnitude_div(
+                                          moart_add_checked(
+                                              moart_add_checked(w, P_online, &overflow), 1,
+                                              &overflow),
+                                          P_online, &overflow),
+                                      7, &overflow),
+                                  8, &overflow),
+                              &overflow),
                           &overflow),
-                      moart_magnitude_div(
-                          moart_add_checked(moart_add_checked(w, P_online, &overflow), 1,
-                                            &overflow),
-                          P_online, &overflow),
+                      moart_mul_checked(
+                          8,
+                          moart_magnitude_div(
+                              moart_add_checked(
+                                  moart_magnitude_div(
+                                      moart_add_checked(moart_add_checked(w, P_online, &overflow),
+                                                        1, &overflow),
+                                      P_online, &overflow),
+                                  7, &overflow),
+                              8, &overflow),
+                          &overflow),
                       &overflow),
-                  1, &overflow)),
+                  8, &overflow)),
+          &overflow),
+      1); /* l0 */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              moa_bound3,
+              moart_add_checked(moart_add_checked(moa_bound3, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound4 = moart_magnitude_max(
+  const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -161,7 +198,7 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
@@ -184,17 +221,38 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
     moa_magnitude = moart_add_checked(moa_magnitude, w, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_mul_checked(
-            moa_bound1,
-            moart_magnitude_div(
-                moart_add_checked(moart_add_checked(w, P_online, &overflow), 1, &overflow),
-                P_online, &overflow),
+        moart_magnitude_div(
+            moart_add_checked(moart_add_checked(w, P_online, &overflow), 1, &overflow), P_online,
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
-        moart_magnitude_div(
-            moart_add_checked(moart_add_checked(w, P_online, &overflow), 1, &overflow), P_online,
+        moart_mul_checked(
+            8,
+            moart_mul_checked(
+                moa_bound1,
+                moart_magnitude_div(
+                    moart_add_checked(
+                        moart_magnitude_div(
+                            moart_add_checked(moart_add_checked(w, P_online, &overflow), 1,
+                                              &overflow),
+                            P_online, &overflow),
+                        7, &overflow),
+                    8, &overflow),
+                &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            8,
+            moart_magnitude_div(
+                moart_add_checked(
+                    moart_magnitude_div(
+                        moart_add_checked(moart_add_checked(w, P_online, &overflow), 1, &overflow),
+                        P_online, &overflow),
+                    7, &overflow),
+                8, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
@@ -207,34 +265,38 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(w, dk, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(32, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moart_magnitude_max(t, 1), dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(w, dv, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   if (!(w <= moart_add_checked(t, 1, &overflow)) || overflow) /* assumption: w <= t + 1 */
     return 0;
-  offsets[7] = moart_size_checked(total, &overflow);
+  offsets[8] = moart_size_checked(total, &overflow);
   return !overflow;
 }
 
 size_t moa_sliding_window_decode_workspace_bytes(int64_t t, int64_t m, int64_t w, int64_t dk,
                                                  int64_t dv) {
-  size_t offsets[8];
-  return moa_sliding_window_decode_workspace_layout(t, m, w, dk, dv, offsets) ? offsets[7]
+  size_t offsets[9];
+  return moa_sliding_window_decode_workspace_layout(t, m, w, dk, dv, offsets) ? offsets[8]
                                                                               : SIZE_MAX;
 }
 
@@ -246,16 +308,17 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
   (void)w;
   (void)dk;
   (void)dv;
-  size_t offsets[8];
+  size_t offsets[9];
   if (!moa_sliding_window_decode_workspace_layout(t, m, w, dk, dv, offsets))
     return MOART_ERR_SHAPE;
-  if ((offsets[7] > 0 && !workspace) || !q || (!K && (t * dk + m * dk) > 0) ||
+  if ((offsets[8] > 0 && !workspace) || !q || (!K && (t * dk + m * dk) > 0) ||
       (!V && (t * dv + m * dv) > 0) || !o) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
   const int64_t P_online = moart_chunks(m, w, INT64_C(64), INT64_C(256));
   float *online_mx_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_o_part = (float *)((char *)workspace + offsets[6]);
+  float *online_tile = (float *)((char *)workspace + offsets[7]);
 
   /* online (splits) */
   for (int64_t i = 0; i < m; ++i) {
@@ -265,56 +328,127 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
       for (int64_t j = 0; j < dv; ++j) {
         online_o_part[(dv * i * P_online + dv * c + j)] = 0.0f; /* sliding-window-decode.moa:11 */
       }
-      for (int64_t l = c * moart_floordiv((w + P_online - 1), P_online);
-           l < (c * moart_floordiv((w + P_online - 1), P_online) +
-                moart_floordiv((w + P_online - 1), P_online));
-           ++l) {
-        if (l < w) {
-          float acc2 = 0.0f;      /* sliding-window-decode.moa:18 */
-          float acc_lane = 0.0f;  /* sliding-window-decode.moa:18 */
-          float acc_lane2 = 0.0f; /* sliding-window-decode.moa:18 */
-          float acc_lane3 = 0.0f; /* sliding-window-decode.moa:18 */
-          float acc_lane4 = 0.0f; /* sliding-window-decode.moa:18 */
-          float acc_lane5 = 0.0f; /* sliding-window-decode.moa:18 */
-          float acc_lane6 = 0.0f; /* sliding-window-decode.moa:18 */
-          float acc_lane7 = 0.0f; /* sliding-window-decode.moa:18 */
-          for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-            acc2 = acc2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
-                           q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
-            acc_lane = acc_lane + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 1)] *
-                                   q[(dk * i + l2 + 1)]); /* sliding-window-decode.moa:18 */
-            acc_lane2 = acc_lane2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 2)] *
-                                     q[(dk * i + l2 + 2)]); /* sliding-window-decode.moa:18 */
-            acc_lane3 = acc_lane3 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 3)] *
-                                     q[(dk * i + l2 + 3)]); /* sliding-window-decode.moa:18 */
-            acc_lane4 = acc_lane4 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 4)] *
-                                     q[(dk * i + l2 + 4)]); /* sliding-window-decode.moa:18 */
-            acc_lane5 = acc_lane5 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 5)] *
-                                     q[(dk * i + l2 + 5)]); /* sliding-window-decode.moa:18 */
-            acc_lane6 = acc_lane6 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 6)] *
-                                     q[(dk * i + l2 + 6)]); /* sliding-window-decode.moa:18 */
-            acc_lane7 = acc_lane7 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 7)] *
-                                     q[(dk * i + l2 + 7)]); /* sliding-window-decode.moa:18 */
+      for (int64_t l0 =
+               8 * c * moart_floordiv((moart_floordiv((w + P_online - 1), P_online) + 7), 8);
+           l0 < (8 * c * moart_floordiv((moart_floordiv((w + P_online - 1), P_online) + 7), 8) +
+                 8 * moart_floordiv((moart_floordiv((w + P_online - 1), P_online) + 7), 8));
+           l0 += 8) {
+        if ((l0 + 7) < w) {
+          float top = -INFINITY; /* sliding-window-decode.moa:11 */
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float acc2 = 0.0f;      /* sliding-window-decode.moa:18 */
+            float acc_lane = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane2 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane3 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane4 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane5 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane6 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane7 = 0.0f; /* sliding-window-decode.moa:18 */
+            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              acc2 = acc2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
+                             q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
+              acc_lane = acc_lane + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 1)] *
+                                     q[(dk * i + l2 + 1)]); /* sliding-window-decode.moa:18 */
+              acc_lane2 = acc_lane2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 2)] *
+                                       q[(dk * i + l2 + 2)]); /* sliding-window-decode.moa:18 */
+              acc_lane3 = acc_lane3 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 3)] *
+                                       q[(dk * i + l2 + 3)]); /* sliding-window-decode.moa:18 */
+              acc_lane4 = acc_lane4 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 4)] *
+                                       q[(dk * i + l2 + 4)]); /* sliding-window-decode.moa:18 */
+              acc_lane5 = acc_lane5 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 5)] *
+                                       q[(dk * i + l2 + 5)]); /* sliding-window-decode.moa:18 */
+              acc_lane6 = acc_lane6 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 6)] *
+                                       q[(dk * i + l2 + 6)]); /* sliding-window-decode.moa:18 */
+              acc_lane7 = acc_lane7 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 7)] *
+                                       q[(dk * i + l2 + 7)]); /* sliding-window-decode.moa:18 */
+            }
+            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              acc2 = acc2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
+                             q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
+            }
+            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                    ((acc_lane4 + acc_lane5) +
+                     (acc_lane6 + acc_lane7)));    /* sliding-window-decode.moa:18 */
+            float e = (acc2 / sqrtf((float)(dk))); /* sliding-window-decode.moa:11 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] =
+                e;                    /* sliding-window-decode.moa:11 */
+            top = moart_maxf(top, e); /* sliding-window-decode.moa:11 */
           }
-          for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
-            acc2 = acc2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
-                           q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
-          }
-          acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                  ((acc_lane4 + acc_lane5) +
-                   (acc_lane6 + acc_lane7)));     /* sliding-window-decode.moa:18 */
-          float e = (acc2 / sqrtf((float)(dk)));  /* sliding-window-decode.moa:11 */
-          float next = moart_maxf(m2, e);         /* sliding-window-decode.moa:11 */
+          float next = moart_maxf(m2, top);       /* sliding-window-decode.moa:11 */
           float scale = moart_rescalef(m2, next); /* sliding-window-decode.moa:11 */
-          float w2 = moart_rescalef(e, next);     /* sliding-window-decode.moa:11 */
-          acc = ((acc * scale) + w2);             /* sliding-window-decode.moa:11 */
+          acc = (acc * scale);                    /* sliding-window-decode.moa:11 */
           for (int64_t j = 0; j < dv; ++j) {
             online_o_part[(dv * i * P_online + dv * c + j)] =
-                ((online_o_part[(dv * i * P_online + dv * c + j)] * scale) +
-                 (w2 * V[(t * dv - w * dv + dv * l + dv * i + dv +
-                          j)])); /* sliding-window-decode.moa:11 */
+                (online_o_part[(dv * i * P_online + dv * c + j)] *
+                 scale); /* sliding-window-decode.moa:11 */
+          }
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            float w2 = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
+                                      next); /* sliding-window-decode.moa:11 */
+            acc = acc + w2;                  /* sliding-window-decode.moa:11 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] =
+                w2; /* sliding-window-decode.moa:11 */
+          }
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            for (int64_t j = 0; j < dv; ++j) {
+              online_o_part[(dv * i * P_online + dv * c + j)] =
+                  (online_o_part[(dv * i * P_online + dv * c + j)] +
+                   (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
+                    V[(t * dv - w * dv + dv * l + dv * i + dv +
+                       j)])); /* sliding-window-decode.moa:11 */
+            }
           }
           m2 = next; /* sliding-window-decode.moa:11 */
+        } else {
+          for (int64_t l = l0; l < (l0 + 8); ++l) {
+            if (l < w) {
+              float acc3 = 0.0f;       /* sliding-window-decode.moa:18 */
+              float acc_lane8 = 0.0f;  /* sliding-window-decode.moa:18 */
+              float acc_lane9 = 0.0f;  /* sliding-window-decode.moa:18 */
+              float acc_lane10 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane11 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane12 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane13 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane14 = 0.0f; /* sliding-window-decode.moa:18 */
+              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                acc3 = acc3 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
+                               q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
+                acc_lane8 = acc_lane8 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 1)] *
+                                         q[(dk * i + l2 + 1)]); /* sliding-window-decode.moa:18 */
+                acc_lane9 = acc_lane9 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 2)] *
+                                         q[(dk * i + l2 + 2)]); /* sliding-window-decode.moa:18 */
+                acc_lane10 = acc_lane10 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 3)] *
+                                           q[(dk * i + l2 + 3)]); /* sliding-window-decode.moa:18 */
+                acc_lane11 = acc_lane11 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 4)] *
+                                           q[(dk * i + l2 + 4)]); /* sliding-window-decode.moa:18 */
+                acc_lane12 = acc_lane12 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 5)] *
+                                           q[(dk * i + l2 + 5)]); /* sliding-window-decode.moa:18 */
+                acc_lane13 = acc_lane13 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 6)] *
+                                           q[(dk * i + l2 + 6)]); /* sliding-window-decode.moa:18 */
+                acc_lane14 = acc_lane14 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 7)] *
+                                           q[(dk * i + l2 + 7)]); /* sliding-window-decode.moa:18 */
+              }
+              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                acc3 = acc3 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
+                               q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
+              }
+              acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
+                      ((acc_lane11 + acc_lane12) +
+                       (acc_lane13 + acc_lane14)));     /* sliding-window-decode.moa:18 */
+              float e2 = (acc3 / sqrtf((float)(dk)));   /* sliding-window-decode.moa:11 */
+              float next2 = moart_maxf(m2, e2);         /* sliding-window-decode.moa:11 */
+              float scale2 = moart_rescalef(m2, next2); /* sliding-window-decode.moa:11 */
+              float w3 = moart_rescalef(e2, next2);     /* sliding-window-decode.moa:11 */
+              acc = ((acc * scale2) + w3);              /* sliding-window-decode.moa:11 */
+              for (int64_t j = 0; j < dv; ++j) {
+                online_o_part[(dv * i * P_online + dv * c + j)] =
+                    ((online_o_part[(dv * i * P_online + dv * c + j)] * scale2) +
+                     (w3 * V[(t * dv - w * dv + dv * l + dv * i + dv +
+                              j)])); /* sliding-window-decode.moa:11 */
+              }
+              m2 = next2; /* sliding-window-decode.moa:11 */
+            }
+          }
         }
       }
       online_mx_part[(i * P_online + c)] = m2;     /* sliding-window-decode.moa:11 */

@@ -201,7 +201,7 @@ CNames::CNames(const Kernel &k) : buffers(k.buffers.size()) {
   for (size_t b = 0; b < k.buffers.size(); ++b) {
     const Buffer &buf = k.buffers[b];
     if (buf.origin == Buffer::FusedPartials || buf.origin == Buffer::FusedWeights ||
-        buf.origin == Buffer::FusedMaximum || buf.origin == Buffer::FusedFactors) {
+        buf.origin == Buffer::FusedMaximum || buf.origin == Buffer::FusedFactors || buf.origin == Buffer::FusedTile) {
       std::string base = buf.group + "_" + buf.name;
       buffers[b] = buf.origin == Buffer::FusedPartials ? derived(fits(base) ? base : renamed(base), "_part")
                                                        : fresh(fits(base) ? base : renamed(base), true);

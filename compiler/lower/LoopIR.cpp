@@ -18,7 +18,8 @@ std::string Buffer::label() const {
   case FusedPartials: return group + "_" + name + "_part";
   case FusedWeights:
   case FusedMaximum:
-  case FusedFactors: return group + "_" + name;
+  case FusedFactors:
+  case FusedTile: return group + "_" + name;
   }
   return name;
 }
@@ -275,6 +276,8 @@ static std::string bufferReason(const Kernel &k, const Buffer &b, const DnfProgr
   case Buffer::FusedFactors:
     return fmt::format("each split's factor exp(m − M) of the fused {}, which its readers scale its partials by",
                        b.group);
+  case Buffer::FusedTile:
+    return fmt::format("the current tile of each split of the fused {}: its terms' scores, then their weights", b.group);
   }
   return "";
 }
@@ -437,6 +440,18 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        "terms share is computed once a term",
                        regionName(k, k.stages[d.region]), d.locs.size(), d.inner.name(), d.start.str(), d.end.str(),
                        fmt::join(at, ", "));
+  }
+  case Decision::RowTiles: {
+    std::string tile;
+    for (const Buffer &b : k.buffers)
+      if (b.origin == Buffer::FusedTile && b.group == k.buffers[k.stages[d.region].buffer].group)
+        tile = b.label();
+    return fmt::format("{}: each split takes its terms over {} {} at a time: the tile's scores first, each computed once "
+                       "into {}, then their maximum merged into the running one, so the sums are rescaled once a "
+                       "tile, not once a term; then the weights exp(e − m) into the same place, and the tile's terms "
+                       "added to the sums one row after another; a tile that runs past the terms goes term by term "
+                       "(schedule tile={})",
+                       regionName(k, k.stages[d.region]), d.inner.name(), d.lanes, tile, d.lanes);
   }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);

@@ -42,7 +42,9 @@ struct Buffer {
   // whose scores are stored, one per term, written and read by the term's split (lower/LowerFused.h).
   // FusedMaximum, FusedFactors: the splits' maximum M of a fused group whose scores are stored, one per
   // frame element, and each split's factor exp(m_c − M), which its readers multiply its partials by.
-  enum Origin { Array, Partials, Groups, FusedPartials, FusedWeights, FusedMaximum, FusedFactors } origin = Array;
+  // FusedTile: a tiled split pass's current tile (Schedule::tile terms a split): the scores, then the weights.
+  enum Origin { Array, Partials, Groups, FusedPartials, FusedWeights, FusedMaximum, FusedFactors, FusedTile } origin =
+      Array;
   size_t array = 0; // Array: the DNF array it holds (DnfProgram::arrays)
   // Partials of a split reduction: with a single chunk they are the result itself, so this buffer is
   // `chunks > 1 ? workspace : buffers[aliasOf]`.
@@ -190,12 +192,13 @@ struct Decision {
     TensorTiles,     // CUDA: stages[region]'s row loop over `inner` runs 16 rows a step on the tensor cores
     WiderPack,       // CUDA: stages[region] also as a kernel of `lanes` values of frame index `inner` a warp
     SiblingLoops,    // stages[region]'s reductions at `locs` over `inner` in [start, end) share one loop
+    RowTiles,        // stages[region]'s split loop over `inner` takes `lanes` terms a step (CPU targets)
   } kind;
   size_t buffer = 0;
   size_t region = 0;
   Symbol inner{};
   SymExpr start{}, end{};
-  int64_t lanes = 0;       // InterleavedSum; PackedFrame, WiderPack: the values a warp takes; StoredScores: chains
+  int64_t lanes = 0; // InterleavedSum; PackedFrame, WiderPack: the values a warp takes; StoredScores: chains; RowTiles: terms
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
   std::vector<SourceLoc> locs{}; // SiblingLoops: the reductions' operators, in the loop's order

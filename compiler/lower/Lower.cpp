@@ -644,6 +644,12 @@ void Lowerer::interleave(std::vector<LStmt> &prefix, Symbol acc, ElemType type, 
                          int64_t lanes) {
   for (LStmt &s : interleavedSum(symbols, acc, type, r.op, r.var, SymExpr(0), r.extent, term, lanes, r.loc))
     prefix.push_back(std::move(s));
+  // one decision a sum of the program, however many copies of it the lowering prints (a tiled split pass
+  // computes its scores in its whole tiles and again in a cut one)
+  for (const Decision &seen : k.decisions)
+    if (seen.kind == Decision::InterleavedSum && seen.inner == r.var && seen.lanes == lanes &&
+        seen.loc.file == r.loc.file && seen.loc.offset == r.loc.offset)
+      return;
   Decision d{Decision::InterleavedSum};
   d.inner = r.var;
   d.lanes = lanes;

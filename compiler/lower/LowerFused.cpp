@@ -101,6 +101,8 @@ SymExpr termsBound(const FusedGroup &g) {
   return upperBound(g.extent, frame);
 }
 
+struct Running;
+
 // What the split pass of one group is made of: the group, its partials, and split c's place.
 struct SplitPass {
   SymbolTable &symbols;
@@ -130,7 +132,11 @@ struct SplitPass {
   SymExpr memberAt(const FusedMember &m) const {
     return split * product(m.extraShape) + gamma(symbolExprs(m.extra), m.extraShape);
   }
+  Running running(std::vector<LStmt> &body, std::vector<LStmt> &stores) const;
+  LExprPtr weighted(size_t j, LExprPtr w, std::vector<LStmt> &into) const;
+  LStmt onlineTerm(const Running &r, bool lazy) const;
   std::vector<LStmt> online(bool lazy, const std::set<Symbol> &dims) const;
+  std::vector<LStmt> tiled(int64_t T, size_t tile, int64_t stride) const;
   std::vector<LStmt> stored(std::optional<size_t> weights) const;
   std::vector<LStmt> rowSum(Symbol acc, const LExprPtr &term) const;
 };
@@ -147,53 +153,79 @@ std::vector<LStmt> SplitPass::rowSum(Symbol acc, const LExprPtr &term) const {
   return out;
 }
 
-// Split c of the online form: one term at a time, e once, the new maximum, the two rescaling factors,
+// The state a split of the online form carries from term to term: its running maximum and, for each member
+// past the first whose sum has no own indices, the scalar sum (the elements of the others live in the
+// partials, updated in place).
+struct Running {
+  Symbol mx;
+  std::vector<Symbol> sums; // by member; none for the maximum and for members with own indices
+};
+
+// The running state's declarations (the maximum −∞, every sum 0) into `body`, and the split's results
+// stored from it into `stores`: the maximum, then each scalar sum.
+Running SplitPass::running(std::vector<LStmt> &body, std::vector<LStmt> &stores) const {
+  Running r{symbols.fresh("m"), std::vector<Symbol>(g.members.size())};
+  body.push_back(scalarStmt(LStmt::Decl, r.mx, type, floatConst(-INFINITY), loc));
+  stores.push_back(store(out.buffers[0], split, var(r.mx, false), loc));
+  for (size_t j = 1; j < g.members.size(); ++j) {
+    const FusedMember &m = g.members[j];
+    if (m.extra.empty()) {
+      r.sums[j] = symbols.fresh("acc");
+      body.push_back(scalarStmt(LStmt::Decl, r.sums[j], type, floatConst(0), loc));
+      stores.push_back(store(out.buffers[j], split, var(r.sums[j], false), loc));
+      continue;
+    }
+    for (LStmt &s : serialNest(m.extra, m.extraShape, {store(out.buffers[j], memberAt(m), floatConst(0), loc)}, loc))
+      body.push_back(std::move(s));
+  }
+  return r;
+}
+
+// Member j's term for the weight w: w, or w·h_j (its weight lowered into `into`).
+LExprPtr SplitPass::weighted(size_t j, LExprPtr w, std::vector<LStmt> &into) const {
+  const FusedMember &m = g.members[j];
+  return isOne(m.weight) ? w : binary(BinOp::Mul, std::move(w), lowerExpr(m.weight, into, type));
+}
+
+// One term of the online form, under its guard: e once, the new maximum, the two rescaling factors,
 // every sum updated, the maximum moved. `lazy` (CUDA) rescales only where the maximum moved: where
 // next = m the factor is exactly 1 (exp(0), or, both −∞, 0 against sums that are then exactly 0), so a
 // warp skips an exp and a multiply an element on all but the few terms that raise the maximum (about ln
-// of a split's length). dims: the kernel's, whose invariant calls (the score's √dk) CUDA computes once a
-// split, before its terms (nvcc kept them in the loop); empty for the other targets.
-std::vector<LStmt> SplitPass::online(bool lazy, const std::set<Symbol> &dims) const {
+// of a split's length).
+LStmt SplitPass::onlineTerm(const Running &r, bool lazy) const {
   LStmt guard = inRange();
-  Symbol mx = symbols.fresh("m"), e = symbols.fresh("e"), next = symbols.fresh("next");
+  Symbol e = symbols.fresh("e"), next = symbols.fresh("next");
   Symbol scale = symbols.fresh("scale"), w = symbols.fresh("w");
   guard.body.push_back(scalarStmt(LStmt::Decl, e, type, lowerExpr(g.score, guard.body, type), loc));
-  guard.body.push_back(scalarStmt(LStmt::Decl, next, type, binary(BinOp::Max, var(mx, false), var(e, false)), loc));
+  guard.body.push_back(scalarStmt(LStmt::Decl, next, type, binary(BinOp::Max, var(r.mx, false), var(e, false)), loc));
   LStmt moved{}; // lazy: if (next != m) { scale; every sum × scale }
   moved.kind = LStmt::If;
-  moved.value = binary(BinOp::Ne, var(next, false), var(mx, false));
+  moved.value = binary(BinOp::Ne, var(next, false), var(r.mx, false));
   moved.loc = loc;
   moved.onlySaves = true;
   std::vector<LStmt> &scaling = lazy ? moved.body : guard.body;
-  scaling.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(mx, false), var(next, false)), loc));
+  scaling.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(r.mx, false), var(next, false)), loc));
   guard.body.push_back(scalarStmt(LStmt::Decl, w, type, rescale(var(e, false), var(next, false)), loc));
   const size_t wAt = guard.body.size() - 1;
-
-  std::vector<LStmt> body{scalarStmt(LStmt::Decl, mx, type, floatConst(-INFINITY), loc)};
-  std::vector<LStmt> stores;
+  auto scaled = [&](LExprPtr old) { return binary(BinOp::Mul, std::move(old), var(scale, false)); };
   for (size_t j = 1; j < g.members.size(); ++j) {
     const FusedMember &m = g.members[j];
-    const size_t part = out.buffers[j];
-    auto scaled = [&](LExprPtr old) { return binary(BinOp::Mul, std::move(old), var(scale, false)); };
     // old·scale + w·weight, or (lazy, the scaling done before) old + w·weight
     auto term = [&](std::vector<LStmt> &into, LExprPtr old) {
-      LExprPtr h = isOne(m.weight) ? var(w, false) : binary(BinOp::Mul, var(w, false), lowerExpr(m.weight, into, type));
+      LExprPtr h = weighted(j, var(w, false), into);
       return binary(BinOp::Add, lazy ? std::move(old) : scaled(std::move(old)), h);
     };
     if (m.extra.empty()) {
-      Symbol acc = symbols.fresh("acc");
-      body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc));
+      const Symbol acc = r.sums[j];
       if (lazy)
         moved.body.push_back(scalarStmt(LStmt::Assign, acc, type, scaled(var(acc, false)), loc));
       LExprPtr value = term(guard.body, var(acc, false));
       guard.body.push_back(scalarStmt(LStmt::Assign, acc, type, value, loc));
-      stores.push_back(store(part, split, var(acc, false), loc));
       continue;
     }
     // the sum's elements live in the partials, updated in place row by row (a row of V streamed once)
+    const size_t part = out.buffers[j];
     const SymExpr at = memberAt(m);
-    for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, floatConst(0), loc)}, loc))
-      body.push_back(std::move(s));
     if (lazy)
       for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, scaled(loadAt(part, at, false)), loc)}, loc))
         moved.body.push_back(std::move(s));
@@ -205,13 +237,93 @@ std::vector<LStmt> SplitPass::online(bool lazy, const std::set<Symbol> &dims) co
   }
   if (lazy) // before the updates, after w (which the scaling does not read)
     guard.body.insert(guard.body.begin() + std::ptrdiff_t(wAt + 1), std::move(moved));
-  guard.body.push_back(scalarStmt(LStmt::Assign, mx, type, var(next, false), loc));
+  guard.body.push_back(scalarStmt(LStmt::Assign, r.mx, type, var(next, false), loc));
+  return guard;
+}
+
+// Split c of the online form, one term at a time (onlineTerm). dims: the kernel's, whose invariant calls
+// (the score's √dk) CUDA computes once a split, before its terms (nvcc kept them in the loop); empty for
+// the other targets.
+std::vector<LStmt> SplitPass::online(bool lazy, const std::set<Symbol> &dims) const {
+  std::vector<LStmt> body, stores;
+  const Running r = running(body, stores);
+  LStmt guard = onlineTerm(r, lazy);
   if (!dims.empty())
     hoistCalls(guard.body, dims, symbols, type, body);
   LStmt each = terms(LoopKind::Serial);
   each.body.push_back(std::move(guard));
   body.push_back(std::move(each));
-  body.push_back(store(out.buffers[0], split, var(mx, false), loc));
+  for (LStmt &s : stores)
+    body.push_back(std::move(s));
+  return body;
+}
+
+// Split c of the online form `T` terms a step (Schedule::tile; the split's length a multiple of T). A tile
+// whose last term exists runs
+//   t = max_l e_l, e_l into tile[l − l0]         the scores, each computed once
+//   next = max(m, t); scale = rescale(m, next)    the running maximum moved once a tile, every sum × scale
+//   w_l = rescale(tile[l − l0], next) into tile[l − l0], and the scalar sums S += w_l·h_l
+//   S[x] += w_l·h_l[x], term by term, a row of V streamed whole (without the exp's call in its loop)
+// (the monoid of the term-by-term form: exp(e − next) = exp(e − t')·exp(t' − next) for any t', so the sums
+// end equal in real arithmetic; the roundings differ); a tile past the terms goes term by term (onlineTerm).
+std::vector<LStmt> SplitPass::tiled(int64_t T, size_t tile, int64_t stride) const {
+  std::vector<LStmt> body, stores;
+  const Running r = running(body, stores);
+  const Symbol l0 = symbols.fresh(g.var.name() + "0"), top = symbols.fresh("top"), next = symbols.fresh("next");
+  const Symbol scale = symbols.fresh("scale"), e = symbols.fresh("e"), w = symbols.fresh("w");
+  const SymExpr from = SymExpr::symbol(l0), slot = split * SymExpr(stride) + SymExpr::symbol(g.var) - from;
+  auto overTile = [&](std::vector<LStmt> inner) { // for (l = l0; l < l0 + T; ++l)
+    LStmt each = loop(g.var, from, from + SymExpr(T), 1, LoopKind::Serial, loc);
+    each.body = std::move(inner);
+    return each;
+  };
+  LStmt full{};
+  full.kind = LStmt::If;
+  full.lhs = from + SymExpr(T - 1);
+  full.rhs = g.extent;
+  full.loc = loc;
+  full.body.push_back(scalarStmt(LStmt::Decl, top, type, floatConst(-INFINITY), loc));
+  std::vector<LStmt> scores;
+  scores.push_back(scalarStmt(LStmt::Decl, e, type, lowerExpr(g.score, scores, type), loc));
+  scores.push_back(store(tile, slot, var(e, false), loc));
+  scores.push_back(scalarStmt(LStmt::Accumulate, top, type, var(e, false), loc, BinOp::Max));
+  full.body.push_back(overTile(std::move(scores)));
+  full.body.push_back(scalarStmt(LStmt::Decl, next, type, binary(BinOp::Max, var(r.mx, false), var(top, false)), loc));
+  full.body.push_back(scalarStmt(LStmt::Decl, scale, type, rescale(var(r.mx, false), var(next, false)), loc));
+  auto scaled = [&](LExprPtr old) { return binary(BinOp::Mul, std::move(old), var(scale, false)); };
+  std::vector<LStmt> weights{
+      scalarStmt(LStmt::Decl, w, type, rescale(loadAt(tile, slot, false), var(next, false)), loc)};
+  std::vector<LStmt> rows; // the members with own indices: row l of each added in place, after the weights
+  for (size_t j = 1; j < g.members.size(); ++j) {
+    const FusedMember &m = g.members[j];
+    if (m.extra.empty()) {
+      const Symbol acc = r.sums[j];
+      full.body.push_back(scalarStmt(LStmt::Assign, acc, type, scaled(var(acc, false)), loc));
+      LExprPtr h = weighted(j, var(w, false), weights);
+      weights.push_back(scalarStmt(LStmt::Accumulate, acc, type, h, loc, BinOp::Add));
+      continue;
+    }
+    const size_t part = out.buffers[j];
+    const SymExpr at = memberAt(m);
+    for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, scaled(loadAt(part, at, false)), loc)}, loc))
+      full.body.push_back(std::move(s));
+    std::vector<LStmt> update;
+    LExprPtr value = binary(BinOp::Add, loadAt(part, at, false), weighted(j, loadAt(tile, slot, false), update));
+    update.push_back(store(part, at, value, loc));
+    for (LStmt &s : serialNest(m.extra, m.extraShape, std::move(update), loc))
+      rows.push_back(std::move(s));
+  }
+  if (!rows.empty()) // read back by the rows' loop
+    weights.push_back(store(tile, slot, var(w, false), loc));
+  full.body.push_back(overTile(std::move(weights)));
+  if (!rows.empty())
+    full.body.push_back(overTile(std::move(rows)));
+  full.body.push_back(scalarStmt(LStmt::Assign, r.mx, type, var(next, false), loc));
+  full.orElse.push_back(overTile({onlineTerm(r, false)}));
+  const SymExpr first = SymExpr::symbol(c) * length;
+  LStmt tiles = loop(l0, first, first + length, SymExpr(T), LoopKind::Serial, loc);
+  tiles.body.push_back(std::move(full));
+  body.push_back(std::move(tiles));
   for (LStmt &s : stores)
     body.push_back(std::move(s));
   return body;
@@ -245,19 +357,16 @@ std::vector<LStmt> SplitPass::stored(std::optional<size_t> weights) const {
   std::vector<LStmt> rows; // the members with own indices, after the weights
   for (size_t j = 1; j < g.members.size(); ++j) {
     const FusedMember &m = g.members[j];
-    auto weighted = [&](LExprPtr weight, std::vector<LStmt> &into) {
-      return isOne(m.weight) ? weight : binary(BinOp::Mul, std::move(weight), lowerExpr(m.weight, into, type));
-    };
     Symbol acc = symbols.fresh("acc");
     if (m.extra.empty()) {
       body.push_back(scalarStmt(LStmt::Decl, acc, type, floatConst(0), loc));
-      LExprPtr term = weighted(var(w, false), guard.body);
+      LExprPtr term = weighted(j, var(w, false), guard.body);
       guard.body.push_back(scalarStmt(LStmt::Accumulate, acc, type, term, loc, BinOp::Add));
       stores.push_back(store(out.buffers[j], split, var(acc, false), loc));
       continue;
     }
     std::vector<LStmt> none; // a weight is loads and arithmetic: no statements of its own
-    std::vector<LStmt> element = rowSum(acc, weighted(loadAt(*weights, weightAt, false), none));
+    std::vector<LStmt> element = rowSum(acc, weighted(j, loadAt(*weights, weightAt, false), none));
     element.push_back(store(out.buffers[j], memberAt(m), var(acc, false), loc));
     std::vector<LStmt> nest = serialNest(m.extra, m.extraShape, std::move(element), loc);
     LStmt *last = &nest.back();
@@ -404,13 +513,13 @@ void widerPack(Kernel &k, const Schedule &schedule, Region &region) {
 // ⌊hkv·g / hq⌋) or not at all (queries over one K) — so that iterations differing only in them read the same
 // rows of K and V. Those loops run inside the split loop: a thread runs them back to back, and all but the
 // first read the split's rows from its cache. The splits then count only the other frame elements.
-std::vector<bool> framesSharingRows(const FusedGroup &g, const std::vector<LStmt> &body) {
+std::vector<bool> framesSharingRows(const Kernel &k, const FusedGroup &g, const std::vector<LStmt> &body) {
   std::vector<bool> shares(g.frame.size(), true);
   // a range over a frame index (l < i + 1) cuts each row's terms into splits of its own length: no rows shared
   for (size_t f = 0; f < g.frame.size(); ++f)
     shares[f] = !g.extent.dependsOn(g.frame[f]);
-  forEachAccess(body, [&](size_t, const SymExpr &offset, bool isStore) {
-    if (isStore || !offset.dependsOn(g.var))
+  forEachAccess(body, [&](size_t b, const SymExpr &offset, bool isStore) {
+    if (isStore || !offset.dependsOn(g.var) || k.buffers[b].origin == Buffer::FusedTile) // a split's own tile
       return;
     for (size_t f = 0; f < g.frame.size(); ++f)
       if (offset.dependsOn(g.frame[f]) && !onlyThroughDivisions(offset, g.frame[f]))
@@ -552,17 +661,30 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
                                Buffer::FusedWeights, 0, std::nullopt, Symbol{}, false, g.name});
     weights = k.buffers.size() - 1;
   }
+  // CPU targets, inline scores: the terms `tile` at a time, each split's length a multiple of it
+  const int64_t T = target != Target::Cuda && !storedScores ? schedule.tile : 1;
+  // a split's tile is `stride` elements apart from the next one's: a 64-byte line between them, so that no two
+  // threads write one line (shared lines made f32 decode 2.3× slower on two threads: bench/NOTES.md)
+  const int64_t line = 64 / elemBytes(g.elem), stride = (T + line - 1) / line * line + line;
+  std::optional<size_t> tile;
+  if (T > 1) {
+    k.buffers.push_back(Buffer{Buffer::Workspace, "tile", g.elem,
+                               {product(g.frameShape), SymExpr::symbol(out.splits), SymExpr(stride)}, {},
+                               Buffer::FusedTile, 0, std::nullopt, Symbol{}, false, g.name});
+    tile = k.buffers.size() - 1;
+  }
   NameScope stageNames(symbols); // the split pass is a stage: its names beside the group's own
   reserveNames(stageNames, g);
   const Symbol c = symbols.fresh("c");
   const SymExpr P = SymExpr::symbol(out.splits);
+  const SymExpr length = SymExpr::floorDiv(g.extent + P - SymExpr(1), P);
   SplitPass pass{symbols,
                  k,
                  g,
                  out,
                  lowerExpr,
                  c,
-                 SymExpr::floorDiv(g.extent + P - SymExpr(1), P),
+                 T > 1 ? SymExpr::floorDiv(length + SymExpr(T - 1), SymExpr(T)) * SymExpr(T) : length,
                  gamma(symbolExprs(g.frame), g.frameShape) * P + SymExpr::symbol(c),
                  g.elem,
                  g.loc,
@@ -571,17 +693,26 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   if (target == Target::Cuda)
     for (const TDim &d : k.dims)
       dims.insert(d.sym);
-  std::vector<LStmt> body = storedScores ? pass.stored(weights) : pass.online(target == Target::Cuda, dims);
+  std::vector<LStmt> body = storedScores ? pass.stored(weights)
+                           : tile       ? pass.tiled(T, *tile, stride)
+                                        : pass.online(target == Target::Cuda, dims);
 
   const bool reuse = target != Target::Cuda && schedule.reuse; // CUDA packs such indices instead (packFrame)
   const std::vector<bool> inside =
-      reuse ? framesSharingRows(g, body) : std::vector<bool>(g.frame.size(), false);
+      reuse ? framesSharingRows(k, g, body) : std::vector<bool>(g.frame.size(), false);
   Region region{out.buffers[0], Region::Splits, g.loc, int(g.frame.size()) + 1, {}, std::nullopt};
   region.body.push_back(splitNest(k, g, c, P, inside, std::move(body), k.chunkCounts[splitsCount]));
   Decision d{Decision::FusedSplits};
   d.buffer = out.buffers[0];
   d.region = k.stages.size();
   k.decisions.push_back(d);
+  if (tile) {
+    Decision t{Decision::RowTiles};
+    t.region = k.stages.size();
+    t.inner = g.var;
+    t.lanes = T;
+    k.decisions.push_back(t);
+  }
   if (storedScores) {
     Decision s{Decision::StoredScores};
     s.lanes = weights ? pass.lanes : 1;

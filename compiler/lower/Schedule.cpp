@@ -71,12 +71,16 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
       if (number > 32 || (number & (number - 1)) != 0)
         return fmt::format("schedule value {} for pack must be a power of two at most 32", number);
       schedule.pack = number;
+    } else if (key == "tile") {
+      if (number > Schedule::maxTile)
+        return fmt::format("schedule value {} for tile must be at most {}", number, Schedule::maxTile);
+      schedule.tile = number;
     } else if (key == "ahead") {
       if (number > Schedule::maxAhead)
         return fmt::format("schedule value {} for ahead must be at most {}", number, Schedule::maxAhead);
       schedule.ahead = number;
     } else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, pack, ahead, mma)", key);
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, pack, ahead, mma)", key);
   }
   return std::nullopt;
 }

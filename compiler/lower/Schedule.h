@@ -67,6 +67,13 @@ struct Schedule {
   // reads a split's rows once from memory for all of them, then from its cache (reuse=on); the splits count
   // the other frame elements only. reuse=off keeps the split loop innermost. lower/LowerFused.cpp.
   bool reuse = true;
+  // C, OpenMP and OpenACC (inline scores): a fused split pass takes its terms `tile` at a time: the tile's
+  // scores first (kept in a buffer of `tile` floats a split), their maximum merged into the running one once,
+  // then the weights, and each element of a sum with own indices (o's) adds the tile's terms in a register, so
+  // that it is loaded, rescaled and stored once a tile instead of once a term. 1 is the online form term by term.
+  // CUDA ignores it. lower/LowerFused.cpp, bench/NOTES.md.
+  int64_t tile = 8;
+  static constexpr int64_t maxTile = 1024;
 
   int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
   int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 8 : chunk; }

@@ -9,7 +9,8 @@ same arguments. Every mutant is a bug a lowering could make:
   perm   every output element takes its successor's value: an off-by-one permutation
   sign   the last accumulation of an input or temporary subtracts its terms: a sign flip
   drop   the first (or, with MUTANT drop-last, the last) accumulation skips its loop's first term: a
-         dropped term
+         dropped term (sign and drop-last: in a tiled split pass, both copies of the sum, the whole tiles'
+         and the cut tile's)
   stale  the last combine of partials (stale-first: the first) reads partial 0 where partial 1 belongs,
          with any factor its loop computes for that partial: a stale partial (needs a split reduction, P > 1)
 A mutant that finds nothing to break is an error (exit 3): a test that cannot fail is no test.
@@ -19,8 +20,9 @@ import re
 import subprocess
 import sys
 
-# `X = X + E;`, `X = (X + E);`, and the online softmax's rescaled `X = ((X * scale) + E);`
-ACCUMULATE = re.compile(r"(\w+(?:\[[^\]]*\])?) =\s*(\(*)\s*\1(?: \* \w+\))? \+ ", re.S)
+# `X = X + E;`, `X = (X + E);`, and the online softmax's rescaled `X = ((X * scale) + E);` (a line may break
+# after the +)
+ACCUMULATE = re.compile(r"(\w+(?:\[[^\]]*\])?) =\s*(\(*)\s*\1(?: \* \w+\))? \+\s", re.S)
 FOR_VAR = re.compile(r"for \(int64_t (\w+) = ")
 
 
@@ -57,6 +59,51 @@ def enclosing_var(text, start, avoid):
     return None, None
 
 
+def block_start(text, close):
+    """The index of the '{' that the '}' at `close` closes."""
+    depth = 0
+    for k in range(close, -1, -1):
+        depth += {"}": 1, "{": -1}.get(text[k], 0)
+        if depth == 0:
+            return k
+    return 0
+
+
+def copies(text, acc, direct):
+    """A tiled split pass (docs/schedule.md, tile) adds a sum in two places: in its whole tiles, and, in the
+    `else` of their guard, in a tile cut by the terms' end; either may never run (n a multiple of the tile,
+    or fewer terms than a tile). For an accumulation in such an `else`: the same sum's last accumulation in
+    the guard's other branch, and `acc`; else `acc` alone."""
+    start, target = acc[0], acc[2]
+    for m in reversed(list(re.finditer(r"\} else \{", text[:start]))):
+        if block_end(text, m.end() - 1) > start:
+            opened = block_start(text, m.start())
+            then = [a for a in direct if a[2] == target and opened < a[0] < m.start()]
+            return then[-1:] + [acc]
+    return [acc]
+
+
+def first_term(text, at, target):
+    """The condition that holds at the first term of the loop around `at` that does not index `target`: its
+    variable at its first value, and, where that first value is an enclosing loop's variable (a tile's first
+    row l0), that loop's at its own first value too, so that one term goes, not one a tile."""
+    var, first = enclosing_var(text, at, target)
+    if var is None:
+        fail("no reduction loop around the accumulation")
+    conditions = ["%s == %s" % (var, first)]
+    while re.fullmatch(r"\s*\w+\s*", first):
+        outer = [m for m in FOR_VAR.finditer(text[:at]) if m.group(1) == first.strip()
+                 and block_end(text, text.index("{", m.end())) > at]
+        if not outer:
+            break
+        m = outer[-1]
+        first = text[m.end():text.index(";", m.end())]
+        conditions.append("%s == %s" % (m.group(1), first))
+    if len(conditions) == 1:
+        return "%s != %s" % (var, first)
+    return "!(%s)" % " && ".join(conditions)
+
+
 def innermost_loop(text, start):
     """The header `for (...)` of the innermost loop whose body holds `start`, or ""."""
     for m in reversed(list(FOR_VAR.finditer(text[:start]))):
@@ -79,23 +126,25 @@ def mutate_kernel(text, mutant):
     if mutant in ("drop", "drop-last", "sign"):
         if not direct:
             fail("no accumulation to break")
-        start, end, target, _ = direct[0] if mutant == "drop" else direct[-1]
-        if mutant == "sign":
-            plus = text.index(" + ", text.index(target, start) + len(target) + 1)
-            return text[:plus] + " - " + text[plus + 3:]
-        # Its chains' loop, if any, adds the sum's first terms (chain 0's at its first round): that term
-        # goes too, so that a term is dropped whether the rounds or the remaining terms run.
-        # (in both branches of a round that checks its terms once: `if (all in range) ... else ...`).
-        def round_of(at):
-            header = innermost_loop(text, at)
-            return text.rindex(header, 0, at) if re.search(r"\+= \d+\)", header) else None
-        chain = [a[0] for a in accs if a[2] == target and a[0] < start and round_of(a[0]) is not None]
-        chain = [at for at in chain if round_of(at) == round_of(chain[-1])]
-        for at in [start] + chain[::-1]:
-            var, first = enclosing_var(text, at, target)
-            if var is None:
-                fail("no reduction loop around the accumulation")
-            text = text[:at] + "if (%s != %s) " % (var, first) + text[at:]
+        # edits of the text as it is: (where, how many characters go, what comes), made from the last
+        edits = []
+        for start, end, target, _ in [direct[0]] if mutant == "drop" else copies(text, direct[-1], direct):
+            if mutant == "sign": # the + after the target's read (not one inside an index of it)
+                read = text.index(target, start + len(target))
+                edits.append((re.compile(r" \+\s").search(text, read + len(target)).start(), 2, " -"))
+                continue
+            # Its chains' loop, if any, adds the sum's first terms (chain 0's at its first round): that term
+            # goes too, so that a term is dropped whether the rounds or the remaining terms run.
+            # (in both branches of a round that checks its terms once: `if (all in range) ... else ...`).
+            def round_of(at):
+                header = innermost_loop(text, at)
+                return text.rindex(header, 0, at) if re.search(r"\+= \d+\)", header) else None
+            chain = [a[0] for a in accs if a[2] == target and a[0] < start and round_of(a[0]) is not None]
+            chain = [at for at in chain if round_of(at) == round_of(chain[-1])]
+            for at in [start] + chain[::-1]:
+                edits.append((at, 0, "if (%s) " % first_term(text, at, target)))
+        for at, gone, new in sorted(edits, reverse=True):
+            text = text[:at] + new + text[at + gone:]
         return text
     if mutant in ("stale", "stale-first"):
         if not combines:

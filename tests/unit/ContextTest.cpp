@@ -107,7 +107,8 @@ TEST_CASE("decode's explanation and ONF use the paper's index names", "[context]
   // fused (the default): the group is a definition of its own, its split pass a stage of its own
   std::vector<std::string> fused = everyOutput("decode.moa", readText(MOAC_EXAMPLES_DIR "/decode.moa"));
   CHECK_THAT(fused[4], Catch::Contains("for c in [0, P_online) step 1 parallel"));
-  CHECK_THAT(fused[4], Catch::Contains("for l in [c*((n + P_online - 1) div P_online)"));
+  CHECK_THAT(fused[4], Catch::Contains("for l0 in [8*c*(((n + P_online - 1) div P_online + 7) div 8)"));
+  CHECK_THAT(fused[4], Catch::Contains("for l in [l0, l0 + 8) step 1 serial")); // a tile's terms
   CHECK_THAT(fused[4], Catch::Contains("for l2 in [0, 8*(dk div 8)) step 8 serial")); // s's Σ_l inside the group's l
   for (const std::string *text : {&fused[4], &fused.back()})
     for (const char *numbered : {"i2", "i3", "l3", "l4", "P_online2"})

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 using namespace moac;
 
@@ -230,10 +231,12 @@ TEST_CASE("a fused group's split pass is typed records too: its partials, splits
   auto run = runText(decode, Stage::Code, Target::OpenMP);
   REQUIRE(run->c.ok());
   const Kernel &k = *run->c.kernel;
-  // the score's interleaved dot product (lowered first), the split pass, the combine's two sums in one loop
-  REQUIRE(k.decisions.size() == 3);
+  // the score's interleaved dot product (lowered first, once for its two copies: the whole tiles' and the cut
+  // tile's), the split pass, its row tiles, the combine's two sums in one loop
+  REQUIRE(k.decisions.size() == 4);
   CHECK(k.decisions[0].kind == Decision::InterleavedSum);
-  CHECK(k.decisions[2].kind == Decision::SiblingLoops);
+  CHECK(k.decisions[2].kind == Decision::RowTiles);
+  CHECK(k.decisions[3].kind == Decision::SiblingLoops);
   const Decision &d = k.decisions[1];
   CHECK(d.kind == Decision::FusedSplits);
   const Buffer &maxima = k.buffers[d.buffer];
@@ -406,6 +409,65 @@ TEST_CASE("On the CPU targets the query heads of a GQA group loop inside the spl
   CHECK(order[0] == "c");
   CHECK(queries.chunkCounts[0].items.str() == "1");
   CHECK(shared(queries) == 1);
+}
+
+TEST_CASE("On the CPU targets a fused split pass takes its terms a tile at a time: the scores once into a tile a "
+          "line apart from the next split's, whole tiles under one guard, a cut tile term by term; tile=1, CUDA and "
+          "stored scores keep the term-by-term form",
+          "[pipeline][schedule]") {
+  const std::string decode = "dim n, dk, dv\nin q : f32[dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
+                             "s = (q +.* tran K) / sqrt(dk)\nm = max/ s\ne = exp(s - m)\n"
+                             "out o = (e / (+/ e)) +.* V\n";
+  auto tiles = [](const Kernel &k) {
+    std::vector<std::string> shapes;
+    for (const Buffer &b : k.buffers)
+      if (b.origin == Buffer::FusedTile)
+        shapes.push_back(b.label() + " " + b.shape[0].str() + "," + b.shape[1].str() + "," + b.shape[2].str());
+    return shapes;
+  };
+  auto decided = [](const Kernel &k) -> std::optional<Decision> {
+    for (const Decision &d : k.decisions)
+      if (d.kind == Decision::RowTiles)
+        return d;
+    return std::nullopt;
+  };
+  for (Target t : {Target::C, Target::OpenMP}) {
+    auto run = runText(decode, Stage::Code, t);
+    INFO(run->diags);
+    REQUIRE(run->c.ok());
+    const Kernel &k = *run->c.kernel;
+    // eight f32 terms, then a 64-byte line: 32 floats a split
+    CHECK(tiles(k) == std::vector<std::string>{"online_tile 1,P_online,32"});
+    const std::optional<Decision> d = decided(k);
+    REQUIRE(d);
+    CHECK(d->lanes == 8);
+    CHECK(describeDecision(k, *d) ==
+          "online (splits): each split takes its terms over l 8 at a time: the tile's scores first, each computed once "
+          "into online_tile, then their maximum merged into the running one, so the sums are rescaled once a tile, not "
+          "once a term; then the weights exp(e − m) into the same place, and the tile's terms added to the sums one "
+          "row after another; a tile that runs past the terms goes term by term (schedule tile=8)");
+    const std::string &code = run->c.code->source;
+    CHECK(code.find("if ((l0 + 7) < n) {") != std::string::npos); // a whole tile
+    CHECK(code.find("} else {") != std::string::npos);           // a cut one
+  }
+  Schedule wide; // a line apart in f64 too: 8 doubles
+  wide.tile = 3;
+  std::string f64 = decode;
+  for (size_t at; (at = f64.find("f32")) != std::string::npos;)
+    f64.replace(at, 3, "f64");
+  auto doubles = runText(f64, Stage::Code, Target::C, wide);
+  INFO(doubles->diags);
+  REQUIRE(doubles->c.ok());
+  CHECK(tiles(*doubles->c.kernel) == std::vector<std::string>{"online_tile 1,P_online,16"});
+  Schedule one;
+  one.tile = 1;
+  for (const auto &[target, schedule] : std::vector<std::pair<Target, Schedule>>{
+           {Target::C, one}, {Target::Cuda, Schedule{}}, {Target::OpenACC, Schedule{}}}) {
+    auto run = runText(decode, Stage::Code, target, schedule);
+    REQUIRE(run->c.ok());
+    CHECK(tiles(*run->c.kernel).empty());
+    CHECK(!decided(*run->c.kernel));
+  }
 }
 
 TEST_CASE("CUDA prints a combine three times: a warp a result, a block a result for few results, a thread a result "
