@@ -90,20 +90,36 @@ MOART_INLINE int64_t moart_floormod(int64_t a, int64_t b) {
   return r + (b & -(int64_t)((r != 0) & ((r < 0) != (b < 0))));
 }
 
-/* a + b is NaN when either is: NaN propagates. Equal operands differ only as -0 and +0. */
+/* a + b is NaN when either is: NaN propagates. Equal operands differ only as -0 and +0. On a CUDA device
+ * the f32 pair takes a form without branches, with the same results (tests/cuda/extrema.cu): the larger, or
+ * for equal operands the AND (maximum) or OR (minimum) of their bits, which is +0 (-0) for a pair of zeros
+ * and the operand itself otherwise; a warp's reductions and a combine's maxima then run as selects, not as
+ * branches that the lanes may take apart. */
 MOART_INLINE float moart_maxf(float a, float b) {
+#ifdef __CUDA_ARCH__
+  const float larger = a > b ? a : b, equal = __int_as_float(__float_as_int(a) & __float_as_int(b));
+  const float r = a == b ? equal : larger;
+  return a != a || b != b ? a + b : r;
+#else
   if (a != a || b != b)
     return a + b;
   if (a == b)
     return signbit(a) ? b : a;
   return a > b ? a : b;
+#endif
 }
 MOART_INLINE float moart_minf(float a, float b) {
+#ifdef __CUDA_ARCH__
+  const float smaller = a < b ? a : b, equal = __int_as_float(__float_as_int(a) | __float_as_int(b));
+  const float r = a == b ? equal : smaller;
+  return a != a || b != b ? a + b : r;
+#else
   if (a != a || b != b)
     return a + b;
   if (a == b)
     return signbit(a) ? a : b;
   return a < b ? a : b;
+#endif
 }
 MOART_INLINE double moart_max(double a, double b) {
   if (a != a || b != b)
@@ -412,9 +428,11 @@ MOART_WARP_REDUCE(moart_warp_mini, long long, moart_mini)
 
 /* The same over the `width` threads that compute one result of a combine (`width` a multiple of 32): a
  * warp, or a whole block of width / 32 warps (a block a result), whose warps' sums are exchanged through
- * `scratch` (32 elements of __shared__ memory) and combined in warp order by every thread, so that every
- * thread ends with the same bits. Every thread of the block calls it, each with the same `width`. */
-#define MOART_GROUP_REDUCE(NAME, WARP, T, OP)                                                              \
+ * `scratch` (32 elements of __shared__ memory) and combined by a second butterfly in every warp (lane w
+ * takes warp w's sum, the lanes past the block's warps the operation's identity ID), so that every thread
+ * ends with the same bits in five dependent steps rather than one a warp. Every thread of the block calls
+ * it, each with the same `width`. */
+#define MOART_GROUP_REDUCE(NAME, WARP, T, ID)                                                              \
   static inline __device__ T NAME(T x, int width, void *scratch) {                                         \
     x = WARP(x, 32);                                                                                       \
     if (width <= 32)                                                                                       \
@@ -424,23 +442,21 @@ MOART_WARP_REDUCE(moart_warp_mini, long long, moart_mini)
     if ((threadIdx.x & 31u) == 0)                                                                          \
       s[threadIdx.x >> 5] = x;                                                                             \
     __syncthreads();                                                                                       \
-    x = s[0];                                                                                              \
-    for (int w = 1; w < width / 32; ++w)                                                                   \
-      x = OP(x, s[w]);                                                                                     \
-    return x;                                                                                              \
+    x = (int)(threadIdx.x & 31u) < width / 32 ? s[threadIdx.x & 31u] : (T)(ID);                           \
+    return WARP(x, 32);                                                                                    \
   }
-MOART_GROUP_REDUCE(moart_group_addf, moart_warp_addf, float, MOART_ADD_)
-MOART_GROUP_REDUCE(moart_group_add, moart_warp_add, double, MOART_ADD_)
-MOART_GROUP_REDUCE(moart_group_addi, moart_warp_addi, long long, MOART_ADD_)
-MOART_GROUP_REDUCE(moart_group_mulf, moart_warp_mulf, float, MOART_MUL_)
-MOART_GROUP_REDUCE(moart_group_mul, moart_warp_mul, double, MOART_MUL_)
-MOART_GROUP_REDUCE(moart_group_muli, moart_warp_muli, long long, MOART_MUL_)
-MOART_GROUP_REDUCE(moart_group_maxf, moart_warp_maxf, float, moart_maxf)
-MOART_GROUP_REDUCE(moart_group_max, moart_warp_max, double, moart_max)
-MOART_GROUP_REDUCE(moart_group_maxi, moart_warp_maxi, long long, moart_maxi)
-MOART_GROUP_REDUCE(moart_group_minf, moart_warp_minf, float, moart_minf)
-MOART_GROUP_REDUCE(moart_group_min, moart_warp_min, double, moart_min)
-MOART_GROUP_REDUCE(moart_group_mini, moart_warp_mini, long long, moart_mini)
+MOART_GROUP_REDUCE(moart_group_addf, moart_warp_addf, float, -0.0f)
+MOART_GROUP_REDUCE(moart_group_add, moart_warp_add, double, -0.0)
+MOART_GROUP_REDUCE(moart_group_addi, moart_warp_addi, long long, 0)
+MOART_GROUP_REDUCE(moart_group_mulf, moart_warp_mulf, float, 1.0f)
+MOART_GROUP_REDUCE(moart_group_mul, moart_warp_mul, double, 1.0)
+MOART_GROUP_REDUCE(moart_group_muli, moart_warp_muli, long long, 1)
+MOART_GROUP_REDUCE(moart_group_maxf, moart_warp_maxf, float, -INFINITY)
+MOART_GROUP_REDUCE(moart_group_max, moart_warp_max, double, -INFINITY)
+MOART_GROUP_REDUCE(moart_group_maxi, moart_warp_maxi, long long, INT64_MIN)
+MOART_GROUP_REDUCE(moart_group_minf, moart_warp_minf, float, INFINITY)
+MOART_GROUP_REDUCE(moart_group_min, moart_warp_min, double, INFINITY)
+MOART_GROUP_REDUCE(moart_group_mini, moart_warp_mini, long long, INT64_MAX)
 #undef MOART_GROUP_REDUCE
 #undef MOART_WARP_REDUCE
 #undef MOART_ADD_
