@@ -664,7 +664,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
   // CPU targets, inline scores: the terms `tile` at a time, each split's length a multiple of it
   const int64_t T = target != Target::Cuda && !storedScores ? schedule.tile : 1;
   // a split's tile is `stride` elements apart from the next one's: a 64-byte line between them, so that no two
-  // threads write one line (shared lines made f32 decode 2.3× slower on two threads: bench/NOTES.md)
+  // threads write one line
   const int64_t line = 64 / elemBytes(g.elem), stride = (T + line - 1) / line * line + line;
   std::optional<size_t> tile;
   if (T > 1) {

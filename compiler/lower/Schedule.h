@@ -69,9 +69,9 @@ struct Schedule {
   bool reuse = true;
   // C, OpenMP and OpenACC (inline scores): a fused split pass takes its terms `tile` at a time: the tile's
   // scores first (kept in a buffer of `tile` floats a split), their maximum merged into the running one once,
-  // then the weights, and each element of a sum with own indices (o's) adds the tile's terms in a register, so
-  // that it is loaded, rescaled and stored once a tile instead of once a term. 1 is the online form term by term.
-  // CUDA ignores it. lower/LowerFused.cpp, bench/NOTES.md.
+  // so that every sum is rescaled once a tile instead of once a term, then the weights in a loop of their own,
+  // then the tile's rows added to the sums. 1 is the online form term by term. CUDA ignores it.
+  // lower/LowerFused.cpp, docs/schedule.md ("Row tiles"), bench/NOTES.md (2026-12-07).
   int64_t tile = 8;
   static constexpr int64_t maxTile = 1024;
 
