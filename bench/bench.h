@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "moart/kernel.h" /* MOART_CPU_CLONES */
 
 static uint64_t bench_state = 0x9e3779b97f4a7c15u;
 
@@ -60,7 +61,8 @@ static double bench_median(double *times, int count) {
 int bench_device_init(void);
 double bench_device_read(const void *data, int64_t bytes);
 #endif
-static uint32_t bench_read(const uint32_t *x, int64_t count) {
+/* cloned per ISA like the kernels it is set beside (moart/kernel.h, MOART_CPU_CLONES) */
+MOART_CPU_CLONES static uint32_t bench_read(const uint32_t *x, int64_t count) {
   uint32_t s = 0;
 #if defined(_OPENACC)
 #pragma acc parallel loop gang vector reduction(^ : s) present(x[0:count])

@@ -239,6 +239,7 @@ size_t moa_decode_bf16_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
   return moa_decode_bf16_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
                     const uint16_t *restrict K, const uint16_t *restrict V, uint16_t *o,
                     void *workspace) {

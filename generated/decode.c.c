@@ -237,6 +237,7 @@ size_t moa_decode_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
   return moa_decode_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const float *restrict K,
                const float *restrict V, float *o, void *workspace) {
   (void)n;

@@ -79,6 +79,7 @@ size_t moa_embedding_workspace_bytes(int64_t m, int64_t V, int64_t d) {
   return moa_embedding_workspace_layout(m, V, d, offsets) ? offsets[3] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_embedding(int64_t m, int64_t V, int64_t d, const int32_t *restrict ids,
                   const float *restrict E, float *y, void *workspace) {
   (void)m;

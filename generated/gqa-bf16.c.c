@@ -349,6 +349,7 @@ size_t moa_gqa_bf16_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t 
   return moa_gqa_bf16_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
                  const uint16_t *restrict Q, const uint16_t *restrict K, const uint16_t *restrict V,
                  uint16_t *O, void *workspace) {

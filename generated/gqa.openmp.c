@@ -349,6 +349,7 @@ size_t moa_gqa_workspace_bytes(int64_t B, int64_t hq, int64_t hkv, int64_t n, in
   return moa_gqa_workspace_layout(B, hq, hkv, n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t dv,
             const float *restrict Q, const float *restrict K, const float *restrict V, float *O,
             void *workspace) {

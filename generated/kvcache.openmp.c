@@ -276,6 +276,7 @@ size_t moa_kvcache_workspace_bytes(int64_t t, int64_t cap, int64_t dk, int64_t d
   return moa_kvcache_workspace_layout(t, cap, dk, dv, offsets) ? offsets[10] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *restrict q,
                 const float *restrict k, const float *restrict v, float *restrict K,
                 float *restrict V, float *o, void *workspace) {

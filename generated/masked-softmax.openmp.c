@@ -275,6 +275,7 @@ size_t moa_masked_softmax_workspace_bytes(int64_t n, int64_t dk, int64_t dv) {
   return moa_masked_softmax_workspace_layout(n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
                        const float *restrict K, const float *restrict V, float *O,
                        void *workspace) {

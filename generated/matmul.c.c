@@ -240,6 +240,7 @@ size_t moa_matmul_workspace_bytes(int64_t m, int64_t k, int64_t p) {
   return moa_matmul_workspace_layout(m, k, p, offsets) ? offsets[12] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_matmul(int64_t m, int64_t k, int64_t p, const float *restrict A, const float *restrict B,
                const float *restrict x, float *C, float *y, float *D, void *workspace) {
   (void)m;

@@ -333,6 +333,7 @@ size_t moa_mha_workspace_bytes(int64_t B, int64_t h, int64_t n, int64_t dk, int6
   return moa_mha_workspace_layout(B, h, n, dk, dv, offsets) ? offsets[8] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float *restrict Q,
             const float *restrict K, const float *restrict V, float *O, void *workspace) {
   (void)B;

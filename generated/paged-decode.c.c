@@ -333,6 +333,7 @@ size_t moa_paged_decode_workspace_bytes(int64_t B, int64_t P, int64_t pages, int
                                                                                : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t dk, int64_t dv,
                      const float *restrict Q, const float *restrict Kpool,
                      const float *restrict Vpool, const int32_t *restrict table, float *O,

@@ -365,6 +365,7 @@ size_t moa_reduce_rows_workspace_bytes(int64_t n, int64_t m) {
   return moa_reduce_rows_workspace_layout(n, m, offsets) ? offsets[20] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_reduce_rows(int64_t n, int64_t m, const float *restrict A, float *colSum, float *rowSum,
                     float *rowMax, float *rowMin, float *rowProd, float *total, float *mean,
                     void *workspace) {

@@ -149,6 +149,7 @@ size_t moa_reshape_workspace_bytes(void) {
   return moa_reshape_workspace_layout(offsets) ? offsets[8] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_reshape(const float *restrict A, const float *restrict x, const float *restrict y, float *B,
                 float *C, float *D, float *E, float *F, void *workspace) {
   size_t offsets[9];

@@ -127,6 +127,7 @@ size_t moa_slices_workspace_bytes(int64_t n, int64_t dk) {
   return moa_slices_workspace_layout(n, dk, offsets) ? offsets[7] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_slices(int64_t n, int64_t dk, const float *restrict K, const float *restrict k,
                const float *restrict v, float *K1, float *w, float *W, float *H, void *workspace) {
   (void)n;

@@ -300,6 +300,7 @@ size_t moa_sliding_window_decode_workspace_bytes(int64_t t, int64_t m, int64_t w
                                                                               : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64_t dv,
                               const float *restrict q, const float *restrict K,
                               const float *restrict V, float *o, void *workspace) {

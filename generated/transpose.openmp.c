@@ -124,6 +124,7 @@ size_t moa_transpose_workspace_bytes(int64_t a, int64_t b, int64_t c) {
   return moa_transpose_workspace_layout(a, b, c, offsets) ? offsets[6] : SIZE_MAX;
 }
 
+MOART_CPU_CLONES
 int moa_transpose(int64_t a, int64_t b, int64_t c, const float *restrict A, const float *restrict M,
                   float *T, float *T2, float *S, float *U, void *workspace) {
   (void)a;

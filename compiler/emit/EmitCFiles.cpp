@@ -339,7 +339,10 @@ EmittedKernel CPrinter::print(const EmitInputs &in) {
   for (size_t b = 0; b < k.buffers.size(); ++b)
     if (k.buffers[b].role != Buffer::Workspace && !used.count(b))
       voidInputs += fmt::format("  (void){};\n", cn.buffer(b));
-  src += linkage + signature(cuda ? "" : "restrict") + " {\n";
+  // A CPU kernel is cloned per ISA where the C compiler and loader can (moart/kernel.h, MOART_CPU_CLONES);
+  // OpenACC's regions are offloaded, and CUDA's launcher is host code around device kernels.
+  const bool clones = target == Target::C || target == Target::OpenMP;
+  src += std::string(clones ? "MOART_CPU_CLONES\n" : "") + linkage + signature(cuda ? "" : "restrict") + " {\n";
   src += voidDims;
   src += voidInputs;
   src += fmt::format("  size_t offsets[{}];\n  if (!{}_workspace_layout({}{}offsets))\n    return MOART_ERR_SHAPE;\n",
