@@ -106,7 +106,7 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
                               &overflow),
@@ -174,21 +174,21 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude = moart_add_checked(
@@ -234,7 +234,7 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
@@ -299,15 +299,23 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
         if ((l0 + 7) < (i + 1)) {
           float top = -INFINITY; /* causal-prefill.moa:10 */
           for (int64_t l = l0; l < (l0 + 8); ++l) {
-            float acc2 = 0.0f;      /* causal-prefill.moa:15 */
-            float acc_lane = 0.0f;  /* causal-prefill.moa:15 */
-            float acc_lane2 = 0.0f; /* causal-prefill.moa:15 */
-            float acc_lane3 = 0.0f; /* causal-prefill.moa:15 */
-            float acc_lane4 = 0.0f; /* causal-prefill.moa:15 */
-            float acc_lane5 = 0.0f; /* causal-prefill.moa:15 */
-            float acc_lane6 = 0.0f; /* causal-prefill.moa:15 */
-            float acc_lane7 = 0.0f; /* causal-prefill.moa:15 */
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+            float acc2 = 0.0f;       /* causal-prefill.moa:15 */
+            float acc_lane = 0.0f;   /* causal-prefill.moa:15 */
+            float acc_lane2 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane3 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane4 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane5 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane6 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane7 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane8 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane9 = 0.0f;  /* causal-prefill.moa:15 */
+            float acc_lane10 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane11 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane12 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane13 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane14 = 0.0f; /* causal-prefill.moa:15 */
+            float acc_lane15 = 0.0f; /* causal-prefill.moa:15 */
+            for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
               acc2 = acc2 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
               acc_lane = acc_lane +
                          (K[(dk * l + l2 + 1)] * Q[(dk * i + l2 + 1)]); /* causal-prefill.moa:15 */
@@ -323,16 +331,34 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
                           (K[(dk * l + l2 + 6)] * Q[(dk * i + l2 + 6)]); /* causal-prefill.moa:15 */
               acc_lane7 = acc_lane7 +
                           (K[(dk * l + l2 + 7)] * Q[(dk * i + l2 + 7)]); /* causal-prefill.moa:15 */
+              acc_lane8 = acc_lane8 +
+                          (K[(dk * l + l2 + 8)] * Q[(dk * i + l2 + 8)]); /* causal-prefill.moa:15 */
+              acc_lane9 = acc_lane9 +
+                          (K[(dk * l + l2 + 9)] * Q[(dk * i + l2 + 9)]); /* causal-prefill.moa:15 */
+              acc_lane10 = acc_lane10 + (K[(dk * l + l2 + 10)] *
+                                         Q[(dk * i + l2 + 10)]); /* causal-prefill.moa:15 */
+              acc_lane11 = acc_lane11 + (K[(dk * l + l2 + 11)] *
+                                         Q[(dk * i + l2 + 11)]); /* causal-prefill.moa:15 */
+              acc_lane12 = acc_lane12 + (K[(dk * l + l2 + 12)] *
+                                         Q[(dk * i + l2 + 12)]); /* causal-prefill.moa:15 */
+              acc_lane13 = acc_lane13 + (K[(dk * l + l2 + 13)] *
+                                         Q[(dk * i + l2 + 13)]); /* causal-prefill.moa:15 */
+              acc_lane14 = acc_lane14 + (K[(dk * l + l2 + 14)] *
+                                         Q[(dk * i + l2 + 14)]); /* causal-prefill.moa:15 */
+              acc_lane15 = acc_lane15 + (K[(dk * l + l2 + 15)] *
+                                         Q[(dk * i + l2 + 15)]); /* causal-prefill.moa:15 */
             }
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
               acc2 = acc2 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
             }
-            acc2 =
-                (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                 ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* causal-prefill.moa:15 */
-            float e = (acc2 / sqrtf((float)(dk)));                     /* causal-prefill.moa:10 */
-            online_tile[(32 * i * P_online + l + 32 * c - l0)] = e;    /* causal-prefill.moa:10 */
-            top = moart_maxf(top, e);                                  /* causal-prefill.moa:10 */
+            acc2 = ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                     ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                    (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                     ((acc_lane12 + acc_lane13) +
+                      (acc_lane14 + acc_lane15))));                 /* causal-prefill.moa:15 */
+            float e = (acc2 / sqrtf((float)(dk)));                  /* causal-prefill.moa:10 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = e; /* causal-prefill.moa:10 */
+            top = moart_maxf(top, e);                               /* causal-prefill.moa:10 */
           }
           float next = moart_maxf(m, top);       /* causal-prefill.moa:10 */
           float scale = moart_rescalef(m, next); /* causal-prefill.moa:10 */
@@ -361,36 +387,62 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             if (l < (i + 1)) {
               float acc3 = 0.0f;       /* causal-prefill.moa:15 */
-              float acc_lane8 = 0.0f;  /* causal-prefill.moa:15 */
-              float acc_lane9 = 0.0f;  /* causal-prefill.moa:15 */
-              float acc_lane10 = 0.0f; /* causal-prefill.moa:15 */
-              float acc_lane11 = 0.0f; /* causal-prefill.moa:15 */
-              float acc_lane12 = 0.0f; /* causal-prefill.moa:15 */
-              float acc_lane13 = 0.0f; /* causal-prefill.moa:15 */
-              float acc_lane14 = 0.0f; /* causal-prefill.moa:15 */
-              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              float acc_lane16 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane17 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane18 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane19 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane20 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane21 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane22 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane23 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane24 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane25 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane26 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane27 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane28 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane29 = 0.0f; /* causal-prefill.moa:15 */
+              float acc_lane30 = 0.0f; /* causal-prefill.moa:15 */
+              for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                 acc3 = acc3 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
-                acc_lane8 = acc_lane8 + (K[(dk * l + l2 + 1)] *
-                                         Q[(dk * i + l2 + 1)]); /* causal-prefill.moa:15 */
-                acc_lane9 = acc_lane9 + (K[(dk * l + l2 + 2)] *
-                                         Q[(dk * i + l2 + 2)]); /* causal-prefill.moa:15 */
-                acc_lane10 = acc_lane10 + (K[(dk * l + l2 + 3)] *
+                acc_lane16 = acc_lane16 + (K[(dk * l + l2 + 1)] *
+                                           Q[(dk * i + l2 + 1)]); /* causal-prefill.moa:15 */
+                acc_lane17 = acc_lane17 + (K[(dk * l + l2 + 2)] *
+                                           Q[(dk * i + l2 + 2)]); /* causal-prefill.moa:15 */
+                acc_lane18 = acc_lane18 + (K[(dk * l + l2 + 3)] *
                                            Q[(dk * i + l2 + 3)]); /* causal-prefill.moa:15 */
-                acc_lane11 = acc_lane11 + (K[(dk * l + l2 + 4)] *
+                acc_lane19 = acc_lane19 + (K[(dk * l + l2 + 4)] *
                                            Q[(dk * i + l2 + 4)]); /* causal-prefill.moa:15 */
-                acc_lane12 = acc_lane12 + (K[(dk * l + l2 + 5)] *
+                acc_lane20 = acc_lane20 + (K[(dk * l + l2 + 5)] *
                                            Q[(dk * i + l2 + 5)]); /* causal-prefill.moa:15 */
-                acc_lane13 = acc_lane13 + (K[(dk * l + l2 + 6)] *
+                acc_lane21 = acc_lane21 + (K[(dk * l + l2 + 6)] *
                                            Q[(dk * i + l2 + 6)]); /* causal-prefill.moa:15 */
-                acc_lane14 = acc_lane14 + (K[(dk * l + l2 + 7)] *
+                acc_lane22 = acc_lane22 + (K[(dk * l + l2 + 7)] *
                                            Q[(dk * i + l2 + 7)]); /* causal-prefill.moa:15 */
+                acc_lane23 = acc_lane23 + (K[(dk * l + l2 + 8)] *
+                                           Q[(dk * i + l2 + 8)]); /* causal-prefill.moa:15 */
+                acc_lane24 = acc_lane24 + (K[(dk * l + l2 + 9)] *
+                                           Q[(dk * i + l2 + 9)]); /* causal-prefill.moa:15 */
+                acc_lane25 = acc_lane25 + (K[(dk * l + l2 + 10)] *
+                                           Q[(dk * i + l2 + 10)]); /* causal-prefill.moa:15 */
+                acc_lane26 = acc_lane26 + (K[(dk * l + l2 + 11)] *
+                                           Q[(dk * i + l2 + 11)]); /* causal-prefill.moa:15 */
+                acc_lane27 = acc_lane27 + (K[(dk * l + l2 + 12)] *
+                                           Q[(dk * i + l2 + 12)]); /* causal-prefill.moa:15 */
+                acc_lane28 = acc_lane28 + (K[(dk * l + l2 + 13)] *
+                                           Q[(dk * i + l2 + 13)]); /* causal-prefill.moa:15 */
+                acc_lane29 = acc_lane29 + (K[(dk * l + l2 + 14)] *
+                                           Q[(dk * i + l2 + 14)]); /* causal-prefill.moa:15 */
+                acc_lane30 = acc_lane30 + (K[(dk * l + l2 + 15)] *
+                                           Q[(dk * i + l2 + 15)]); /* causal-prefill.moa:15 */
               }
-              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                 acc3 = acc3 + (K[(dk * l + l2)] * Q[(dk * i + l2)]); /* causal-prefill.moa:15 */
               }
-              acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                      ((acc_lane11 + acc_lane12) +
-                       (acc_lane13 + acc_lane14)));    /* causal-prefill.moa:15 */
+              acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                       ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                      (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                       ((acc_lane27 + acc_lane28) +
+                        (acc_lane29 + acc_lane30))));  /* causal-prefill.moa:15 */
               float e2 = (acc3 / sqrtf((float)(dk)));  /* causal-prefill.moa:10 */
               float next2 = moart_maxf(m, e2);         /* causal-prefill.moa:10 */
               float scale2 = moart_rescalef(m, next2); /* causal-prefill.moa:10 */

@@ -101,8 +101,8 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
   offsets[10] = (size_t)total;
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(P_online, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
                               &overflow),
@@ -111,14 +111,14 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound2 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l */
@@ -175,16 +175,16 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
                               P_online, &overflow),
                           &overflow),
                       moart_mul_checked(
-                          8,
+                          16,
                           moart_magnitude_div(
                               moart_magnitude_div(
                                   moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                     &overflow),
                                   P_online, &overflow),
-                              8, &overflow),
+                              16, &overflow),
                           &overflow),
                       &overflow),
-                  8, &overflow)),
+                  16, &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound7 = moart_magnitude_max(
@@ -198,13 +198,13 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
                                         P_online, &overflow),
                                     &overflow),
                   moart_mul_checked(
-                      8,
+                      16,
                       moart_magnitude_div(
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                 &overflow),
                               P_online, &overflow),
-                          8, &overflow),
+                          16, &overflow),
                       &overflow),
                   &overflow),
               moart_add_checked(
@@ -228,24 +228,24 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-                     8, &overflow)),
+                     moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
+                     16, &overflow)),
           &overflow),
       1); /* c */
   const int64_t moa_bound10 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
               moart_add_checked(P_online, 1, &overflow)),
           &overflow),
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 224, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 480, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
@@ -277,16 +277,16 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(15, dv, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            8,
+            16,
             moart_magnitude_div(
                 moart_magnitude_div(
                     moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                     P_online, &overflow),
-                8, &overflow),
+                16, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
@@ -300,8 +300,8 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-        &overflow);
+        moa_magnitude,
+        moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound9, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
@@ -344,19 +344,27 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(q [0:dk], K [0:32 * dk * moart_floordiv((n + 31), 32)], s [0:n])
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t moa_div0 = moart_floordiv(dk, 8);
+    const int64_t moa_div0 = moart_floordiv(dk, 16);
     const int64_t moa_div1 = moart_floordiv(i, 32);
     const int64_t moa_mod2 = moart_floormod(i, 32);
-    float acc = 0.0f;       /* decode-bf16.moa:14 */
-    float acc_lane = 0.0f;  /* decode-bf16.moa:14 */
-    float acc_lane2 = 0.0f; /* decode-bf16.moa:14 */
-    float acc_lane3 = 0.0f; /* decode-bf16.moa:14 */
-    float acc_lane4 = 0.0f; /* decode-bf16.moa:14 */
-    float acc_lane5 = 0.0f; /* decode-bf16.moa:14 */
-    float acc_lane6 = 0.0f; /* decode-bf16.moa:14 */
-    float acc_lane7 = 0.0f; /* decode-bf16.moa:14 */
+    float acc = 0.0f;        /* decode-bf16.moa:14 */
+    float acc_lane = 0.0f;   /* decode-bf16.moa:14 */
+    float acc_lane2 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane3 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane4 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane5 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane6 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane7 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane8 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane9 = 0.0f;  /* decode-bf16.moa:14 */
+    float acc_lane10 = 0.0f; /* decode-bf16.moa:14 */
+    float acc_lane11 = 0.0f; /* decode-bf16.moa:14 */
+    float acc_lane12 = 0.0f; /* decode-bf16.moa:14 */
+    float acc_lane13 = 0.0f; /* decode-bf16.moa:14 */
+    float acc_lane14 = 0.0f; /* decode-bf16.moa:14 */
+    float acc_lane15 = 0.0f; /* decode-bf16.moa:14 */
 #pragma acc loop seq
-    for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
+    for (int64_t l = 0; l < 16 * moa_div0; l += 16) {
       acc =
           acc + (q[l] * moart_bf16_to_f32(
                             K[(32 * dk * moa_div1 + 32 * l + moa_mod2)])); /* decode-bf16.moa:14 */
@@ -388,16 +396,56 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
                   (q[(l + 7)] *
                    moart_bf16_to_f32(
                        K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 224)])); /* decode-bf16.moa:14 */
+      acc_lane8 = acc_lane8 +
+                  (q[(l + 8)] *
+                   moart_bf16_to_f32(
+                       K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 256)])); /* decode-bf16.moa:14 */
+      acc_lane9 = acc_lane9 +
+                  (q[(l + 9)] *
+                   moart_bf16_to_f32(
+                       K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 288)])); /* decode-bf16.moa:14 */
+      acc_lane10 =
+          acc_lane10 +
+          (q[(l + 10)] *
+           moart_bf16_to_f32(
+               K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 320)])); /* decode-bf16.moa:14 */
+      acc_lane11 =
+          acc_lane11 +
+          (q[(l + 11)] *
+           moart_bf16_to_f32(
+               K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 352)])); /* decode-bf16.moa:14 */
+      acc_lane12 =
+          acc_lane12 +
+          (q[(l + 12)] *
+           moart_bf16_to_f32(
+               K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 384)])); /* decode-bf16.moa:14 */
+      acc_lane13 =
+          acc_lane13 +
+          (q[(l + 13)] *
+           moart_bf16_to_f32(
+               K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 416)])); /* decode-bf16.moa:14 */
+      acc_lane14 =
+          acc_lane14 +
+          (q[(l + 14)] *
+           moart_bf16_to_f32(
+               K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 448)])); /* decode-bf16.moa:14 */
+      acc_lane15 =
+          acc_lane15 +
+          (q[(l + 15)] *
+           moart_bf16_to_f32(
+               K[(32 * dk * moa_div1 + 32 * l + moa_mod2 + 480)])); /* decode-bf16.moa:14 */
     }
 #pragma acc loop seq
-    for (int64_t l = 8 * moa_div0; l < dk; ++l) {
+    for (int64_t l = 16 * moa_div0; l < dk; ++l) {
       acc =
           acc + (q[l] * moart_bf16_to_f32(
                             K[(32 * dk * moa_div1 + 32 * l + moa_mod2)])); /* decode-bf16.moa:14 */
     }
-    acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
-           ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode-bf16.moa:14 */
-    s[i] = (acc / sqrtf((float)(dk)));                           /* decode-bf16.moa:14 */
+    acc = ((((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+            ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+           (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+            ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* decode-bf16.moa:14 */
+    s[i] = (acc / sqrtf((float)(dk)));                                 /* decode-bf16.moa:14 */
   }
 
 /* online (splits) */
@@ -406,7 +454,7 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
             online_o_acc_part [0:dv * P_online], online_weights [0:n])
   for (int64_t c = 0; c < P_online; ++c) {
     const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
-    const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
+    const int64_t moa_div1 = moart_floordiv(moa_div0, 16);
     float m = -INFINITY; /* decode-bf16.moa:9 */
 #pragma acc loop vector reduction(max : m)
     for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
@@ -426,91 +474,165 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
 #pragma acc loop vector
     for (int64_t i2 = 0; i2 < dv; ++i2) {
       float acc3 = 0.0f;       /* decode-bf16.moa:9 */
-      float acc_lane8 = 0.0f;  /* decode-bf16.moa:9 */
-      float acc_lane9 = 0.0f;  /* decode-bf16.moa:9 */
-      float acc_lane10 = 0.0f; /* decode-bf16.moa:9 */
-      float acc_lane11 = 0.0f; /* decode-bf16.moa:9 */
-      float acc_lane12 = 0.0f; /* decode-bf16.moa:9 */
-      float acc_lane13 = 0.0f; /* decode-bf16.moa:9 */
-      float acc_lane14 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane16 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane17 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane18 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane19 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane20 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane21 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane22 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane23 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane24 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane25 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane26 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane27 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane28 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane29 = 0.0f; /* decode-bf16.moa:9 */
+      float acc_lane30 = 0.0f; /* decode-bf16.moa:9 */
 #pragma acc loop seq
-      for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-        if ((l2 + 7) < n) {
+      for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 16 * moa_div1); l2 += 16) {
+        if ((l2 + 15) < n) {
           acc3 = acc3 + (online_weights[l2] *
                          moart_bf16_to_f32(V[(dv * l2 + i2)])); /* decode-bf16.moa:9 */
-          acc_lane8 =
-              acc_lane8 + (online_weights[(l2 + 1)] *
-                           moart_bf16_to_f32(V[(dv * l2 + dv + i2)])); /* decode-bf16.moa:9 */
-          acc_lane9 =
-              acc_lane9 + (online_weights[(l2 + 2)] *
-                           moart_bf16_to_f32(V[(dv * l2 + 2 * dv + i2)])); /* decode-bf16.moa:9 */
-          acc_lane10 =
-              acc_lane10 + (online_weights[(l2 + 3)] *
+          acc_lane16 =
+              acc_lane16 + (online_weights[(l2 + 1)] *
+                            moart_bf16_to_f32(V[(dv * l2 + dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane17 =
+              acc_lane17 + (online_weights[(l2 + 2)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 2 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane18 =
+              acc_lane18 + (online_weights[(l2 + 3)] *
                             moart_bf16_to_f32(V[(dv * l2 + 3 * dv + i2)])); /* decode-bf16.moa:9 */
-          acc_lane11 =
-              acc_lane11 + (online_weights[(l2 + 4)] *
+          acc_lane19 =
+              acc_lane19 + (online_weights[(l2 + 4)] *
                             moart_bf16_to_f32(V[(dv * l2 + 4 * dv + i2)])); /* decode-bf16.moa:9 */
-          acc_lane12 =
-              acc_lane12 + (online_weights[(l2 + 5)] *
+          acc_lane20 =
+              acc_lane20 + (online_weights[(l2 + 5)] *
                             moart_bf16_to_f32(V[(dv * l2 + 5 * dv + i2)])); /* decode-bf16.moa:9 */
-          acc_lane13 =
-              acc_lane13 + (online_weights[(l2 + 6)] *
+          acc_lane21 =
+              acc_lane21 + (online_weights[(l2 + 6)] *
                             moart_bf16_to_f32(V[(dv * l2 + 6 * dv + i2)])); /* decode-bf16.moa:9 */
-          acc_lane14 =
-              acc_lane14 + (online_weights[(l2 + 7)] *
+          acc_lane22 =
+              acc_lane22 + (online_weights[(l2 + 7)] *
                             moart_bf16_to_f32(V[(dv * l2 + 7 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane23 =
+              acc_lane23 + (online_weights[(l2 + 8)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 8 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane24 =
+              acc_lane24 + (online_weights[(l2 + 9)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 9 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane25 =
+              acc_lane25 + (online_weights[(l2 + 10)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 10 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane26 =
+              acc_lane26 + (online_weights[(l2 + 11)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 11 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane27 =
+              acc_lane27 + (online_weights[(l2 + 12)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 12 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane28 =
+              acc_lane28 + (online_weights[(l2 + 13)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 13 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane29 =
+              acc_lane29 + (online_weights[(l2 + 14)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 14 * dv + i2)])); /* decode-bf16.moa:9 */
+          acc_lane30 =
+              acc_lane30 + (online_weights[(l2 + 15)] *
+                            moart_bf16_to_f32(V[(dv * l2 + 15 * dv + i2)])); /* decode-bf16.moa:9 */
         } else {
           if (l2 < n) {
             acc3 = acc3 + (online_weights[l2] *
                            moart_bf16_to_f32(V[(dv * l2 + i2)])); /* decode-bf16.moa:9 */
           }
           if ((l2 + 1) < n) {
-            acc_lane8 =
-                acc_lane8 + (online_weights[(l2 + 1)] *
-                             moart_bf16_to_f32(V[(dv * l2 + dv + i2)])); /* decode-bf16.moa:9 */
+            acc_lane16 =
+                acc_lane16 + (online_weights[(l2 + 1)] *
+                              moart_bf16_to_f32(V[(dv * l2 + dv + i2)])); /* decode-bf16.moa:9 */
           }
           if ((l2 + 2) < n) {
-            acc_lane9 =
-                acc_lane9 + (online_weights[(l2 + 2)] *
-                             moart_bf16_to_f32(V[(dv * l2 + 2 * dv + i2)])); /* decode-bf16.moa:9 */
+            acc_lane17 = acc_lane17 +
+                         (online_weights[(l2 + 2)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 2 * dv + i2)])); /* decode-bf16.moa:9 */
           }
           if ((l2 + 3) < n) {
-            acc_lane10 = acc_lane10 +
+            acc_lane18 = acc_lane18 +
                          (online_weights[(l2 + 3)] *
                           moart_bf16_to_f32(V[(dv * l2 + 3 * dv + i2)])); /* decode-bf16.moa:9 */
           }
           if ((l2 + 4) < n) {
-            acc_lane11 = acc_lane11 +
+            acc_lane19 = acc_lane19 +
                          (online_weights[(l2 + 4)] *
                           moart_bf16_to_f32(V[(dv * l2 + 4 * dv + i2)])); /* decode-bf16.moa:9 */
           }
           if ((l2 + 5) < n) {
-            acc_lane12 = acc_lane12 +
+            acc_lane20 = acc_lane20 +
                          (online_weights[(l2 + 5)] *
                           moart_bf16_to_f32(V[(dv * l2 + 5 * dv + i2)])); /* decode-bf16.moa:9 */
           }
           if ((l2 + 6) < n) {
-            acc_lane13 = acc_lane13 +
+            acc_lane21 = acc_lane21 +
                          (online_weights[(l2 + 6)] *
                           moart_bf16_to_f32(V[(dv * l2 + 6 * dv + i2)])); /* decode-bf16.moa:9 */
           }
           if ((l2 + 7) < n) {
-            acc_lane14 = acc_lane14 +
+            acc_lane22 = acc_lane22 +
                          (online_weights[(l2 + 7)] *
                           moart_bf16_to_f32(V[(dv * l2 + 7 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 8) < n) {
+            acc_lane23 = acc_lane23 +
+                         (online_weights[(l2 + 8)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 8 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 9) < n) {
+            acc_lane24 = acc_lane24 +
+                         (online_weights[(l2 + 9)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 9 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 10) < n) {
+            acc_lane25 = acc_lane25 +
+                         (online_weights[(l2 + 10)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 10 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 11) < n) {
+            acc_lane26 = acc_lane26 +
+                         (online_weights[(l2 + 11)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 11 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 12) < n) {
+            acc_lane27 = acc_lane27 +
+                         (online_weights[(l2 + 12)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 12 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 13) < n) {
+            acc_lane28 = acc_lane28 +
+                         (online_weights[(l2 + 13)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 13 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 14) < n) {
+            acc_lane29 = acc_lane29 +
+                         (online_weights[(l2 + 14)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 14 * dv + i2)])); /* decode-bf16.moa:9 */
+          }
+          if ((l2 + 15) < n) {
+            acc_lane30 = acc_lane30 +
+                         (online_weights[(l2 + 15)] *
+                          moart_bf16_to_f32(V[(dv * l2 + 15 * dv + i2)])); /* decode-bf16.moa:9 */
           }
         }
       }
 #pragma acc loop seq
-      for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
+      for (int64_t l2 = (c * moa_div0 + 16 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
         if (l2 < n) {
           acc3 = acc3 + (online_weights[l2] *
                          moart_bf16_to_f32(V[(dv * l2 + i2)])); /* decode-bf16.moa:9 */
         }
       }
-      acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-              ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* decode-bf16.moa:9 */
-      online_o_acc_part[(dv * c + i2)] = acc3;                          /* decode-bf16.moa:9 */
+      acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+               ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+              (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+               ((acc_lane27 + acc_lane28) + (acc_lane29 + acc_lane30)))); /* decode-bf16.moa:9 */
+      online_o_acc_part[(dv * c + i2)] = acc3;                            /* decode-bf16.moa:9 */
     }
     online_m_part[c] = m;        /* decode-bf16.moa:9 */
     online_sum_e_part[c] = acc2; /* decode-bf16.moa:9 */
@@ -537,17 +659,25 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
     present(o [0:dv], online_sum_e_part [0:P_online], online_o_acc_part [0:dv * P_online],         \
             online_factors [0:P_online])
   for (int64_t i3 = 0; i3 < dv; ++i3) {
-    const int64_t moa_div0 = moart_floordiv(P_online, 8);
-    float S = 0.0f;       /* decode-bf16.moa:15 */
-    float S_lane = 0.0f;  /* decode-bf16.moa:15 */
-    float S_lane2 = 0.0f; /* decode-bf16.moa:15 */
-    float S_lane3 = 0.0f; /* decode-bf16.moa:15 */
-    float S_lane4 = 0.0f; /* decode-bf16.moa:15 */
-    float S_lane5 = 0.0f; /* decode-bf16.moa:15 */
-    float S_lane6 = 0.0f; /* decode-bf16.moa:15 */
-    float S_lane7 = 0.0f; /* decode-bf16.moa:15 */
+    const int64_t moa_div0 = moart_floordiv(P_online, 16);
+    float S = 0.0f;        /* decode-bf16.moa:15 */
+    float S_lane = 0.0f;   /* decode-bf16.moa:15 */
+    float S_lane2 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane3 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane4 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane5 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane6 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane7 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane8 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane9 = 0.0f;  /* decode-bf16.moa:15 */
+    float S_lane10 = 0.0f; /* decode-bf16.moa:15 */
+    float S_lane11 = 0.0f; /* decode-bf16.moa:15 */
+    float S_lane12 = 0.0f; /* decode-bf16.moa:15 */
+    float S_lane13 = 0.0f; /* decode-bf16.moa:15 */
+    float S_lane14 = 0.0f; /* decode-bf16.moa:15 */
+    float S_lane15 = 0.0f; /* decode-bf16.moa:15 */
 #pragma acc loop seq
-    for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+    for (int64_t c3 = 0; c3 < 16 * moa_div0; c3 += 16) {
       S = S + (online_o_acc_part[(dv * c3 + i3)] * online_factors[c3]); /* decode-bf16.moa:15 */
       S_lane = S_lane + (online_o_acc_part[(dv * c3 + dv + i3)] *
                          online_factors[(c3 + 1)]); /* decode-bf16.moa:15 */
@@ -563,46 +693,89 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
                            online_factors[(c3 + 6)]); /* decode-bf16.moa:15 */
       S_lane7 = S_lane7 + (online_o_acc_part[(dv * c3 + 7 * dv + i3)] *
                            online_factors[(c3 + 7)]); /* decode-bf16.moa:15 */
+      S_lane8 = S_lane8 + (online_o_acc_part[(dv * c3 + 8 * dv + i3)] *
+                           online_factors[(c3 + 8)]); /* decode-bf16.moa:15 */
+      S_lane9 = S_lane9 + (online_o_acc_part[(dv * c3 + 9 * dv + i3)] *
+                           online_factors[(c3 + 9)]); /* decode-bf16.moa:15 */
+      S_lane10 = S_lane10 + (online_o_acc_part[(dv * c3 + 10 * dv + i3)] *
+                             online_factors[(c3 + 10)]); /* decode-bf16.moa:15 */
+      S_lane11 = S_lane11 + (online_o_acc_part[(dv * c3 + 11 * dv + i3)] *
+                             online_factors[(c3 + 11)]); /* decode-bf16.moa:15 */
+      S_lane12 = S_lane12 + (online_o_acc_part[(dv * c3 + 12 * dv + i3)] *
+                             online_factors[(c3 + 12)]); /* decode-bf16.moa:15 */
+      S_lane13 = S_lane13 + (online_o_acc_part[(dv * c3 + 13 * dv + i3)] *
+                             online_factors[(c3 + 13)]); /* decode-bf16.moa:15 */
+      S_lane14 = S_lane14 + (online_o_acc_part[(dv * c3 + 14 * dv + i3)] *
+                             online_factors[(c3 + 14)]); /* decode-bf16.moa:15 */
+      S_lane15 = S_lane15 + (online_o_acc_part[(dv * c3 + 15 * dv + i3)] *
+                             online_factors[(c3 + 15)]); /* decode-bf16.moa:15 */
     }
 #pragma acc loop seq
-    for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
+    for (int64_t c3 = 16 * moa_div0; c3 < P_online; ++c3) {
       S = S + (online_o_acc_part[(dv * c3 + i3)] * online_factors[c3]); /* decode-bf16.moa:15 */
     }
-    S = (((S + S_lane) + (S_lane2 + S_lane3)) +
-         ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* decode-bf16.moa:15 */
-    float S2 = 0.0f;                                   /* decode-bf16.moa:11 */
-    float S_lane8 = 0.0f;                              /* decode-bf16.moa:11 */
-    float S_lane9 = 0.0f;                              /* decode-bf16.moa:11 */
-    float S_lane10 = 0.0f;                             /* decode-bf16.moa:11 */
-    float S_lane11 = 0.0f;                             /* decode-bf16.moa:11 */
-    float S_lane12 = 0.0f;                             /* decode-bf16.moa:11 */
-    float S_lane13 = 0.0f;                             /* decode-bf16.moa:11 */
-    float S_lane14 = 0.0f;                             /* decode-bf16.moa:11 */
+    S = ((((S + S_lane) + (S_lane2 + S_lane3)) + ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))) +
+         (((S_lane8 + S_lane9) + (S_lane10 + S_lane11)) +
+          ((S_lane12 + S_lane13) + (S_lane14 + S_lane15)))); /* decode-bf16.moa:15 */
+    float S2 = 0.0f;                                         /* decode-bf16.moa:11 */
+    float S_lane16 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane17 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane18 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane19 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane20 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane21 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane22 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane23 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane24 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane25 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane26 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane27 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane28 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane29 = 0.0f;                                   /* decode-bf16.moa:11 */
+    float S_lane30 = 0.0f;                                   /* decode-bf16.moa:11 */
 #pragma acc loop seq
-    for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+    for (int64_t c4 = 0; c4 < 16 * moa_div0; c4 += 16) {
       S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* decode-bf16.moa:11 */
-      S_lane8 = S_lane8 +
-                (online_sum_e_part[(c4 + 1)] * online_factors[(c4 + 1)]); /* decode-bf16.moa:11 */
-      S_lane9 = S_lane9 +
-                (online_sum_e_part[(c4 + 2)] * online_factors[(c4 + 2)]); /* decode-bf16.moa:11 */
-      S_lane10 = S_lane10 +
+      S_lane16 = S_lane16 +
+                 (online_sum_e_part[(c4 + 1)] * online_factors[(c4 + 1)]); /* decode-bf16.moa:11 */
+      S_lane17 = S_lane17 +
+                 (online_sum_e_part[(c4 + 2)] * online_factors[(c4 + 2)]); /* decode-bf16.moa:11 */
+      S_lane18 = S_lane18 +
                  (online_sum_e_part[(c4 + 3)] * online_factors[(c4 + 3)]); /* decode-bf16.moa:11 */
-      S_lane11 = S_lane11 +
+      S_lane19 = S_lane19 +
                  (online_sum_e_part[(c4 + 4)] * online_factors[(c4 + 4)]); /* decode-bf16.moa:11 */
-      S_lane12 = S_lane12 +
+      S_lane20 = S_lane20 +
                  (online_sum_e_part[(c4 + 5)] * online_factors[(c4 + 5)]); /* decode-bf16.moa:11 */
-      S_lane13 = S_lane13 +
+      S_lane21 = S_lane21 +
                  (online_sum_e_part[(c4 + 6)] * online_factors[(c4 + 6)]); /* decode-bf16.moa:11 */
-      S_lane14 = S_lane14 +
+      S_lane22 = S_lane22 +
                  (online_sum_e_part[(c4 + 7)] * online_factors[(c4 + 7)]); /* decode-bf16.moa:11 */
+      S_lane23 = S_lane23 +
+                 (online_sum_e_part[(c4 + 8)] * online_factors[(c4 + 8)]); /* decode-bf16.moa:11 */
+      S_lane24 = S_lane24 +
+                 (online_sum_e_part[(c4 + 9)] * online_factors[(c4 + 9)]); /* decode-bf16.moa:11 */
+      S_lane25 = S_lane25 + (online_sum_e_part[(c4 + 10)] *
+                             online_factors[(c4 + 10)]); /* decode-bf16.moa:11 */
+      S_lane26 = S_lane26 + (online_sum_e_part[(c4 + 11)] *
+                             online_factors[(c4 + 11)]); /* decode-bf16.moa:11 */
+      S_lane27 = S_lane27 + (online_sum_e_part[(c4 + 12)] *
+                             online_factors[(c4 + 12)]); /* decode-bf16.moa:11 */
+      S_lane28 = S_lane28 + (online_sum_e_part[(c4 + 13)] *
+                             online_factors[(c4 + 13)]); /* decode-bf16.moa:11 */
+      S_lane29 = S_lane29 + (online_sum_e_part[(c4 + 14)] *
+                             online_factors[(c4 + 14)]); /* decode-bf16.moa:11 */
+      S_lane30 = S_lane30 + (online_sum_e_part[(c4 + 15)] *
+                             online_factors[(c4 + 15)]); /* decode-bf16.moa:11 */
     }
 #pragma acc loop seq
-    for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
+    for (int64_t c4 = 16 * moa_div0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* decode-bf16.moa:11 */
     }
-    S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
-          ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* decode-bf16.moa:11 */
-    o[i3] = moart_f32_to_bf16((S / S2));                    /* decode-bf16.moa:15 */
+    S2 = ((((S2 + S_lane16) + (S_lane17 + S_lane18)) +
+           ((S_lane19 + S_lane20) + (S_lane21 + S_lane22))) +
+          (((S_lane23 + S_lane24) + (S_lane25 + S_lane26)) +
+           ((S_lane27 + S_lane28) + (S_lane29 + S_lane30)))); /* decode-bf16.moa:11 */
+    o[i3] = moart_f32_to_bf16((S / S2));                      /* decode-bf16.moa:15 */
   }
   return 0;
 }

@@ -87,7 +87,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       total,
       moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
@@ -156,21 +156,21 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
@@ -215,7 +215,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude =
@@ -270,32 +270,50 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
       if ((l0 + 7) < n) {
         float top = -INFINITY; /* decode.moa:8 */
         for (int64_t l = l0; l < (l0 + 8); ++l) {
-          float acc2 = 0.0f;      /* decode.moa:13 */
-          float acc_lane = 0.0f;  /* decode.moa:13 */
-          float acc_lane2 = 0.0f; /* decode.moa:13 */
-          float acc_lane3 = 0.0f; /* decode.moa:13 */
-          float acc_lane4 = 0.0f; /* decode.moa:13 */
-          float acc_lane5 = 0.0f; /* decode.moa:13 */
-          float acc_lane6 = 0.0f; /* decode.moa:13 */
-          float acc_lane7 = 0.0f; /* decode.moa:13 */
-          for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* decode.moa:13 */
-            acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
-            acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* decode.moa:13 */
-            acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* decode.moa:13 */
-            acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* decode.moa:13 */
-            acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* decode.moa:13 */
-            acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* decode.moa:13 */
-            acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* decode.moa:13 */
+          float acc2 = 0.0f;       /* decode.moa:13 */
+          float acc_lane = 0.0f;   /* decode.moa:13 */
+          float acc_lane2 = 0.0f;  /* decode.moa:13 */
+          float acc_lane3 = 0.0f;  /* decode.moa:13 */
+          float acc_lane4 = 0.0f;  /* decode.moa:13 */
+          float acc_lane5 = 0.0f;  /* decode.moa:13 */
+          float acc_lane6 = 0.0f;  /* decode.moa:13 */
+          float acc_lane7 = 0.0f;  /* decode.moa:13 */
+          float acc_lane8 = 0.0f;  /* decode.moa:13 */
+          float acc_lane9 = 0.0f;  /* decode.moa:13 */
+          float acc_lane10 = 0.0f; /* decode.moa:13 */
+          float acc_lane11 = 0.0f; /* decode.moa:13 */
+          float acc_lane12 = 0.0f; /* decode.moa:13 */
+          float acc_lane13 = 0.0f; /* decode.moa:13 */
+          float acc_lane14 = 0.0f; /* decode.moa:13 */
+          float acc_lane15 = 0.0f; /* decode.moa:13 */
+          for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
+            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                         /* decode.moa:13 */
+            acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);       /* decode.moa:13 */
+            acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);     /* decode.moa:13 */
+            acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]);     /* decode.moa:13 */
+            acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]);     /* decode.moa:13 */
+            acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]);     /* decode.moa:13 */
+            acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]);     /* decode.moa:13 */
+            acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]);     /* decode.moa:13 */
+            acc_lane8 = acc_lane8 + (q[(l2 + 8)] * K[(dk * l + l2 + 8)]);     /* decode.moa:13 */
+            acc_lane9 = acc_lane9 + (q[(l2 + 9)] * K[(dk * l + l2 + 9)]);     /* decode.moa:13 */
+            acc_lane10 = acc_lane10 + (q[(l2 + 10)] * K[(dk * l + l2 + 10)]); /* decode.moa:13 */
+            acc_lane11 = acc_lane11 + (q[(l2 + 11)] * K[(dk * l + l2 + 11)]); /* decode.moa:13 */
+            acc_lane12 = acc_lane12 + (q[(l2 + 12)] * K[(dk * l + l2 + 12)]); /* decode.moa:13 */
+            acc_lane13 = acc_lane13 + (q[(l2 + 13)] * K[(dk * l + l2 + 13)]); /* decode.moa:13 */
+            acc_lane14 = acc_lane14 + (q[(l2 + 14)] * K[(dk * l + l2 + 14)]); /* decode.moa:13 */
+            acc_lane15 = acc_lane15 + (q[(l2 + 15)] * K[(dk * l + l2 + 15)]); /* decode.moa:13 */
           }
-          for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+          for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
             acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
           }
-          acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                  ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* decode.moa:13 */
-          float e = (acc2 / sqrtf((float)(dk)));                        /* decode.moa:8 */
-          online_tile[(l + 32 * c - l0)] = e;                           /* decode.moa:8 */
-          top = moart_maxf(top, e);                                     /* decode.moa:8 */
+          acc2 = ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                   ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                  (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                   ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* decode.moa:13 */
+          float e = (acc2 / sqrtf((float)(dk)));                              /* decode.moa:8 */
+          online_tile[(l + 32 * c - l0)] = e;                                 /* decode.moa:8 */
+          top = moart_maxf(top, e);                                           /* decode.moa:8 */
         }
         float next = moart_maxf(m, top);       /* decode.moa:8 */
         float scale = moart_rescalef(m, next); /* decode.moa:8 */
@@ -320,33 +338,51 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
         for (int64_t l = l0; l < (l0 + 8); ++l) {
           if (l < n) {
             float acc3 = 0.0f;       /* decode.moa:13 */
-            float acc_lane8 = 0.0f;  /* decode.moa:13 */
-            float acc_lane9 = 0.0f;  /* decode.moa:13 */
-            float acc_lane10 = 0.0f; /* decode.moa:13 */
-            float acc_lane11 = 0.0f; /* decode.moa:13 */
-            float acc_lane12 = 0.0f; /* decode.moa:13 */
-            float acc_lane13 = 0.0f; /* decode.moa:13 */
-            float acc_lane14 = 0.0f; /* decode.moa:13 */
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]);                       /* decode.moa:13 */
-              acc_lane8 = acc_lane8 + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
-              acc_lane9 = acc_lane9 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);   /* decode.moa:13 */
-              acc_lane10 = acc_lane10 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* decode.moa:13 */
-              acc_lane11 = acc_lane11 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* decode.moa:13 */
-              acc_lane12 = acc_lane12 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* decode.moa:13 */
-              acc_lane13 = acc_lane13 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* decode.moa:13 */
-              acc_lane14 = acc_lane14 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* decode.moa:13 */
+            float acc_lane16 = 0.0f; /* decode.moa:13 */
+            float acc_lane17 = 0.0f; /* decode.moa:13 */
+            float acc_lane18 = 0.0f; /* decode.moa:13 */
+            float acc_lane19 = 0.0f; /* decode.moa:13 */
+            float acc_lane20 = 0.0f; /* decode.moa:13 */
+            float acc_lane21 = 0.0f; /* decode.moa:13 */
+            float acc_lane22 = 0.0f; /* decode.moa:13 */
+            float acc_lane23 = 0.0f; /* decode.moa:13 */
+            float acc_lane24 = 0.0f; /* decode.moa:13 */
+            float acc_lane25 = 0.0f; /* decode.moa:13 */
+            float acc_lane26 = 0.0f; /* decode.moa:13 */
+            float acc_lane27 = 0.0f; /* decode.moa:13 */
+            float acc_lane28 = 0.0f; /* decode.moa:13 */
+            float acc_lane29 = 0.0f; /* decode.moa:13 */
+            float acc_lane30 = 0.0f; /* decode.moa:13 */
+            for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
+              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]);                         /* decode.moa:13 */
+              acc_lane16 = acc_lane16 + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* decode.moa:13 */
+              acc_lane17 = acc_lane17 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);   /* decode.moa:13 */
+              acc_lane18 = acc_lane18 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]);   /* decode.moa:13 */
+              acc_lane19 = acc_lane19 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]);   /* decode.moa:13 */
+              acc_lane20 = acc_lane20 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]);   /* decode.moa:13 */
+              acc_lane21 = acc_lane21 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]);   /* decode.moa:13 */
+              acc_lane22 = acc_lane22 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]);   /* decode.moa:13 */
+              acc_lane23 = acc_lane23 + (q[(l2 + 8)] * K[(dk * l + l2 + 8)]);   /* decode.moa:13 */
+              acc_lane24 = acc_lane24 + (q[(l2 + 9)] * K[(dk * l + l2 + 9)]);   /* decode.moa:13 */
+              acc_lane25 = acc_lane25 + (q[(l2 + 10)] * K[(dk * l + l2 + 10)]); /* decode.moa:13 */
+              acc_lane26 = acc_lane26 + (q[(l2 + 11)] * K[(dk * l + l2 + 11)]); /* decode.moa:13 */
+              acc_lane27 = acc_lane27 + (q[(l2 + 12)] * K[(dk * l + l2 + 12)]); /* decode.moa:13 */
+              acc_lane28 = acc_lane28 + (q[(l2 + 13)] * K[(dk * l + l2 + 13)]); /* decode.moa:13 */
+              acc_lane29 = acc_lane29 + (q[(l2 + 14)] * K[(dk * l + l2 + 14)]); /* decode.moa:13 */
+              acc_lane30 = acc_lane30 + (q[(l2 + 15)] * K[(dk * l + l2 + 15)]); /* decode.moa:13 */
             }
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
               acc3 = acc3 + (q[l2] * K[(dk * l + l2)]); /* decode.moa:13 */
             }
-            acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                    ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* decode.moa:13 */
-            float e2 = (acc3 / sqrtf((float)(dk)));                           /* decode.moa:8 */
-            float next2 = moart_maxf(m, e2);                                  /* decode.moa:8 */
-            float scale2 = moart_rescalef(m, next2);                          /* decode.moa:8 */
-            float w2 = moart_rescalef(e2, next2);                             /* decode.moa:8 */
-            acc = ((acc * scale2) + w2);                                      /* decode.moa:8 */
+            acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                     ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                    (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                     ((acc_lane27 + acc_lane28) + (acc_lane29 + acc_lane30)))); /* decode.moa:13 */
+            float e2 = (acc3 / sqrtf((float)(dk)));                             /* decode.moa:8 */
+            float next2 = moart_maxf(m, e2);                                    /* decode.moa:8 */
+            float scale2 = moart_rescalef(m, next2);                            /* decode.moa:8 */
+            float w2 = moart_rescalef(e2, next2);                               /* decode.moa:8 */
+            acc = ((acc * scale2) + w2);                                        /* decode.moa:8 */
             for (int64_t i = 0; i < dv; ++i) {
               online_o_part[(dv * c + i)] = ((online_o_part[(dv * c + i)] * scale2) +
                                              (w2 * V[(dv * l + i)])); /* decode.moa:8 */

@@ -131,7 +131,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -208,21 +208,21 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound7 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
@@ -279,7 +279,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
@@ -390,15 +390,23 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
           if ((l0 + 7) < n) {
             float top = -INFINITY; /* gqa-bf16.moa:9 */
             for (int64_t l = l0; l < (l0 + 8); ++l) {
-              float acc2 = 0.0f;      /* gqa-bf16.moa:14 */
-              float acc_lane = 0.0f;  /* gqa-bf16.moa:14 */
-              float acc_lane2 = 0.0f; /* gqa-bf16.moa:14 */
-              float acc_lane3 = 0.0f; /* gqa-bf16.moa:14 */
-              float acc_lane4 = 0.0f; /* gqa-bf16.moa:14 */
-              float acc_lane5 = 0.0f; /* gqa-bf16.moa:14 */
-              float acc_lane6 = 0.0f; /* gqa-bf16.moa:14 */
-              float acc_lane7 = 0.0f; /* gqa-bf16.moa:14 */
-              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              float acc2 = 0.0f;       /* gqa-bf16.moa:14 */
+              float acc_lane = 0.0f;   /* gqa-bf16.moa:14 */
+              float acc_lane2 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane3 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane4 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane5 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane6 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane7 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane8 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane9 = 0.0f;  /* gqa-bf16.moa:14 */
+              float acc_lane10 = 0.0f; /* gqa-bf16.moa:14 */
+              float acc_lane11 = 0.0f; /* gqa-bf16.moa:14 */
+              float acc_lane12 = 0.0f; /* gqa-bf16.moa:14 */
+              float acc_lane13 = 0.0f; /* gqa-bf16.moa:14 */
+              float acc_lane14 = 0.0f; /* gqa-bf16.moa:14 */
+              float acc_lane15 = 0.0f; /* gqa-bf16.moa:14 */
+              for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                 acc2 =
                     acc2 +
                     (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
@@ -439,17 +447,60 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
                     (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 7)]) *
                      moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                           dk * l + l2 + 7)])); /* gqa-bf16.moa:14 */
+                acc_lane8 =
+                    acc_lane8 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 8)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 8)])); /* gqa-bf16.moa:14 */
+                acc_lane9 =
+                    acc_lane9 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 9)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 9)])); /* gqa-bf16.moa:14 */
+                acc_lane10 =
+                    acc_lane10 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 10)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 10)])); /* gqa-bf16.moa:14 */
+                acc_lane11 =
+                    acc_lane11 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 11)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 11)])); /* gqa-bf16.moa:14 */
+                acc_lane12 =
+                    acc_lane12 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 12)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 12)])); /* gqa-bf16.moa:14 */
+                acc_lane13 =
+                    acc_lane13 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 13)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 13)])); /* gqa-bf16.moa:14 */
+                acc_lane14 =
+                    acc_lane14 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 14)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 14)])); /* gqa-bf16.moa:14 */
+                acc_lane15 =
+                    acc_lane15 +
+                    (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 15)]) *
+                     moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                          dk * l + l2 + 15)])); /* gqa-bf16.moa:14 */
               }
-              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                 acc2 =
                     acc2 +
                     (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
                      moart_bf16_to_f32(K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                           dk * l + l2)])); /* gqa-bf16.moa:14 */
               }
-              acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                      ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* gqa-bf16.moa:14 */
-              float e = (acc2 / sqrtf((float)(dk)));                        /* gqa-bf16.moa:9 */
+              acc2 =
+                  ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                    ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                   (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                    ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* gqa-bf16.moa:14 */
+              float e = (acc2 / sqrtf((float)(dk)));                           /* gqa-bf16.moa:9 */
               online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] =
                   e;                    /* gqa-bf16.moa:9 */
               top = moart_maxf(top, e); /* gqa-bf16.moa:9 */
@@ -484,68 +535,118 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
             for (int64_t l = l0; l < (l0 + 8); ++l) {
               if (l < n) {
                 float acc3 = 0.0f;       /* gqa-bf16.moa:14 */
-                float acc_lane8 = 0.0f;  /* gqa-bf16.moa:14 */
-                float acc_lane9 = 0.0f;  /* gqa-bf16.moa:14 */
-                float acc_lane10 = 0.0f; /* gqa-bf16.moa:14 */
-                float acc_lane11 = 0.0f; /* gqa-bf16.moa:14 */
-                float acc_lane12 = 0.0f; /* gqa-bf16.moa:14 */
-                float acc_lane13 = 0.0f; /* gqa-bf16.moa:14 */
-                float acc_lane14 = 0.0f; /* gqa-bf16.moa:14 */
-                for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                float acc_lane16 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane17 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane18 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane19 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane20 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane21 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane22 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane23 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane24 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane25 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane26 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane27 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane28 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane29 = 0.0f; /* gqa-bf16.moa:14 */
+                float acc_lane30 = 0.0f; /* gqa-bf16.moa:14 */
+                for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                   acc3 = acc3 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
                                  moart_bf16_to_f32(
                                      K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                         dk * l + l2)])); /* gqa-bf16.moa:14 */
-                  acc_lane8 =
-                      acc_lane8 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 1)]) *
-                                   moart_bf16_to_f32(
-                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                          dk * l + l2 + 1)])); /* gqa-bf16.moa:14 */
-                  acc_lane9 =
-                      acc_lane9 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 2)]) *
-                                   moart_bf16_to_f32(
-                                       K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
-                                          dk * l + l2 + 2)])); /* gqa-bf16.moa:14 */
-                  acc_lane10 =
-                      acc_lane10 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 3)]) *
+                  acc_lane16 =
+                      acc_lane16 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 1)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 1)])); /* gqa-bf16.moa:14 */
+                  acc_lane17 =
+                      acc_lane17 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 2)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 2)])); /* gqa-bf16.moa:14 */
+                  acc_lane18 =
+                      acc_lane18 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 3)]) *
                                     moart_bf16_to_f32(
                                         K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                            dk * l + l2 + 3)])); /* gqa-bf16.moa:14 */
-                  acc_lane11 =
-                      acc_lane11 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 4)]) *
+                  acc_lane19 =
+                      acc_lane19 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 4)]) *
                                     moart_bf16_to_f32(
                                         K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                            dk * l + l2 + 4)])); /* gqa-bf16.moa:14 */
-                  acc_lane12 =
-                      acc_lane12 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 5)]) *
+                  acc_lane20 =
+                      acc_lane20 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 5)]) *
                                     moart_bf16_to_f32(
                                         K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                            dk * l + l2 + 5)])); /* gqa-bf16.moa:14 */
-                  acc_lane13 =
-                      acc_lane13 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 6)]) *
+                  acc_lane21 =
+                      acc_lane21 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 6)]) *
                                     moart_bf16_to_f32(
                                         K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                            dk * l + l2 + 6)])); /* gqa-bf16.moa:14 */
-                  acc_lane14 =
-                      acc_lane14 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 7)]) *
+                  acc_lane22 =
+                      acc_lane22 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 7)]) *
                                     moart_bf16_to_f32(
                                         K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                            dk * l + l2 + 7)])); /* gqa-bf16.moa:14 */
+                  acc_lane23 =
+                      acc_lane23 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 8)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 8)])); /* gqa-bf16.moa:14 */
+                  acc_lane24 =
+                      acc_lane24 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 9)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 9)])); /* gqa-bf16.moa:14 */
+                  acc_lane25 =
+                      acc_lane25 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 10)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 10)])); /* gqa-bf16.moa:14 */
+                  acc_lane26 =
+                      acc_lane26 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 11)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 11)])); /* gqa-bf16.moa:14 */
+                  acc_lane27 =
+                      acc_lane27 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 12)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 12)])); /* gqa-bf16.moa:14 */
+                  acc_lane28 =
+                      acc_lane28 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 13)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 13)])); /* gqa-bf16.moa:14 */
+                  acc_lane29 =
+                      acc_lane29 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 14)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 14)])); /* gqa-bf16.moa:14 */
+                  acc_lane30 =
+                      acc_lane30 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2 + 15)]) *
+                                    moart_bf16_to_f32(
+                                        K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                           dk * l + l2 + 15)])); /* gqa-bf16.moa:14 */
                 }
-                for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                   acc3 = acc3 + (moart_bf16_to_f32(Q[(hq * dk * i + dk * j + l2)]) *
                                  moart_bf16_to_f32(
                                      K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
                                         dk * l + l2)])); /* gqa-bf16.moa:14 */
                 }
-                acc3 =
-                    (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                     ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* gqa-bf16.moa:14 */
-                float e2 = (acc3 / sqrtf((float)(dk)));                        /* gqa-bf16.moa:9 */
-                float next2 = moart_maxf(m, e2);                               /* gqa-bf16.moa:9 */
-                float scale2 = moart_rescalef(m, next2);                       /* gqa-bf16.moa:9 */
-                float w2 = moart_rescalef(e2, next2);                          /* gqa-bf16.moa:9 */
-                acc = ((acc * scale2) + w2);                                   /* gqa-bf16.moa:9 */
+                acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                         ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                        (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                         ((acc_lane27 + acc_lane28) +
+                          (acc_lane29 + acc_lane30))));  /* gqa-bf16.moa:14 */
+                float e2 = (acc3 / sqrtf((float)(dk)));  /* gqa-bf16.moa:9 */
+                float next2 = moart_maxf(m, e2);         /* gqa-bf16.moa:9 */
+                float scale2 = moart_rescalef(m, next2); /* gqa-bf16.moa:9 */
+                float w2 = moart_rescalef(e2, next2);    /* gqa-bf16.moa:9 */
+                acc = ((acc * scale2) + w2);             /* gqa-bf16.moa:9 */
                 for (int64_t k = 0; k < dv; ++k) {
                   online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
                       ((online_O_acc_part[(hq * dv * i * P_online + dv * j * P_online + dv * c +

@@ -112,7 +112,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_add_checked(t, 1, &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
@@ -189,21 +189,21 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound7 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
@@ -249,7 +249,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude =
@@ -324,32 +324,50 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
       if ((l0 + 7) < (t + 1)) {
         float top = -INFINITY; /* kvcache.moa:13 */
         for (int64_t l = l0; l < (l0 + 8); ++l) {
-          float acc2 = 0.0f;      /* kvcache.moa:18 */
-          float acc_lane = 0.0f;  /* kvcache.moa:18 */
-          float acc_lane2 = 0.0f; /* kvcache.moa:18 */
-          float acc_lane3 = 0.0f; /* kvcache.moa:18 */
-          float acc_lane4 = 0.0f; /* kvcache.moa:18 */
-          float acc_lane5 = 0.0f; /* kvcache.moa:18 */
-          float acc_lane6 = 0.0f; /* kvcache.moa:18 */
-          float acc_lane7 = 0.0f; /* kvcache.moa:18 */
-          for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                     /* kvcache.moa:18 */
-            acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
-            acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]); /* kvcache.moa:18 */
-            acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* kvcache.moa:18 */
-            acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* kvcache.moa:18 */
-            acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* kvcache.moa:18 */
-            acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* kvcache.moa:18 */
-            acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* kvcache.moa:18 */
+          float acc2 = 0.0f;       /* kvcache.moa:18 */
+          float acc_lane = 0.0f;   /* kvcache.moa:18 */
+          float acc_lane2 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane3 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane4 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane5 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane6 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane7 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane8 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane9 = 0.0f;  /* kvcache.moa:18 */
+          float acc_lane10 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane11 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane12 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane13 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane14 = 0.0f; /* kvcache.moa:18 */
+          float acc_lane15 = 0.0f; /* kvcache.moa:18 */
+          for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
+            acc2 = acc2 + (q[l2] * K[(dk * l + l2)]);                         /* kvcache.moa:18 */
+            acc_lane = acc_lane + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);       /* kvcache.moa:18 */
+            acc_lane2 = acc_lane2 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);     /* kvcache.moa:18 */
+            acc_lane3 = acc_lane3 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]);     /* kvcache.moa:18 */
+            acc_lane4 = acc_lane4 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]);     /* kvcache.moa:18 */
+            acc_lane5 = acc_lane5 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]);     /* kvcache.moa:18 */
+            acc_lane6 = acc_lane6 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]);     /* kvcache.moa:18 */
+            acc_lane7 = acc_lane7 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]);     /* kvcache.moa:18 */
+            acc_lane8 = acc_lane8 + (q[(l2 + 8)] * K[(dk * l + l2 + 8)]);     /* kvcache.moa:18 */
+            acc_lane9 = acc_lane9 + (q[(l2 + 9)] * K[(dk * l + l2 + 9)]);     /* kvcache.moa:18 */
+            acc_lane10 = acc_lane10 + (q[(l2 + 10)] * K[(dk * l + l2 + 10)]); /* kvcache.moa:18 */
+            acc_lane11 = acc_lane11 + (q[(l2 + 11)] * K[(dk * l + l2 + 11)]); /* kvcache.moa:18 */
+            acc_lane12 = acc_lane12 + (q[(l2 + 12)] * K[(dk * l + l2 + 12)]); /* kvcache.moa:18 */
+            acc_lane13 = acc_lane13 + (q[(l2 + 13)] * K[(dk * l + l2 + 13)]); /* kvcache.moa:18 */
+            acc_lane14 = acc_lane14 + (q[(l2 + 14)] * K[(dk * l + l2 + 14)]); /* kvcache.moa:18 */
+            acc_lane15 = acc_lane15 + (q[(l2 + 15)] * K[(dk * l + l2 + 15)]); /* kvcache.moa:18 */
           }
-          for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+          for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
             acc2 = acc2 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
           }
-          acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                  ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* kvcache.moa:18 */
-          float e = (acc2 / sqrtf((float)(dk)));                        /* kvcache.moa:13 */
-          online_tile[(l + 32 * c - l0)] = e;                           /* kvcache.moa:13 */
-          top = moart_maxf(top, e);                                     /* kvcache.moa:13 */
+          acc2 = ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                   ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                  (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                   ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* kvcache.moa:18 */
+          float e = (acc2 / sqrtf((float)(dk)));                              /* kvcache.moa:13 */
+          online_tile[(l + 32 * c - l0)] = e;                                 /* kvcache.moa:13 */
+          top = moart_maxf(top, e);                                           /* kvcache.moa:13 */
         }
         float next = moart_maxf(m, top);       /* kvcache.moa:13 */
         float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
@@ -375,33 +393,51 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
         for (int64_t l = l0; l < (l0 + 8); ++l) {
           if (l < (t + 1)) {
             float acc3 = 0.0f;       /* kvcache.moa:18 */
-            float acc_lane8 = 0.0f;  /* kvcache.moa:18 */
-            float acc_lane9 = 0.0f;  /* kvcache.moa:18 */
-            float acc_lane10 = 0.0f; /* kvcache.moa:18 */
-            float acc_lane11 = 0.0f; /* kvcache.moa:18 */
-            float acc_lane12 = 0.0f; /* kvcache.moa:18 */
-            float acc_lane13 = 0.0f; /* kvcache.moa:18 */
-            float acc_lane14 = 0.0f; /* kvcache.moa:18 */
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
-              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]);                       /* kvcache.moa:18 */
-              acc_lane8 = acc_lane8 + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
-              acc_lane9 = acc_lane9 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);   /* kvcache.moa:18 */
-              acc_lane10 = acc_lane10 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]); /* kvcache.moa:18 */
-              acc_lane11 = acc_lane11 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]); /* kvcache.moa:18 */
-              acc_lane12 = acc_lane12 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]); /* kvcache.moa:18 */
-              acc_lane13 = acc_lane13 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]); /* kvcache.moa:18 */
-              acc_lane14 = acc_lane14 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]); /* kvcache.moa:18 */
+            float acc_lane16 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane17 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane18 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane19 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane20 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane21 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane22 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane23 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane24 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane25 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane26 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane27 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane28 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane29 = 0.0f; /* kvcache.moa:18 */
+            float acc_lane30 = 0.0f; /* kvcache.moa:18 */
+            for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
+              acc3 = acc3 + (q[l2] * K[(dk * l + l2)]);                         /* kvcache.moa:18 */
+              acc_lane16 = acc_lane16 + (q[(l2 + 1)] * K[(dk * l + l2 + 1)]);   /* kvcache.moa:18 */
+              acc_lane17 = acc_lane17 + (q[(l2 + 2)] * K[(dk * l + l2 + 2)]);   /* kvcache.moa:18 */
+              acc_lane18 = acc_lane18 + (q[(l2 + 3)] * K[(dk * l + l2 + 3)]);   /* kvcache.moa:18 */
+              acc_lane19 = acc_lane19 + (q[(l2 + 4)] * K[(dk * l + l2 + 4)]);   /* kvcache.moa:18 */
+              acc_lane20 = acc_lane20 + (q[(l2 + 5)] * K[(dk * l + l2 + 5)]);   /* kvcache.moa:18 */
+              acc_lane21 = acc_lane21 + (q[(l2 + 6)] * K[(dk * l + l2 + 6)]);   /* kvcache.moa:18 */
+              acc_lane22 = acc_lane22 + (q[(l2 + 7)] * K[(dk * l + l2 + 7)]);   /* kvcache.moa:18 */
+              acc_lane23 = acc_lane23 + (q[(l2 + 8)] * K[(dk * l + l2 + 8)]);   /* kvcache.moa:18 */
+              acc_lane24 = acc_lane24 + (q[(l2 + 9)] * K[(dk * l + l2 + 9)]);   /* kvcache.moa:18 */
+              acc_lane25 = acc_lane25 + (q[(l2 + 10)] * K[(dk * l + l2 + 10)]); /* kvcache.moa:18 */
+              acc_lane26 = acc_lane26 + (q[(l2 + 11)] * K[(dk * l + l2 + 11)]); /* kvcache.moa:18 */
+              acc_lane27 = acc_lane27 + (q[(l2 + 12)] * K[(dk * l + l2 + 12)]); /* kvcache.moa:18 */
+              acc_lane28 = acc_lane28 + (q[(l2 + 13)] * K[(dk * l + l2 + 13)]); /* kvcache.moa:18 */
+              acc_lane29 = acc_lane29 + (q[(l2 + 14)] * K[(dk * l + l2 + 14)]); /* kvcache.moa:18 */
+              acc_lane30 = acc_lane30 + (q[(l2 + 15)] * K[(dk * l + l2 + 15)]); /* kvcache.moa:18 */
             }
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
               acc3 = acc3 + (q[l2] * K[(dk * l + l2)]); /* kvcache.moa:18 */
             }
-            acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                    ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* kvcache.moa:18 */
-            float e2 = (acc3 / sqrtf((float)(dk)));                           /* kvcache.moa:13 */
-            float next2 = moart_maxf(m, e2);                                  /* kvcache.moa:13 */
-            float scale2 = moart_rescalef(m, next2);                          /* kvcache.moa:13 */
-            float w2 = moart_rescalef(e2, next2);                             /* kvcache.moa:13 */
-            acc = ((acc * scale2) + w2);                                      /* kvcache.moa:13 */
+            acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                     ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                    (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                     ((acc_lane27 + acc_lane28) + (acc_lane29 + acc_lane30)))); /* kvcache.moa:18 */
+            float e2 = (acc3 / sqrtf((float)(dk)));                             /* kvcache.moa:13 */
+            float next2 = moart_maxf(m, e2);                                    /* kvcache.moa:13 */
+            float scale2 = moart_rescalef(m, next2);                            /* kvcache.moa:13 */
+            float w2 = moart_rescalef(e2, next2);                               /* kvcache.moa:13 */
+            acc = ((acc * scale2) + w2);                                        /* kvcache.moa:13 */
             for (int64_t i3 = 0; i3 < dv; ++i3) {
               online_o_part[(dv * c + i3)] = ((online_o_part[(dv * c + i3)] * scale2) +
                                               (w2 * V[(dv * l + i3)])); /* kvcache.moa:13 */

@@ -123,8 +123,8 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   total =
       moart_add_checked(total, moart_bytes_checked(P_online, sizeof(float), &overflow), &overflow);
   (void)moart_add_checked(t, 1, &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(P_online, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
@@ -152,14 +152,14 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l */
@@ -207,15 +207,15 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                               P_online, &overflow),
                           &overflow),
                       moart_mul_checked(
-                          8,
+                          16,
                           moart_magnitude_div(
                               moart_magnitude_div(
                                   moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
                                   P_online, &overflow),
-                              8, &overflow),
+                              16, &overflow),
                           &overflow),
                       &overflow),
-                  8, &overflow)),
+                  16, &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound9 = moart_magnitude_max(
@@ -228,12 +228,12 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                                                         P_online, &overflow),
                                     &overflow),
                   moart_mul_checked(
-                      8,
+                      16,
                       moart_magnitude_div(
                           moart_magnitude_div(
                               moart_add_checked(moart_magnitude_max(t, 1), P_online, &overflow),
                               P_online, &overflow),
-                          8, &overflow),
+                          16, &overflow),
                       &overflow),
                   &overflow),
               moart_add_checked(
@@ -255,32 +255,32 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-                     8, &overflow)),
+                     moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
+                     16, &overflow)),
           &overflow),
       1); /* c */
   const int64_t moa_bound12 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
               moart_add_checked(P_online, 1, &overflow)),
           &overflow),
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(15, dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude =
@@ -305,11 +305,11 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            8,
+            16,
             moart_magnitude_div(moart_magnitude_div(moart_add_checked(moart_magnitude_max(t, 1),
                                                                       P_online, &overflow),
                                                     P_online, &overflow),
-                                8, &overflow),
+                                16, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
@@ -322,8 +322,8 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-        &overflow);
+        moa_magnitude,
+        moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound11, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound11, &overflow);
@@ -390,33 +390,51 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
 #pragma acc parallel loop gang vector vector_length(128)                                           \
     present(q [0:dk], K [0:cap * dk], s [0:(t + 1)])
   for (int64_t i3 = 0; i3 < (t + 1); ++i3) {
-    const int64_t moa_div0 = moart_floordiv(dk, 8);
-    float acc = 0.0f;       /* kvcache.moa:18 */
-    float acc_lane = 0.0f;  /* kvcache.moa:18 */
-    float acc_lane2 = 0.0f; /* kvcache.moa:18 */
-    float acc_lane3 = 0.0f; /* kvcache.moa:18 */
-    float acc_lane4 = 0.0f; /* kvcache.moa:18 */
-    float acc_lane5 = 0.0f; /* kvcache.moa:18 */
-    float acc_lane6 = 0.0f; /* kvcache.moa:18 */
-    float acc_lane7 = 0.0f; /* kvcache.moa:18 */
+    const int64_t moa_div0 = moart_floordiv(dk, 16);
+    float acc = 0.0f;        /* kvcache.moa:18 */
+    float acc_lane = 0.0f;   /* kvcache.moa:18 */
+    float acc_lane2 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane3 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane4 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane5 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane6 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane7 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane8 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane9 = 0.0f;  /* kvcache.moa:18 */
+    float acc_lane10 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane11 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane12 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane13 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane14 = 0.0f; /* kvcache.moa:18 */
+    float acc_lane15 = 0.0f; /* kvcache.moa:18 */
 #pragma acc loop seq
-    for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
-      acc = acc + (q[l] * K[(dk * i3 + l)]);                       /* kvcache.moa:18 */
-      acc_lane = acc_lane + (q[(l + 1)] * K[(dk * i3 + l + 1)]);   /* kvcache.moa:18 */
-      acc_lane2 = acc_lane2 + (q[(l + 2)] * K[(dk * i3 + l + 2)]); /* kvcache.moa:18 */
-      acc_lane3 = acc_lane3 + (q[(l + 3)] * K[(dk * i3 + l + 3)]); /* kvcache.moa:18 */
-      acc_lane4 = acc_lane4 + (q[(l + 4)] * K[(dk * i3 + l + 4)]); /* kvcache.moa:18 */
-      acc_lane5 = acc_lane5 + (q[(l + 5)] * K[(dk * i3 + l + 5)]); /* kvcache.moa:18 */
-      acc_lane6 = acc_lane6 + (q[(l + 6)] * K[(dk * i3 + l + 6)]); /* kvcache.moa:18 */
-      acc_lane7 = acc_lane7 + (q[(l + 7)] * K[(dk * i3 + l + 7)]); /* kvcache.moa:18 */
+    for (int64_t l = 0; l < 16 * moa_div0; l += 16) {
+      acc = acc + (q[l] * K[(dk * i3 + l)]);                           /* kvcache.moa:18 */
+      acc_lane = acc_lane + (q[(l + 1)] * K[(dk * i3 + l + 1)]);       /* kvcache.moa:18 */
+      acc_lane2 = acc_lane2 + (q[(l + 2)] * K[(dk * i3 + l + 2)]);     /* kvcache.moa:18 */
+      acc_lane3 = acc_lane3 + (q[(l + 3)] * K[(dk * i3 + l + 3)]);     /* kvcache.moa:18 */
+      acc_lane4 = acc_lane4 + (q[(l + 4)] * K[(dk * i3 + l + 4)]);     /* kvcache.moa:18 */
+      acc_lane5 = acc_lane5 + (q[(l + 5)] * K[(dk * i3 + l + 5)]);     /* kvcache.moa:18 */
+      acc_lane6 = acc_lane6 + (q[(l + 6)] * K[(dk * i3 + l + 6)]);     /* kvcache.moa:18 */
+      acc_lane7 = acc_lane7 + (q[(l + 7)] * K[(dk * i3 + l + 7)]);     /* kvcache.moa:18 */
+      acc_lane8 = acc_lane8 + (q[(l + 8)] * K[(dk * i3 + l + 8)]);     /* kvcache.moa:18 */
+      acc_lane9 = acc_lane9 + (q[(l + 9)] * K[(dk * i3 + l + 9)]);     /* kvcache.moa:18 */
+      acc_lane10 = acc_lane10 + (q[(l + 10)] * K[(dk * i3 + l + 10)]); /* kvcache.moa:18 */
+      acc_lane11 = acc_lane11 + (q[(l + 11)] * K[(dk * i3 + l + 11)]); /* kvcache.moa:18 */
+      acc_lane12 = acc_lane12 + (q[(l + 12)] * K[(dk * i3 + l + 12)]); /* kvcache.moa:18 */
+      acc_lane13 = acc_lane13 + (q[(l + 13)] * K[(dk * i3 + l + 13)]); /* kvcache.moa:18 */
+      acc_lane14 = acc_lane14 + (q[(l + 14)] * K[(dk * i3 + l + 14)]); /* kvcache.moa:18 */
+      acc_lane15 = acc_lane15 + (q[(l + 15)] * K[(dk * i3 + l + 15)]); /* kvcache.moa:18 */
     }
 #pragma acc loop seq
-    for (int64_t l = 8 * moa_div0; l < dk; ++l) {
+    for (int64_t l = 16 * moa_div0; l < dk; ++l) {
       acc = acc + (q[l] * K[(dk * i3 + l)]); /* kvcache.moa:18 */
     }
-    acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
-           ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* kvcache.moa:18 */
-    s[i3] = (acc / sqrtf((float)(dk)));                          /* kvcache.moa:18 */
+    acc = ((((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+            ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+           (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+            ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* kvcache.moa:18 */
+    s[i3] = (acc / sqrtf((float)(dk)));                                /* kvcache.moa:18 */
   }
 
 /* online (splits) */
@@ -425,7 +443,7 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     online_o_part [0:dv * P_online], online_weights [0:(t + 1)])
   for (int64_t c = 0; c < P_online; ++c) {
     const int64_t moa_div0 = moart_floordiv((t + P_online), P_online);
-    const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
+    const int64_t moa_div1 = moart_floordiv(moa_div0, 16);
     float m = -INFINITY; /* kvcache.moa:13 */
 #pragma acc loop vector reduction(max : m)
     for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
@@ -445,74 +463,132 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
 #pragma acc loop vector
     for (int64_t i4 = 0; i4 < dv; ++i4) {
       float acc3 = 0.0f;       /* kvcache.moa:13 */
-      float acc_lane8 = 0.0f;  /* kvcache.moa:13 */
-      float acc_lane9 = 0.0f;  /* kvcache.moa:13 */
-      float acc_lane10 = 0.0f; /* kvcache.moa:13 */
-      float acc_lane11 = 0.0f; /* kvcache.moa:13 */
-      float acc_lane12 = 0.0f; /* kvcache.moa:13 */
-      float acc_lane13 = 0.0f; /* kvcache.moa:13 */
-      float acc_lane14 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane16 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane17 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane18 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane19 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane20 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane21 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane22 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane23 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane24 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane25 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane26 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane27 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane28 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane29 = 0.0f; /* kvcache.moa:13 */
+      float acc_lane30 = 0.0f; /* kvcache.moa:13 */
 #pragma acc loop seq
-      for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-        if ((l2 + 7) < (t + 1)) {
+      for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 16 * moa_div1); l2 += 16) {
+        if ((l2 + 15) < (t + 1)) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
-          acc_lane8 =
-              acc_lane8 + (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i4)]); /* kvcache.moa:13 */
-          acc_lane9 = acc_lane9 +
-                      (online_weights[(l2 + 2)] * V[(dv * l2 + 2 * dv + i4)]); /* kvcache.moa:13 */
-          acc_lane10 = acc_lane10 +
+          acc_lane16 =
+              acc_lane16 + (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i4)]); /* kvcache.moa:13 */
+          acc_lane17 = acc_lane17 +
+                       (online_weights[(l2 + 2)] * V[(dv * l2 + 2 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane18 = acc_lane18 +
                        (online_weights[(l2 + 3)] * V[(dv * l2 + 3 * dv + i4)]); /* kvcache.moa:13 */
-          acc_lane11 = acc_lane11 +
+          acc_lane19 = acc_lane19 +
                        (online_weights[(l2 + 4)] * V[(dv * l2 + 4 * dv + i4)]); /* kvcache.moa:13 */
-          acc_lane12 = acc_lane12 +
+          acc_lane20 = acc_lane20 +
                        (online_weights[(l2 + 5)] * V[(dv * l2 + 5 * dv + i4)]); /* kvcache.moa:13 */
-          acc_lane13 = acc_lane13 +
+          acc_lane21 = acc_lane21 +
                        (online_weights[(l2 + 6)] * V[(dv * l2 + 6 * dv + i4)]); /* kvcache.moa:13 */
-          acc_lane14 = acc_lane14 +
+          acc_lane22 = acc_lane22 +
                        (online_weights[(l2 + 7)] * V[(dv * l2 + 7 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane23 = acc_lane23 +
+                       (online_weights[(l2 + 8)] * V[(dv * l2 + 8 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane24 = acc_lane24 +
+                       (online_weights[(l2 + 9)] * V[(dv * l2 + 9 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane25 = acc_lane25 + (online_weights[(l2 + 10)] *
+                                     V[(dv * l2 + 10 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane26 = acc_lane26 + (online_weights[(l2 + 11)] *
+                                     V[(dv * l2 + 11 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane27 = acc_lane27 + (online_weights[(l2 + 12)] *
+                                     V[(dv * l2 + 12 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane28 = acc_lane28 + (online_weights[(l2 + 13)] *
+                                     V[(dv * l2 + 13 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane29 = acc_lane29 + (online_weights[(l2 + 14)] *
+                                     V[(dv * l2 + 14 * dv + i4)]); /* kvcache.moa:13 */
+          acc_lane30 = acc_lane30 + (online_weights[(l2 + 15)] *
+                                     V[(dv * l2 + 15 * dv + i4)]); /* kvcache.moa:13 */
         } else {
           if (l2 < (t + 1)) {
             acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
           }
           if ((l2 + 1) < (t + 1)) {
-            acc_lane8 = acc_lane8 +
-                        (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i4)]); /* kvcache.moa:13 */
+            acc_lane16 = acc_lane16 +
+                         (online_weights[(l2 + 1)] * V[(dv * l2 + dv + i4)]); /* kvcache.moa:13 */
           }
           if ((l2 + 2) < (t + 1)) {
-            acc_lane9 = acc_lane9 + (online_weights[(l2 + 2)] *
-                                     V[(dv * l2 + 2 * dv + i4)]); /* kvcache.moa:13 */
+            acc_lane17 = acc_lane17 + (online_weights[(l2 + 2)] *
+                                       V[(dv * l2 + 2 * dv + i4)]); /* kvcache.moa:13 */
           }
           if ((l2 + 3) < (t + 1)) {
-            acc_lane10 = acc_lane10 + (online_weights[(l2 + 3)] *
+            acc_lane18 = acc_lane18 + (online_weights[(l2 + 3)] *
                                        V[(dv * l2 + 3 * dv + i4)]); /* kvcache.moa:13 */
           }
           if ((l2 + 4) < (t + 1)) {
-            acc_lane11 = acc_lane11 + (online_weights[(l2 + 4)] *
+            acc_lane19 = acc_lane19 + (online_weights[(l2 + 4)] *
                                        V[(dv * l2 + 4 * dv + i4)]); /* kvcache.moa:13 */
           }
           if ((l2 + 5) < (t + 1)) {
-            acc_lane12 = acc_lane12 + (online_weights[(l2 + 5)] *
+            acc_lane20 = acc_lane20 + (online_weights[(l2 + 5)] *
                                        V[(dv * l2 + 5 * dv + i4)]); /* kvcache.moa:13 */
           }
           if ((l2 + 6) < (t + 1)) {
-            acc_lane13 = acc_lane13 + (online_weights[(l2 + 6)] *
+            acc_lane21 = acc_lane21 + (online_weights[(l2 + 6)] *
                                        V[(dv * l2 + 6 * dv + i4)]); /* kvcache.moa:13 */
           }
           if ((l2 + 7) < (t + 1)) {
-            acc_lane14 = acc_lane14 + (online_weights[(l2 + 7)] *
+            acc_lane22 = acc_lane22 + (online_weights[(l2 + 7)] *
                                        V[(dv * l2 + 7 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 8) < (t + 1)) {
+            acc_lane23 = acc_lane23 + (online_weights[(l2 + 8)] *
+                                       V[(dv * l2 + 8 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 9) < (t + 1)) {
+            acc_lane24 = acc_lane24 + (online_weights[(l2 + 9)] *
+                                       V[(dv * l2 + 9 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 10) < (t + 1)) {
+            acc_lane25 = acc_lane25 + (online_weights[(l2 + 10)] *
+                                       V[(dv * l2 + 10 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 11) < (t + 1)) {
+            acc_lane26 = acc_lane26 + (online_weights[(l2 + 11)] *
+                                       V[(dv * l2 + 11 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 12) < (t + 1)) {
+            acc_lane27 = acc_lane27 + (online_weights[(l2 + 12)] *
+                                       V[(dv * l2 + 12 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 13) < (t + 1)) {
+            acc_lane28 = acc_lane28 + (online_weights[(l2 + 13)] *
+                                       V[(dv * l2 + 13 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 14) < (t + 1)) {
+            acc_lane29 = acc_lane29 + (online_weights[(l2 + 14)] *
+                                       V[(dv * l2 + 14 * dv + i4)]); /* kvcache.moa:13 */
+          }
+          if ((l2 + 15) < (t + 1)) {
+            acc_lane30 = acc_lane30 + (online_weights[(l2 + 15)] *
+                                       V[(dv * l2 + 15 * dv + i4)]); /* kvcache.moa:13 */
           }
         }
       }
 #pragma acc loop seq
-      for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
+      for (int64_t l2 = (c * moa_div0 + 16 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
         if (l2 < (t + 1)) {
           acc3 = acc3 + (online_weights[l2] * V[(dv * l2 + i4)]); /* kvcache.moa:13 */
         }
       }
-      acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-              ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* kvcache.moa:13 */
-      online_o_part[(dv * c + i4)] = acc3;                              /* kvcache.moa:13 */
+      acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+               ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+              (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+               ((acc_lane27 + acc_lane28) + (acc_lane29 + acc_lane30)))); /* kvcache.moa:13 */
+      online_o_part[(dv * c + i4)] = acc3;                                /* kvcache.moa:13 */
     }
     online_m_part[c] = m;        /* kvcache.moa:13 */
     online_sum_e_part[c] = acc2; /* kvcache.moa:13 */
@@ -539,17 +615,25 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
     present(o [0:dv], online_sum_e_part [0:P_online], online_o_part [0:dv * P_online],             \
             online_factors [0:P_online])
   for (int64_t i5 = 0; i5 < dv; ++i5) {
-    const int64_t moa_div0 = moart_floordiv(P_online, 8);
-    float S = 0.0f;       /* kvcache.moa:19 */
-    float S_lane = 0.0f;  /* kvcache.moa:19 */
-    float S_lane2 = 0.0f; /* kvcache.moa:19 */
-    float S_lane3 = 0.0f; /* kvcache.moa:19 */
-    float S_lane4 = 0.0f; /* kvcache.moa:19 */
-    float S_lane5 = 0.0f; /* kvcache.moa:19 */
-    float S_lane6 = 0.0f; /* kvcache.moa:19 */
-    float S_lane7 = 0.0f; /* kvcache.moa:19 */
+    const int64_t moa_div0 = moart_floordiv(P_online, 16);
+    float S = 0.0f;        /* kvcache.moa:19 */
+    float S_lane = 0.0f;   /* kvcache.moa:19 */
+    float S_lane2 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane3 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane4 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane5 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane6 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane7 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane8 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane9 = 0.0f;  /* kvcache.moa:19 */
+    float S_lane10 = 0.0f; /* kvcache.moa:19 */
+    float S_lane11 = 0.0f; /* kvcache.moa:19 */
+    float S_lane12 = 0.0f; /* kvcache.moa:19 */
+    float S_lane13 = 0.0f; /* kvcache.moa:19 */
+    float S_lane14 = 0.0f; /* kvcache.moa:19 */
+    float S_lane15 = 0.0f; /* kvcache.moa:19 */
 #pragma acc loop seq
-    for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+    for (int64_t c3 = 0; c3 < 16 * moa_div0; c3 += 16) {
       S = S + (online_o_part[(dv * c3 + i5)] * online_factors[c3]); /* kvcache.moa:19 */
       S_lane = S_lane +
                (online_o_part[(dv * c3 + dv + i5)] * online_factors[(c3 + 1)]); /* kvcache.moa:19 */
@@ -565,46 +649,89 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
                            online_factors[(c3 + 6)]); /* kvcache.moa:19 */
       S_lane7 = S_lane7 + (online_o_part[(dv * c3 + 7 * dv + i5)] *
                            online_factors[(c3 + 7)]); /* kvcache.moa:19 */
+      S_lane8 = S_lane8 + (online_o_part[(dv * c3 + 8 * dv + i5)] *
+                           online_factors[(c3 + 8)]); /* kvcache.moa:19 */
+      S_lane9 = S_lane9 + (online_o_part[(dv * c3 + 9 * dv + i5)] *
+                           online_factors[(c3 + 9)]); /* kvcache.moa:19 */
+      S_lane10 = S_lane10 + (online_o_part[(dv * c3 + 10 * dv + i5)] *
+                             online_factors[(c3 + 10)]); /* kvcache.moa:19 */
+      S_lane11 = S_lane11 + (online_o_part[(dv * c3 + 11 * dv + i5)] *
+                             online_factors[(c3 + 11)]); /* kvcache.moa:19 */
+      S_lane12 = S_lane12 + (online_o_part[(dv * c3 + 12 * dv + i5)] *
+                             online_factors[(c3 + 12)]); /* kvcache.moa:19 */
+      S_lane13 = S_lane13 + (online_o_part[(dv * c3 + 13 * dv + i5)] *
+                             online_factors[(c3 + 13)]); /* kvcache.moa:19 */
+      S_lane14 = S_lane14 + (online_o_part[(dv * c3 + 14 * dv + i5)] *
+                             online_factors[(c3 + 14)]); /* kvcache.moa:19 */
+      S_lane15 = S_lane15 + (online_o_part[(dv * c3 + 15 * dv + i5)] *
+                             online_factors[(c3 + 15)]); /* kvcache.moa:19 */
     }
 #pragma acc loop seq
-    for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
+    for (int64_t c3 = 16 * moa_div0; c3 < P_online; ++c3) {
       S = S + (online_o_part[(dv * c3 + i5)] * online_factors[c3]); /* kvcache.moa:19 */
     }
-    S = (((S + S_lane) + (S_lane2 + S_lane3)) +
-         ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* kvcache.moa:19 */
-    float S2 = 0.0f;                                   /* kvcache.moa:15 */
-    float S_lane8 = 0.0f;                              /* kvcache.moa:15 */
-    float S_lane9 = 0.0f;                              /* kvcache.moa:15 */
-    float S_lane10 = 0.0f;                             /* kvcache.moa:15 */
-    float S_lane11 = 0.0f;                             /* kvcache.moa:15 */
-    float S_lane12 = 0.0f;                             /* kvcache.moa:15 */
-    float S_lane13 = 0.0f;                             /* kvcache.moa:15 */
-    float S_lane14 = 0.0f;                             /* kvcache.moa:15 */
+    S = ((((S + S_lane) + (S_lane2 + S_lane3)) + ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))) +
+         (((S_lane8 + S_lane9) + (S_lane10 + S_lane11)) +
+          ((S_lane12 + S_lane13) + (S_lane14 + S_lane15)))); /* kvcache.moa:19 */
+    float S2 = 0.0f;                                         /* kvcache.moa:15 */
+    float S_lane16 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane17 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane18 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane19 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane20 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane21 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane22 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane23 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane24 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane25 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane26 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane27 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane28 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane29 = 0.0f;                                   /* kvcache.moa:15 */
+    float S_lane30 = 0.0f;                                   /* kvcache.moa:15 */
 #pragma acc loop seq
-    for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+    for (int64_t c4 = 0; c4 < 16 * moa_div0; c4 += 16) {
       S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* kvcache.moa:15 */
-      S_lane8 =
-          S_lane8 + (online_sum_e_part[(c4 + 1)] * online_factors[(c4 + 1)]); /* kvcache.moa:15 */
-      S_lane9 =
-          S_lane9 + (online_sum_e_part[(c4 + 2)] * online_factors[(c4 + 2)]); /* kvcache.moa:15 */
-      S_lane10 =
-          S_lane10 + (online_sum_e_part[(c4 + 3)] * online_factors[(c4 + 3)]); /* kvcache.moa:15 */
-      S_lane11 =
-          S_lane11 + (online_sum_e_part[(c4 + 4)] * online_factors[(c4 + 4)]); /* kvcache.moa:15 */
-      S_lane12 =
-          S_lane12 + (online_sum_e_part[(c4 + 5)] * online_factors[(c4 + 5)]); /* kvcache.moa:15 */
-      S_lane13 =
-          S_lane13 + (online_sum_e_part[(c4 + 6)] * online_factors[(c4 + 6)]); /* kvcache.moa:15 */
-      S_lane14 =
-          S_lane14 + (online_sum_e_part[(c4 + 7)] * online_factors[(c4 + 7)]); /* kvcache.moa:15 */
+      S_lane16 =
+          S_lane16 + (online_sum_e_part[(c4 + 1)] * online_factors[(c4 + 1)]); /* kvcache.moa:15 */
+      S_lane17 =
+          S_lane17 + (online_sum_e_part[(c4 + 2)] * online_factors[(c4 + 2)]); /* kvcache.moa:15 */
+      S_lane18 =
+          S_lane18 + (online_sum_e_part[(c4 + 3)] * online_factors[(c4 + 3)]); /* kvcache.moa:15 */
+      S_lane19 =
+          S_lane19 + (online_sum_e_part[(c4 + 4)] * online_factors[(c4 + 4)]); /* kvcache.moa:15 */
+      S_lane20 =
+          S_lane20 + (online_sum_e_part[(c4 + 5)] * online_factors[(c4 + 5)]); /* kvcache.moa:15 */
+      S_lane21 =
+          S_lane21 + (online_sum_e_part[(c4 + 6)] * online_factors[(c4 + 6)]); /* kvcache.moa:15 */
+      S_lane22 =
+          S_lane22 + (online_sum_e_part[(c4 + 7)] * online_factors[(c4 + 7)]); /* kvcache.moa:15 */
+      S_lane23 =
+          S_lane23 + (online_sum_e_part[(c4 + 8)] * online_factors[(c4 + 8)]); /* kvcache.moa:15 */
+      S_lane24 =
+          S_lane24 + (online_sum_e_part[(c4 + 9)] * online_factors[(c4 + 9)]); /* kvcache.moa:15 */
+      S_lane25 = S_lane25 +
+                 (online_sum_e_part[(c4 + 10)] * online_factors[(c4 + 10)]); /* kvcache.moa:15 */
+      S_lane26 = S_lane26 +
+                 (online_sum_e_part[(c4 + 11)] * online_factors[(c4 + 11)]); /* kvcache.moa:15 */
+      S_lane27 = S_lane27 +
+                 (online_sum_e_part[(c4 + 12)] * online_factors[(c4 + 12)]); /* kvcache.moa:15 */
+      S_lane28 = S_lane28 +
+                 (online_sum_e_part[(c4 + 13)] * online_factors[(c4 + 13)]); /* kvcache.moa:15 */
+      S_lane29 = S_lane29 +
+                 (online_sum_e_part[(c4 + 14)] * online_factors[(c4 + 14)]); /* kvcache.moa:15 */
+      S_lane30 = S_lane30 +
+                 (online_sum_e_part[(c4 + 15)] * online_factors[(c4 + 15)]); /* kvcache.moa:15 */
     }
 #pragma acc loop seq
-    for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
+    for (int64_t c4 = 16 * moa_div0; c4 < P_online; ++c4) {
       S2 = S2 + (online_sum_e_part[c4] * online_factors[c4]); /* kvcache.moa:15 */
     }
-    S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
-          ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* kvcache.moa:15 */
-    o[i5] = (S / S2);                                       /* kvcache.moa:19 */
+    S2 = ((((S2 + S_lane16) + (S_lane17 + S_lane18)) +
+           ((S_lane19 + S_lane20) + (S_lane21 + S_lane22))) +
+          (((S_lane23 + S_lane24) + (S_lane25 + S_lane26)) +
+           ((S_lane27 + S_lane28) + (S_lane29 + S_lane30)))); /* kvcache.moa:15 */
+    o[i5] = (S / S2);                                         /* kvcache.moa:19 */
   }
   return 0;
 }

@@ -108,7 +108,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
@@ -181,21 +181,21 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude = moart_add_checked(
@@ -246,7 +246,7 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
@@ -312,15 +312,23 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             float sel = 0.0f; /* masked-softmax.moa:15 */
             if (l <= i) {
-              float acc2 = 0.0f;      /* masked-softmax.moa:14 */
-              float acc_lane = 0.0f;  /* masked-softmax.moa:14 */
-              float acc_lane2 = 0.0f; /* masked-softmax.moa:14 */
-              float acc_lane3 = 0.0f; /* masked-softmax.moa:14 */
-              float acc_lane4 = 0.0f; /* masked-softmax.moa:14 */
-              float acc_lane5 = 0.0f; /* masked-softmax.moa:14 */
-              float acc_lane6 = 0.0f; /* masked-softmax.moa:14 */
-              float acc_lane7 = 0.0f; /* masked-softmax.moa:14 */
-              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              float acc2 = 0.0f;       /* masked-softmax.moa:14 */
+              float acc_lane = 0.0f;   /* masked-softmax.moa:14 */
+              float acc_lane2 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane3 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane4 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane5 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane6 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane7 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane8 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane9 = 0.0f;  /* masked-softmax.moa:14 */
+              float acc_lane10 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane11 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane12 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane13 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane14 = 0.0f; /* masked-softmax.moa:14 */
+              float acc_lane15 = 0.0f; /* masked-softmax.moa:14 */
+              for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                 acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
                 acc_lane = acc_lane + (Q[(dk * i + l2 + 1)] *
                                        K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
@@ -336,14 +344,32 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
                                          K[(dk * l + l2 + 6)]); /* masked-softmax.moa:14 */
                 acc_lane7 = acc_lane7 + (Q[(dk * i + l2 + 7)] *
                                          K[(dk * l + l2 + 7)]); /* masked-softmax.moa:14 */
+                acc_lane8 = acc_lane8 + (Q[(dk * i + l2 + 8)] *
+                                         K[(dk * l + l2 + 8)]); /* masked-softmax.moa:14 */
+                acc_lane9 = acc_lane9 + (Q[(dk * i + l2 + 9)] *
+                                         K[(dk * l + l2 + 9)]); /* masked-softmax.moa:14 */
+                acc_lane10 = acc_lane10 + (Q[(dk * i + l2 + 10)] *
+                                           K[(dk * l + l2 + 10)]); /* masked-softmax.moa:14 */
+                acc_lane11 = acc_lane11 + (Q[(dk * i + l2 + 11)] *
+                                           K[(dk * l + l2 + 11)]); /* masked-softmax.moa:14 */
+                acc_lane12 = acc_lane12 + (Q[(dk * i + l2 + 12)] *
+                                           K[(dk * l + l2 + 12)]); /* masked-softmax.moa:14 */
+                acc_lane13 = acc_lane13 + (Q[(dk * i + l2 + 13)] *
+                                           K[(dk * l + l2 + 13)]); /* masked-softmax.moa:14 */
+                acc_lane14 = acc_lane14 + (Q[(dk * i + l2 + 14)] *
+                                           K[(dk * l + l2 + 14)]); /* masked-softmax.moa:14 */
+                acc_lane15 = acc_lane15 + (Q[(dk * i + l2 + 15)] *
+                                           K[(dk * l + l2 + 15)]); /* masked-softmax.moa:14 */
               }
-              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                 acc2 = acc2 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
               }
-              acc2 =
-                  (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                   ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* masked-softmax.moa:14 */
-              sel = (acc2 / sqrtf((float)(dk)));                         /* masked-softmax.moa:15 */
+              acc2 = ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                       ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                      (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                       ((acc_lane12 + acc_lane13) +
+                        (acc_lane14 + acc_lane15)))); /* masked-softmax.moa:14 */
+              sel = (acc2 / sqrtf((float)(dk)));      /* masked-softmax.moa:15 */
             } else {
               sel = -INFINITY; /* masked-softmax.moa:15 */
             }
@@ -380,37 +406,63 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
               float sel2 = 0.0f; /* masked-softmax.moa:15 */
               if (l <= i) {
                 float acc3 = 0.0f;       /* masked-softmax.moa:14 */
-                float acc_lane8 = 0.0f;  /* masked-softmax.moa:14 */
-                float acc_lane9 = 0.0f;  /* masked-softmax.moa:14 */
-                float acc_lane10 = 0.0f; /* masked-softmax.moa:14 */
-                float acc_lane11 = 0.0f; /* masked-softmax.moa:14 */
-                float acc_lane12 = 0.0f; /* masked-softmax.moa:14 */
-                float acc_lane13 = 0.0f; /* masked-softmax.moa:14 */
-                float acc_lane14 = 0.0f; /* masked-softmax.moa:14 */
-                for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                float acc_lane16 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane17 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane18 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane19 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane20 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane21 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane22 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane23 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane24 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane25 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane26 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane27 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane28 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane29 = 0.0f; /* masked-softmax.moa:14 */
+                float acc_lane30 = 0.0f; /* masked-softmax.moa:14 */
+                for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                   acc3 = acc3 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
-                  acc_lane8 = acc_lane8 + (Q[(dk * i + l2 + 1)] *
-                                           K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
-                  acc_lane9 = acc_lane9 + (Q[(dk * i + l2 + 2)] *
-                                           K[(dk * l + l2 + 2)]); /* masked-softmax.moa:14 */
-                  acc_lane10 = acc_lane10 + (Q[(dk * i + l2 + 3)] *
+                  acc_lane16 = acc_lane16 + (Q[(dk * i + l2 + 1)] *
+                                             K[(dk * l + l2 + 1)]); /* masked-softmax.moa:14 */
+                  acc_lane17 = acc_lane17 + (Q[(dk * i + l2 + 2)] *
+                                             K[(dk * l + l2 + 2)]); /* masked-softmax.moa:14 */
+                  acc_lane18 = acc_lane18 + (Q[(dk * i + l2 + 3)] *
                                              K[(dk * l + l2 + 3)]); /* masked-softmax.moa:14 */
-                  acc_lane11 = acc_lane11 + (Q[(dk * i + l2 + 4)] *
+                  acc_lane19 = acc_lane19 + (Q[(dk * i + l2 + 4)] *
                                              K[(dk * l + l2 + 4)]); /* masked-softmax.moa:14 */
-                  acc_lane12 = acc_lane12 + (Q[(dk * i + l2 + 5)] *
+                  acc_lane20 = acc_lane20 + (Q[(dk * i + l2 + 5)] *
                                              K[(dk * l + l2 + 5)]); /* masked-softmax.moa:14 */
-                  acc_lane13 = acc_lane13 + (Q[(dk * i + l2 + 6)] *
+                  acc_lane21 = acc_lane21 + (Q[(dk * i + l2 + 6)] *
                                              K[(dk * l + l2 + 6)]); /* masked-softmax.moa:14 */
-                  acc_lane14 = acc_lane14 + (Q[(dk * i + l2 + 7)] *
+                  acc_lane22 = acc_lane22 + (Q[(dk * i + l2 + 7)] *
                                              K[(dk * l + l2 + 7)]); /* masked-softmax.moa:14 */
+                  acc_lane23 = acc_lane23 + (Q[(dk * i + l2 + 8)] *
+                                             K[(dk * l + l2 + 8)]); /* masked-softmax.moa:14 */
+                  acc_lane24 = acc_lane24 + (Q[(dk * i + l2 + 9)] *
+                                             K[(dk * l + l2 + 9)]); /* masked-softmax.moa:14 */
+                  acc_lane25 = acc_lane25 + (Q[(dk * i + l2 + 10)] *
+                                             K[(dk * l + l2 + 10)]); /* masked-softmax.moa:14 */
+                  acc_lane26 = acc_lane26 + (Q[(dk * i + l2 + 11)] *
+                                             K[(dk * l + l2 + 11)]); /* masked-softmax.moa:14 */
+                  acc_lane27 = acc_lane27 + (Q[(dk * i + l2 + 12)] *
+                                             K[(dk * l + l2 + 12)]); /* masked-softmax.moa:14 */
+                  acc_lane28 = acc_lane28 + (Q[(dk * i + l2 + 13)] *
+                                             K[(dk * l + l2 + 13)]); /* masked-softmax.moa:14 */
+                  acc_lane29 = acc_lane29 + (Q[(dk * i + l2 + 14)] *
+                                             K[(dk * l + l2 + 14)]); /* masked-softmax.moa:14 */
+                  acc_lane30 = acc_lane30 + (Q[(dk * i + l2 + 15)] *
+                                             K[(dk * l + l2 + 15)]); /* masked-softmax.moa:14 */
                 }
-                for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                   acc3 = acc3 + (Q[(dk * i + l2)] * K[(dk * l + l2)]); /* masked-softmax.moa:14 */
                 }
-                acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                        ((acc_lane11 + acc_lane12) +
-                         (acc_lane13 + acc_lane14))); /* masked-softmax.moa:14 */
-                sel2 = (acc3 / sqrtf((float)(dk)));   /* masked-softmax.moa:15 */
+                acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                         ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                        (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                         ((acc_lane27 + acc_lane28) +
+                          (acc_lane29 + acc_lane30)))); /* masked-softmax.moa:14 */
+                sel2 = (acc3 / sqrtf((float)(dk)));     /* masked-softmax.moa:15 */
               } else {
                 sel2 = -INFINITY; /* masked-softmax.moa:15 */
               }

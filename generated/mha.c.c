@@ -127,7 +127,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -204,21 +204,21 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound7 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, h, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
@@ -275,7 +275,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
@@ -371,15 +371,23 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
           if ((l0 + 7) < n) {
             float top = -INFINITY; /* mha.moa:9 */
             for (int64_t l = l0; l < (l0 + 8); ++l) {
-              float acc2 = 0.0f;      /* mha.moa:14 */
-              float acc_lane = 0.0f;  /* mha.moa:14 */
-              float acc_lane2 = 0.0f; /* mha.moa:14 */
-              float acc_lane3 = 0.0f; /* mha.moa:14 */
-              float acc_lane4 = 0.0f; /* mha.moa:14 */
-              float acc_lane5 = 0.0f; /* mha.moa:14 */
-              float acc_lane6 = 0.0f; /* mha.moa:14 */
-              float acc_lane7 = 0.0f; /* mha.moa:14 */
-              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              float acc2 = 0.0f;       /* mha.moa:14 */
+              float acc_lane = 0.0f;   /* mha.moa:14 */
+              float acc_lane2 = 0.0f;  /* mha.moa:14 */
+              float acc_lane3 = 0.0f;  /* mha.moa:14 */
+              float acc_lane4 = 0.0f;  /* mha.moa:14 */
+              float acc_lane5 = 0.0f;  /* mha.moa:14 */
+              float acc_lane6 = 0.0f;  /* mha.moa:14 */
+              float acc_lane7 = 0.0f;  /* mha.moa:14 */
+              float acc_lane8 = 0.0f;  /* mha.moa:14 */
+              float acc_lane9 = 0.0f;  /* mha.moa:14 */
+              float acc_lane10 = 0.0f; /* mha.moa:14 */
+              float acc_lane11 = 0.0f; /* mha.moa:14 */
+              float acc_lane12 = 0.0f; /* mha.moa:14 */
+              float acc_lane13 = 0.0f; /* mha.moa:14 */
+              float acc_lane14 = 0.0f; /* mha.moa:14 */
+              float acc_lane15 = 0.0f; /* mha.moa:14 */
+              for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                 acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
                                K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
                 acc_lane = acc_lane +
@@ -403,14 +411,40 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
                 acc_lane7 = acc_lane7 +
                             (Q[(h * dk * i + dk * j + l2 + 7)] *
                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 7)]); /* mha.moa:14 */
+                acc_lane8 = acc_lane8 +
+                            (Q[(h * dk * i + dk * j + l2 + 8)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 8)]); /* mha.moa:14 */
+                acc_lane9 = acc_lane9 +
+                            (Q[(h * dk * i + dk * j + l2 + 9)] *
+                             K[(h * n * dk * i + n * dk * j + dk * l + l2 + 9)]); /* mha.moa:14 */
+                acc_lane10 = acc_lane10 +
+                             (Q[(h * dk * i + dk * j + l2 + 10)] *
+                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 10)]); /* mha.moa:14 */
+                acc_lane11 = acc_lane11 +
+                             (Q[(h * dk * i + dk * j + l2 + 11)] *
+                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 11)]); /* mha.moa:14 */
+                acc_lane12 = acc_lane12 +
+                             (Q[(h * dk * i + dk * j + l2 + 12)] *
+                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 12)]); /* mha.moa:14 */
+                acc_lane13 = acc_lane13 +
+                             (Q[(h * dk * i + dk * j + l2 + 13)] *
+                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 13)]); /* mha.moa:14 */
+                acc_lane14 = acc_lane14 +
+                             (Q[(h * dk * i + dk * j + l2 + 14)] *
+                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 14)]); /* mha.moa:14 */
+                acc_lane15 = acc_lane15 +
+                             (Q[(h * dk * i + dk * j + l2 + 15)] *
+                              K[(h * n * dk * i + n * dk * j + dk * l + l2 + 15)]); /* mha.moa:14 */
               }
-              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                 acc2 = acc2 + (Q[(h * dk * i + dk * j + l2)] *
                                K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
               }
-              acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                      ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* mha.moa:14 */
-              float e = (acc2 / sqrtf((float)(dk)));                        /* mha.moa:9 */
+              acc2 = ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                       ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                      (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                       ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* mha.moa:14 */
+              float e = (acc2 / sqrtf((float)(dk)));                              /* mha.moa:9 */
               online_tile[(32 * h * i * P_online + 32 * j * P_online + l + 32 * c - l0)] =
                   e;                    /* mha.moa:9 */
               top = moart_maxf(top, e); /* mha.moa:9 */
@@ -444,54 +478,98 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
             for (int64_t l = l0; l < (l0 + 8); ++l) {
               if (l < n) {
                 float acc3 = 0.0f;       /* mha.moa:14 */
-                float acc_lane8 = 0.0f;  /* mha.moa:14 */
-                float acc_lane9 = 0.0f;  /* mha.moa:14 */
-                float acc_lane10 = 0.0f; /* mha.moa:14 */
-                float acc_lane11 = 0.0f; /* mha.moa:14 */
-                float acc_lane12 = 0.0f; /* mha.moa:14 */
-                float acc_lane13 = 0.0f; /* mha.moa:14 */
-                float acc_lane14 = 0.0f; /* mha.moa:14 */
-                for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+                float acc_lane16 = 0.0f; /* mha.moa:14 */
+                float acc_lane17 = 0.0f; /* mha.moa:14 */
+                float acc_lane18 = 0.0f; /* mha.moa:14 */
+                float acc_lane19 = 0.0f; /* mha.moa:14 */
+                float acc_lane20 = 0.0f; /* mha.moa:14 */
+                float acc_lane21 = 0.0f; /* mha.moa:14 */
+                float acc_lane22 = 0.0f; /* mha.moa:14 */
+                float acc_lane23 = 0.0f; /* mha.moa:14 */
+                float acc_lane24 = 0.0f; /* mha.moa:14 */
+                float acc_lane25 = 0.0f; /* mha.moa:14 */
+                float acc_lane26 = 0.0f; /* mha.moa:14 */
+                float acc_lane27 = 0.0f; /* mha.moa:14 */
+                float acc_lane28 = 0.0f; /* mha.moa:14 */
+                float acc_lane29 = 0.0f; /* mha.moa:14 */
+                float acc_lane30 = 0.0f; /* mha.moa:14 */
+                for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                   acc3 = acc3 + (Q[(h * dk * i + dk * j + l2)] *
                                  K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
-                  acc_lane8 = acc_lane8 +
-                              (Q[(h * dk * i + dk * j + l2 + 1)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 1)]); /* mha.moa:14 */
-                  acc_lane9 = acc_lane9 +
-                              (Q[(h * dk * i + dk * j + l2 + 2)] *
-                               K[(h * n * dk * i + n * dk * j + dk * l + l2 + 2)]); /* mha.moa:14 */
-                  acc_lane10 =
-                      acc_lane10 +
+                  acc_lane16 =
+                      acc_lane16 +
+                      (Q[(h * dk * i + dk * j + l2 + 1)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 1)]); /* mha.moa:14 */
+                  acc_lane17 =
+                      acc_lane17 +
+                      (Q[(h * dk * i + dk * j + l2 + 2)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 2)]); /* mha.moa:14 */
+                  acc_lane18 =
+                      acc_lane18 +
                       (Q[(h * dk * i + dk * j + l2 + 3)] *
                        K[(h * n * dk * i + n * dk * j + dk * l + l2 + 3)]); /* mha.moa:14 */
-                  acc_lane11 =
-                      acc_lane11 +
+                  acc_lane19 =
+                      acc_lane19 +
                       (Q[(h * dk * i + dk * j + l2 + 4)] *
                        K[(h * n * dk * i + n * dk * j + dk * l + l2 + 4)]); /* mha.moa:14 */
-                  acc_lane12 =
-                      acc_lane12 +
+                  acc_lane20 =
+                      acc_lane20 +
                       (Q[(h * dk * i + dk * j + l2 + 5)] *
                        K[(h * n * dk * i + n * dk * j + dk * l + l2 + 5)]); /* mha.moa:14 */
-                  acc_lane13 =
-                      acc_lane13 +
+                  acc_lane21 =
+                      acc_lane21 +
                       (Q[(h * dk * i + dk * j + l2 + 6)] *
                        K[(h * n * dk * i + n * dk * j + dk * l + l2 + 6)]); /* mha.moa:14 */
-                  acc_lane14 =
-                      acc_lane14 +
+                  acc_lane22 =
+                      acc_lane22 +
                       (Q[(h * dk * i + dk * j + l2 + 7)] *
                        K[(h * n * dk * i + n * dk * j + dk * l + l2 + 7)]); /* mha.moa:14 */
+                  acc_lane23 =
+                      acc_lane23 +
+                      (Q[(h * dk * i + dk * j + l2 + 8)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 8)]); /* mha.moa:14 */
+                  acc_lane24 =
+                      acc_lane24 +
+                      (Q[(h * dk * i + dk * j + l2 + 9)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 9)]); /* mha.moa:14 */
+                  acc_lane25 =
+                      acc_lane25 +
+                      (Q[(h * dk * i + dk * j + l2 + 10)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 10)]); /* mha.moa:14 */
+                  acc_lane26 =
+                      acc_lane26 +
+                      (Q[(h * dk * i + dk * j + l2 + 11)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 11)]); /* mha.moa:14 */
+                  acc_lane27 =
+                      acc_lane27 +
+                      (Q[(h * dk * i + dk * j + l2 + 12)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 12)]); /* mha.moa:14 */
+                  acc_lane28 =
+                      acc_lane28 +
+                      (Q[(h * dk * i + dk * j + l2 + 13)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 13)]); /* mha.moa:14 */
+                  acc_lane29 =
+                      acc_lane29 +
+                      (Q[(h * dk * i + dk * j + l2 + 14)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 14)]); /* mha.moa:14 */
+                  acc_lane30 =
+                      acc_lane30 +
+                      (Q[(h * dk * i + dk * j + l2 + 15)] *
+                       K[(h * n * dk * i + n * dk * j + dk * l + l2 + 15)]); /* mha.moa:14 */
                 }
-                for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+                for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                   acc3 = acc3 + (Q[(h * dk * i + dk * j + l2)] *
                                  K[(h * n * dk * i + n * dk * j + dk * l + l2)]); /* mha.moa:14 */
                 }
-                acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                        ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* mha.moa:14 */
-                float e2 = (acc3 / sqrtf((float)(dk)));                           /* mha.moa:9 */
-                float next2 = moart_maxf(m, e2);                                  /* mha.moa:9 */
-                float scale2 = moart_rescalef(m, next2);                          /* mha.moa:9 */
-                float w2 = moart_rescalef(e2, next2);                             /* mha.moa:9 */
-                acc = ((acc * scale2) + w2);                                      /* mha.moa:9 */
+                acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                         ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                        (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                         ((acc_lane27 + acc_lane28) + (acc_lane29 + acc_lane30)))); /* mha.moa:14 */
+                float e2 = (acc3 / sqrtf((float)(dk)));                             /* mha.moa:9 */
+                float next2 = moart_maxf(m, e2);                                    /* mha.moa:9 */
+                float scale2 = moart_rescalef(m, next2);                            /* mha.moa:9 */
+                float w2 = moart_rescalef(e2, next2);                               /* mha.moa:9 */
+                acc = ((acc * scale2) + w2);                                        /* mha.moa:9 */
                 for (int64_t k = 0; k < dv; ++k) {
                   online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] =
                       ((online_O_part[(h * dv * i * P_online + dv * j * P_online + dv * c + k)] *

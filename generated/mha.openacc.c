@@ -151,8 +151,8 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(P_online, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -169,14 +169,14 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound4 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l */
@@ -233,16 +233,16 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                               P_online, &overflow),
                           &overflow),
                       moart_mul_checked(
-                          8,
+                          16,
                           moart_magnitude_div(
                               moart_magnitude_div(
                                   moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                     &overflow),
                                   P_online, &overflow),
-                              8, &overflow),
+                              16, &overflow),
                           &overflow),
                       &overflow),
-                  8, &overflow)),
+                  16, &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound9 = moart_magnitude_max(
@@ -256,13 +256,13 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                                         P_online, &overflow),
                                     &overflow),
                   moart_mul_checked(
-                      8,
+                      16,
                       moart_magnitude_div(
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(n, P_online, &overflow), 1,
                                                 &overflow),
                               P_online, &overflow),
-                          8, &overflow),
+                          16, &overflow),
                       &overflow),
                   &overflow),
               moart_add_checked(
@@ -286,26 +286,26 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-                     8, &overflow)),
+                     moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
+                     16, &overflow)),
           &overflow),
       1); /* c */
   const int64_t moa_bound11 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
               moart_add_checked(P_online, 1, &overflow)),
           &overflow),
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 224, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 480, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, h, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
@@ -365,16 +365,16 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(15, dv, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            8,
+            16,
             moart_magnitude_div(
                 moart_magnitude_div(
                     moart_add_checked(moart_add_checked(n, P_online, &overflow), 1, &overflow),
                     P_online, &overflow),
-                8, &overflow),
+                16, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
@@ -415,8 +415,8 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moart_add_checked(moa_magnitude, moart_mul_checked(h, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-        &overflow);
+        moa_magnitude,
+        moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound10, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound10, &overflow);
@@ -468,20 +468,28 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t g = 0; g < h; ++g) {
       for (int64_t i = 0; i < n; ++i) {
-        const int64_t moa_div0 = moart_floordiv(dk, 8);
+        const int64_t moa_div0 = moart_floordiv(dk, 16);
         const int64_t moa_div1 = moart_floordiv((n + 31), 32);
         const int64_t moa_div2 = moart_floordiv(i, 32);
         const int64_t moa_mod3 = moart_floormod(i, 32);
-        float acc = 0.0f;       /* mha.moa:14 */
-        float acc_lane = 0.0f;  /* mha.moa:14 */
-        float acc_lane2 = 0.0f; /* mha.moa:14 */
-        float acc_lane3 = 0.0f; /* mha.moa:14 */
-        float acc_lane4 = 0.0f; /* mha.moa:14 */
-        float acc_lane5 = 0.0f; /* mha.moa:14 */
-        float acc_lane6 = 0.0f; /* mha.moa:14 */
-        float acc_lane7 = 0.0f; /* mha.moa:14 */
+        float acc = 0.0f;        /* mha.moa:14 */
+        float acc_lane = 0.0f;   /* mha.moa:14 */
+        float acc_lane2 = 0.0f;  /* mha.moa:14 */
+        float acc_lane3 = 0.0f;  /* mha.moa:14 */
+        float acc_lane4 = 0.0f;  /* mha.moa:14 */
+        float acc_lane5 = 0.0f;  /* mha.moa:14 */
+        float acc_lane6 = 0.0f;  /* mha.moa:14 */
+        float acc_lane7 = 0.0f;  /* mha.moa:14 */
+        float acc_lane8 = 0.0f;  /* mha.moa:14 */
+        float acc_lane9 = 0.0f;  /* mha.moa:14 */
+        float acc_lane10 = 0.0f; /* mha.moa:14 */
+        float acc_lane11 = 0.0f; /* mha.moa:14 */
+        float acc_lane12 = 0.0f; /* mha.moa:14 */
+        float acc_lane13 = 0.0f; /* mha.moa:14 */
+        float acc_lane14 = 0.0f; /* mha.moa:14 */
+        float acc_lane15 = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
-        for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
+        for (int64_t l = 0; l < 16 * moa_div0; l += 16) {
           acc = acc + (Q[(h * dk * b + dk * g + l)] *
                        K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 + 32 * dk * moa_div2 +
                           32 * l + moa_mod3)]); /* mha.moa:14 */
@@ -512,16 +520,50 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
               acc_lane7 + (Q[(h * dk * b + dk * g + l + 7)] *
                            K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
                               32 * dk * moa_div2 + 32 * l + moa_mod3 + 224)]); /* mha.moa:14 */
+          acc_lane8 =
+              acc_lane8 + (Q[(h * dk * b + dk * g + l + 8)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 256)]); /* mha.moa:14 */
+          acc_lane9 =
+              acc_lane9 + (Q[(h * dk * b + dk * g + l + 9)] *
+                           K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                              32 * dk * moa_div2 + 32 * l + moa_mod3 + 288)]); /* mha.moa:14 */
+          acc_lane10 =
+              acc_lane10 + (Q[(h * dk * b + dk * g + l + 10)] *
+                            K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                               32 * dk * moa_div2 + 32 * l + moa_mod3 + 320)]); /* mha.moa:14 */
+          acc_lane11 =
+              acc_lane11 + (Q[(h * dk * b + dk * g + l + 11)] *
+                            K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                               32 * dk * moa_div2 + 32 * l + moa_mod3 + 352)]); /* mha.moa:14 */
+          acc_lane12 =
+              acc_lane12 + (Q[(h * dk * b + dk * g + l + 12)] *
+                            K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                               32 * dk * moa_div2 + 32 * l + moa_mod3 + 384)]); /* mha.moa:14 */
+          acc_lane13 =
+              acc_lane13 + (Q[(h * dk * b + dk * g + l + 13)] *
+                            K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                               32 * dk * moa_div2 + 32 * l + moa_mod3 + 416)]); /* mha.moa:14 */
+          acc_lane14 =
+              acc_lane14 + (Q[(h * dk * b + dk * g + l + 14)] *
+                            K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                               32 * dk * moa_div2 + 32 * l + moa_mod3 + 448)]); /* mha.moa:14 */
+          acc_lane15 =
+              acc_lane15 + (Q[(h * dk * b + dk * g + l + 15)] *
+                            K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 +
+                               32 * dk * moa_div2 + 32 * l + moa_mod3 + 480)]); /* mha.moa:14 */
         }
 #pragma acc loop seq
-        for (int64_t l = 8 * moa_div0; l < dk; ++l) {
+        for (int64_t l = 16 * moa_div0; l < dk; ++l) {
           acc = acc + (Q[(h * dk * b + dk * g + l)] *
                        K[(32 * h * dk * b * moa_div1 + 32 * dk * g * moa_div1 + 32 * dk * moa_div2 +
                           32 * l + moa_mod3)]); /* mha.moa:14 */
         }
-        acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
-               ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* mha.moa:14 */
-        x[(h * n * b + n * g + i)] = (acc / sqrtf((float)(dk)));     /* mha.moa:8 */
+        acc = ((((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+                ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+               (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* mha.moa:14 */
+        x[(h * n * b + n * g + i)] = (acc / sqrtf((float)(dk)));           /* mha.moa:8 */
       }
     }
   }
@@ -535,7 +577,7 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
     for (int64_t j = 0; j < h; ++j) {
       for (int64_t c = 0; c < P_online; ++c) {
         const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
-        const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
+        const int64_t moa_div1 = moart_floordiv(moa_div0, 16);
         float m = -INFINITY; /* mha.moa:9 */
 #pragma acc loop vector reduction(max : m)
         for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
@@ -555,102 +597,192 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
 #pragma acc loop vector
         for (int64_t k = 0; k < dv; ++k) {
           float acc3 = 0.0f;       /* mha.moa:9 */
-          float acc_lane8 = 0.0f;  /* mha.moa:9 */
-          float acc_lane9 = 0.0f;  /* mha.moa:9 */
-          float acc_lane10 = 0.0f; /* mha.moa:9 */
-          float acc_lane11 = 0.0f; /* mha.moa:9 */
-          float acc_lane12 = 0.0f; /* mha.moa:9 */
-          float acc_lane13 = 0.0f; /* mha.moa:9 */
-          float acc_lane14 = 0.0f; /* mha.moa:9 */
+          float acc_lane16 = 0.0f; /* mha.moa:9 */
+          float acc_lane17 = 0.0f; /* mha.moa:9 */
+          float acc_lane18 = 0.0f; /* mha.moa:9 */
+          float acc_lane19 = 0.0f; /* mha.moa:9 */
+          float acc_lane20 = 0.0f; /* mha.moa:9 */
+          float acc_lane21 = 0.0f; /* mha.moa:9 */
+          float acc_lane22 = 0.0f; /* mha.moa:9 */
+          float acc_lane23 = 0.0f; /* mha.moa:9 */
+          float acc_lane24 = 0.0f; /* mha.moa:9 */
+          float acc_lane25 = 0.0f; /* mha.moa:9 */
+          float acc_lane26 = 0.0f; /* mha.moa:9 */
+          float acc_lane27 = 0.0f; /* mha.moa:9 */
+          float acc_lane28 = 0.0f; /* mha.moa:9 */
+          float acc_lane29 = 0.0f; /* mha.moa:9 */
+          float acc_lane30 = 0.0f; /* mha.moa:9 */
 #pragma acc loop seq
-          for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-            if ((l2 + 7) < n) {
+          for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 16 * moa_div1); l2 += 16) {
+            if ((l2 + 15) < n) {
               acc3 = acc3 + (online_weights[(h * n * i2 + n * j + l2)] *
                              V[(h * n * dv * i2 + n * dv * j + dv * l2 + k)]); /* mha.moa:9 */
-              acc_lane8 = acc_lane8 +
-                          (online_weights[(h * n * i2 + n * j + l2 + 1)] *
-                           V[(h * n * dv * i2 + n * dv * j + dv * l2 + dv + k)]); /* mha.moa:9 */
-              acc_lane9 =
-                  acc_lane9 +
+              acc_lane16 = acc_lane16 +
+                           (online_weights[(h * n * i2 + n * j + l2 + 1)] *
+                            V[(h * n * dv * i2 + n * dv * j + dv * l2 + dv + k)]); /* mha.moa:9 */
+              acc_lane17 =
+                  acc_lane17 +
                   (online_weights[(h * n * i2 + n * j + l2 + 2)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 2 * dv + k)]); /* mha.moa:9 */
-              acc_lane10 =
-                  acc_lane10 +
+              acc_lane18 =
+                  acc_lane18 +
                   (online_weights[(h * n * i2 + n * j + l2 + 3)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 3 * dv + k)]); /* mha.moa:9 */
-              acc_lane11 =
-                  acc_lane11 +
+              acc_lane19 =
+                  acc_lane19 +
                   (online_weights[(h * n * i2 + n * j + l2 + 4)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 4 * dv + k)]); /* mha.moa:9 */
-              acc_lane12 =
-                  acc_lane12 +
+              acc_lane20 =
+                  acc_lane20 +
                   (online_weights[(h * n * i2 + n * j + l2 + 5)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 5 * dv + k)]); /* mha.moa:9 */
-              acc_lane13 =
-                  acc_lane13 +
+              acc_lane21 =
+                  acc_lane21 +
                   (online_weights[(h * n * i2 + n * j + l2 + 6)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 6 * dv + k)]); /* mha.moa:9 */
-              acc_lane14 =
-                  acc_lane14 +
+              acc_lane22 =
+                  acc_lane22 +
                   (online_weights[(h * n * i2 + n * j + l2 + 7)] *
                    V[(h * n * dv * i2 + n * dv * j + dv * l2 + 7 * dv + k)]); /* mha.moa:9 */
+              acc_lane23 =
+                  acc_lane23 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 8)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 8 * dv + k)]); /* mha.moa:9 */
+              acc_lane24 =
+                  acc_lane24 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 9)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 9 * dv + k)]); /* mha.moa:9 */
+              acc_lane25 =
+                  acc_lane25 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 10)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 10 * dv + k)]); /* mha.moa:9 */
+              acc_lane26 =
+                  acc_lane26 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 11)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 11 * dv + k)]); /* mha.moa:9 */
+              acc_lane27 =
+                  acc_lane27 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 12)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 12 * dv + k)]); /* mha.moa:9 */
+              acc_lane28 =
+                  acc_lane28 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 13)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 13 * dv + k)]); /* mha.moa:9 */
+              acc_lane29 =
+                  acc_lane29 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 14)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 14 * dv + k)]); /* mha.moa:9 */
+              acc_lane30 =
+                  acc_lane30 +
+                  (online_weights[(h * n * i2 + n * j + l2 + 15)] *
+                   V[(h * n * dv * i2 + n * dv * j + dv * l2 + 15 * dv + k)]); /* mha.moa:9 */
             } else {
               if (l2 < n) {
                 acc3 = acc3 + (online_weights[(h * n * i2 + n * j + l2)] *
                                V[(h * n * dv * i2 + n * dv * j + dv * l2 + k)]); /* mha.moa:9 */
               }
               if ((l2 + 1) < n) {
-                acc_lane8 = acc_lane8 +
-                            (online_weights[(h * n * i2 + n * j + l2 + 1)] *
-                             V[(h * n * dv * i2 + n * dv * j + dv * l2 + dv + k)]); /* mha.moa:9 */
+                acc_lane16 = acc_lane16 +
+                             (online_weights[(h * n * i2 + n * j + l2 + 1)] *
+                              V[(h * n * dv * i2 + n * dv * j + dv * l2 + dv + k)]); /* mha.moa:9 */
               }
               if ((l2 + 2) < n) {
-                acc_lane9 =
-                    acc_lane9 +
+                acc_lane17 =
+                    acc_lane17 +
                     (online_weights[(h * n * i2 + n * j + l2 + 2)] *
                      V[(h * n * dv * i2 + n * dv * j + dv * l2 + 2 * dv + k)]); /* mha.moa:9 */
               }
               if ((l2 + 3) < n) {
-                acc_lane10 =
-                    acc_lane10 +
+                acc_lane18 =
+                    acc_lane18 +
                     (online_weights[(h * n * i2 + n * j + l2 + 3)] *
                      V[(h * n * dv * i2 + n * dv * j + dv * l2 + 3 * dv + k)]); /* mha.moa:9 */
               }
               if ((l2 + 4) < n) {
-                acc_lane11 =
-                    acc_lane11 +
+                acc_lane19 =
+                    acc_lane19 +
                     (online_weights[(h * n * i2 + n * j + l2 + 4)] *
                      V[(h * n * dv * i2 + n * dv * j + dv * l2 + 4 * dv + k)]); /* mha.moa:9 */
               }
               if ((l2 + 5) < n) {
-                acc_lane12 =
-                    acc_lane12 +
+                acc_lane20 =
+                    acc_lane20 +
                     (online_weights[(h * n * i2 + n * j + l2 + 5)] *
                      V[(h * n * dv * i2 + n * dv * j + dv * l2 + 5 * dv + k)]); /* mha.moa:9 */
               }
               if ((l2 + 6) < n) {
-                acc_lane13 =
-                    acc_lane13 +
+                acc_lane21 =
+                    acc_lane21 +
                     (online_weights[(h * n * i2 + n * j + l2 + 6)] *
                      V[(h * n * dv * i2 + n * dv * j + dv * l2 + 6 * dv + k)]); /* mha.moa:9 */
               }
               if ((l2 + 7) < n) {
-                acc_lane14 =
-                    acc_lane14 +
+                acc_lane22 =
+                    acc_lane22 +
                     (online_weights[(h * n * i2 + n * j + l2 + 7)] *
                      V[(h * n * dv * i2 + n * dv * j + dv * l2 + 7 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 8) < n) {
+                acc_lane23 =
+                    acc_lane23 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 8)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 8 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 9) < n) {
+                acc_lane24 =
+                    acc_lane24 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 9)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 9 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 10) < n) {
+                acc_lane25 =
+                    acc_lane25 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 10)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 10 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 11) < n) {
+                acc_lane26 =
+                    acc_lane26 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 11)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 11 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 12) < n) {
+                acc_lane27 =
+                    acc_lane27 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 12)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 12 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 13) < n) {
+                acc_lane28 =
+                    acc_lane28 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 13)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 13 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 14) < n) {
+                acc_lane29 =
+                    acc_lane29 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 14)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 14 * dv + k)]); /* mha.moa:9 */
+              }
+              if ((l2 + 15) < n) {
+                acc_lane30 =
+                    acc_lane30 +
+                    (online_weights[(h * n * i2 + n * j + l2 + 15)] *
+                     V[(h * n * dv * i2 + n * dv * j + dv * l2 + 15 * dv + k)]); /* mha.moa:9 */
               }
             }
           }
 #pragma acc loop seq
-          for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
+          for (int64_t l2 = (c * moa_div0 + 16 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
             if (l2 < n) {
               acc3 = acc3 + (online_weights[(h * n * i2 + n * j + l2)] *
                              V[(h * n * dv * i2 + n * dv * j + dv * l2 + k)]); /* mha.moa:9 */
             }
           }
-          acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                  ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* mha.moa:9 */
+          acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                   ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                  (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                   ((acc_lane27 + acc_lane28) + (acc_lane29 + acc_lane30)))); /* mha.moa:9 */
           online_O_part[(h * dv * i2 * P_online + dv * j * P_online + dv * c + k)] =
               acc3; /* mha.moa:9 */
         }
@@ -686,17 +818,25 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
   for (int64_t i3 = 0; i3 < B; ++i3) {
     for (int64_t j2 = 0; j2 < h; ++j2) {
       for (int64_t k2 = 0; k2 < dv; ++k2) {
-        const int64_t moa_div0 = moart_floordiv(P_online, 8);
-        float S = 0.0f;       /* mha.moa:14 */
-        float S_lane = 0.0f;  /* mha.moa:14 */
-        float S_lane2 = 0.0f; /* mha.moa:14 */
-        float S_lane3 = 0.0f; /* mha.moa:14 */
-        float S_lane4 = 0.0f; /* mha.moa:14 */
-        float S_lane5 = 0.0f; /* mha.moa:14 */
-        float S_lane6 = 0.0f; /* mha.moa:14 */
-        float S_lane7 = 0.0f; /* mha.moa:14 */
+        const int64_t moa_div0 = moart_floordiv(P_online, 16);
+        float S = 0.0f;        /* mha.moa:14 */
+        float S_lane = 0.0f;   /* mha.moa:14 */
+        float S_lane2 = 0.0f;  /* mha.moa:14 */
+        float S_lane3 = 0.0f;  /* mha.moa:14 */
+        float S_lane4 = 0.0f;  /* mha.moa:14 */
+        float S_lane5 = 0.0f;  /* mha.moa:14 */
+        float S_lane6 = 0.0f;  /* mha.moa:14 */
+        float S_lane7 = 0.0f;  /* mha.moa:14 */
+        float S_lane8 = 0.0f;  /* mha.moa:14 */
+        float S_lane9 = 0.0f;  /* mha.moa:14 */
+        float S_lane10 = 0.0f; /* mha.moa:14 */
+        float S_lane11 = 0.0f; /* mha.moa:14 */
+        float S_lane12 = 0.0f; /* mha.moa:14 */
+        float S_lane13 = 0.0f; /* mha.moa:14 */
+        float S_lane14 = 0.0f; /* mha.moa:14 */
+        float S_lane15 = 0.0f; /* mha.moa:14 */
 #pragma acc loop seq
-        for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+        for (int64_t c3 = 0; c3 < 16 * moa_div0; c3 += 16) {
           S = S + (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
                    online_factors[(h * i3 * P_online + j2 * P_online + c3)]); /* mha.moa:14 */
           S_lane =
@@ -727,61 +867,144 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
                     (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 7 * dv +
                                     k2)] *
                      online_factors[(h * i3 * P_online + j2 * P_online + c3 + 7)]); /* mha.moa:14 */
+          S_lane8 = S_lane8 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 8 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 8)]); /* mha.moa:14 */
+          S_lane9 = S_lane9 +
+                    (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 9 * dv +
+                                    k2)] *
+                     online_factors[(h * i3 * P_online + j2 * P_online + c3 + 9)]); /* mha.moa:14 */
+          S_lane10 =
+              S_lane10 +
+              (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 10 * dv +
+                              k2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c3 + 10)]); /* mha.moa:14 */
+          S_lane11 =
+              S_lane11 +
+              (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 11 * dv +
+                              k2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c3 + 11)]); /* mha.moa:14 */
+          S_lane12 =
+              S_lane12 +
+              (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 12 * dv +
+                              k2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c3 + 12)]); /* mha.moa:14 */
+          S_lane13 =
+              S_lane13 +
+              (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 13 * dv +
+                              k2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c3 + 13)]); /* mha.moa:14 */
+          S_lane14 =
+              S_lane14 +
+              (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 14 * dv +
+                              k2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c3 + 14)]); /* mha.moa:14 */
+          S_lane15 =
+              S_lane15 +
+              (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + 15 * dv +
+                              k2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c3 + 15)]); /* mha.moa:14 */
         }
 #pragma acc loop seq
-        for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
+        for (int64_t c3 = 16 * moa_div0; c3 < P_online; ++c3) {
           S = S + (online_O_part[(h * dv * i3 * P_online + dv * j2 * P_online + dv * c3 + k2)] *
                    online_factors[(h * i3 * P_online + j2 * P_online + c3)]); /* mha.moa:14 */
         }
-        S = (((S + S_lane) + (S_lane2 + S_lane3)) +
-             ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* mha.moa:14 */
-        float S2 = 0.0f;                                   /* mha.moa:11 */
-        float S_lane8 = 0.0f;                              /* mha.moa:11 */
-        float S_lane9 = 0.0f;                              /* mha.moa:11 */
-        float S_lane10 = 0.0f;                             /* mha.moa:11 */
-        float S_lane11 = 0.0f;                             /* mha.moa:11 */
-        float S_lane12 = 0.0f;                             /* mha.moa:11 */
-        float S_lane13 = 0.0f;                             /* mha.moa:11 */
-        float S_lane14 = 0.0f;                             /* mha.moa:11 */
+        S = ((((S + S_lane) + (S_lane2 + S_lane3)) + ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))) +
+             (((S_lane8 + S_lane9) + (S_lane10 + S_lane11)) +
+              ((S_lane12 + S_lane13) + (S_lane14 + S_lane15)))); /* mha.moa:14 */
+        float S2 = 0.0f;                                         /* mha.moa:11 */
+        float S_lane16 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane17 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane18 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane19 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane20 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane21 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane22 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane23 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane24 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane25 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane26 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane27 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane28 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane29 = 0.0f;                                   /* mha.moa:11 */
+        float S_lane30 = 0.0f;                                   /* mha.moa:11 */
 #pragma acc loop seq
-        for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+        for (int64_t c4 = 0; c4 < 16 * moa_div0; c4 += 16) {
           S2 = S2 + (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4)] *
                      online_factors[(h * i3 * P_online + j2 * P_online + c4)]); /* mha.moa:11 */
-          S_lane8 = S_lane8 +
-                    (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 1)] *
-                     online_factors[(h * i3 * P_online + j2 * P_online + c4 + 1)]); /* mha.moa:11 */
-          S_lane9 = S_lane9 +
-                    (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 2)] *
-                     online_factors[(h * i3 * P_online + j2 * P_online + c4 + 2)]); /* mha.moa:11 */
-          S_lane10 =
-              S_lane10 +
+          S_lane16 =
+              S_lane16 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 1)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 1)]); /* mha.moa:11 */
+          S_lane17 =
+              S_lane17 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 2)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 2)]); /* mha.moa:11 */
+          S_lane18 =
+              S_lane18 +
               (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 3)] *
                online_factors[(h * i3 * P_online + j2 * P_online + c4 + 3)]); /* mha.moa:11 */
-          S_lane11 =
-              S_lane11 +
+          S_lane19 =
+              S_lane19 +
               (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 4)] *
                online_factors[(h * i3 * P_online + j2 * P_online + c4 + 4)]); /* mha.moa:11 */
-          S_lane12 =
-              S_lane12 +
+          S_lane20 =
+              S_lane20 +
               (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 5)] *
                online_factors[(h * i3 * P_online + j2 * P_online + c4 + 5)]); /* mha.moa:11 */
-          S_lane13 =
-              S_lane13 +
+          S_lane21 =
+              S_lane21 +
               (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 6)] *
                online_factors[(h * i3 * P_online + j2 * P_online + c4 + 6)]); /* mha.moa:11 */
-          S_lane14 =
-              S_lane14 +
+          S_lane22 =
+              S_lane22 +
               (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 7)] *
                online_factors[(h * i3 * P_online + j2 * P_online + c4 + 7)]); /* mha.moa:11 */
+          S_lane23 =
+              S_lane23 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 8)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 8)]); /* mha.moa:11 */
+          S_lane24 =
+              S_lane24 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 9)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 9)]); /* mha.moa:11 */
+          S_lane25 =
+              S_lane25 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 10)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 10)]); /* mha.moa:11 */
+          S_lane26 =
+              S_lane26 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 11)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 11)]); /* mha.moa:11 */
+          S_lane27 =
+              S_lane27 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 12)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 12)]); /* mha.moa:11 */
+          S_lane28 =
+              S_lane28 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 13)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 13)]); /* mha.moa:11 */
+          S_lane29 =
+              S_lane29 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 14)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 14)]); /* mha.moa:11 */
+          S_lane30 =
+              S_lane30 +
+              (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4 + 15)] *
+               online_factors[(h * i3 * P_online + j2 * P_online + c4 + 15)]); /* mha.moa:11 */
         }
 #pragma acc loop seq
-        for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
+        for (int64_t c4 = 16 * moa_div0; c4 < P_online; ++c4) {
           S2 = S2 + (online_sum_e_part[(h * i3 * P_online + j2 * P_online + c4)] *
                      online_factors[(h * i3 * P_online + j2 * P_online + c4)]); /* mha.moa:11 */
         }
-        S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
-              ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* mha.moa:11 */
-        O[(h * dv * i3 + dv * j2 + k2)] = (S / S2);             /* mha.moa:16 */
+        S2 = ((((S2 + S_lane16) + (S_lane17 + S_lane18)) +
+               ((S_lane19 + S_lane20) + (S_lane21 + S_lane22))) +
+              (((S_lane23 + S_lane24) + (S_lane25 + S_lane26)) +
+               ((S_lane27 + S_lane28) + (S_lane29 + S_lane30)))); /* mha.moa:11 */
+        O[(h * dv * i3 + dv * j2 + k2)] = (S / S2);               /* mha.moa:16 */
       }
     }
   }

@@ -152,8 +152,8 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
       moart_bytes_checked(moart_mul_checked(B, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_mul_checked(pages, page, &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(P_online, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -168,14 +168,14 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound3 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l */
@@ -242,7 +242,7 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                               P_online, &overflow),
                           &overflow),
                       moart_mul_checked(
-                          8,
+                          16,
                           moart_magnitude_div(
                               moart_magnitude_div(
                                   moart_add_checked(
@@ -250,10 +250,10 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                                                         P_online, &overflow),
                                       1, &overflow),
                                   P_online, &overflow),
-                              8, &overflow),
+                              16, &overflow),
                           &overflow),
                       &overflow),
-                  8, &overflow)),
+                  16, &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound8 = moart_magnitude_max(
@@ -270,7 +270,7 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                           P_online, &overflow),
                       &overflow),
                   moart_mul_checked(
-                      8,
+                      16,
                       moart_magnitude_div(
                           moart_magnitude_div(
                               moart_add_checked(
@@ -278,7 +278,7 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                                                     P_online, &overflow),
                                   1, &overflow),
                               P_online, &overflow),
-                          8, &overflow),
+                          16, &overflow),
                       &overflow),
                   &overflow),
               moart_add_checked(
@@ -306,26 +306,26 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-                     8, &overflow)),
+                     moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
+                     16, &overflow)),
           &overflow),
       1); /* c */
   const int64_t moa_bound10 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
               moart_add_checked(P_online, 1, &overflow)),
           &overflow),
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(pages, page, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
@@ -370,18 +370,18 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(7, dv, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(15, dv, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            8,
+            16,
             moart_magnitude_div(
                 moart_magnitude_div(
                     moart_add_checked(moart_add_checked(moart_mul_checked(pages, page, &overflow),
                                                         P_online, &overflow),
                                       1, &overflow),
                     P_online, &overflow),
-                8, &overflow),
+                16, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
@@ -422,6 +422,38 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
         moa_magnitude,
         moart_magnitude_div(moart_add_checked(moa_bound7, 7, &overflow), page, &overflow),
         &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 8, &overflow), page, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 9, &overflow), page, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 10, &overflow), page, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 11, &overflow), page, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 12, &overflow), page, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 13, &overflow), page, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 14, &overflow), page, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_magnitude_div(moart_add_checked(moa_bound7, 15, &overflow), page, &overflow),
+        &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude,
                                       moart_magnitude_div(moa_bound8, page, &overflow), &overflow);
@@ -436,8 +468,8 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-        &overflow);
+        moa_magnitude,
+        moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound9, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
@@ -499,19 +531,27 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
     present(Q [0:B * dk], Kpool [0:P * page * dk], table [0:B * pages], x [0:B * pages * page])
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t i = 0; i < pages * page; ++i) {
-      const int64_t moa_div0 = moart_floordiv(dk, 8);
+      const int64_t moa_div0 = moart_floordiv(dk, 16);
       const int64_t moa_div1 = moart_floordiv(i, page);
       const int64_t moa_mod2 = moart_floormod(i, page);
-      float acc = 0.0f;       /* paged-decode.moa:17 */
-      float acc_lane = 0.0f;  /* paged-decode.moa:17 */
-      float acc_lane2 = 0.0f; /* paged-decode.moa:17 */
-      float acc_lane3 = 0.0f; /* paged-decode.moa:17 */
-      float acc_lane4 = 0.0f; /* paged-decode.moa:17 */
-      float acc_lane5 = 0.0f; /* paged-decode.moa:17 */
-      float acc_lane6 = 0.0f; /* paged-decode.moa:17 */
-      float acc_lane7 = 0.0f; /* paged-decode.moa:17 */
+      float acc = 0.0f;        /* paged-decode.moa:17 */
+      float acc_lane = 0.0f;   /* paged-decode.moa:17 */
+      float acc_lane2 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane3 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane4 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane5 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane6 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane7 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane8 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane9 = 0.0f;  /* paged-decode.moa:17 */
+      float acc_lane10 = 0.0f; /* paged-decode.moa:17 */
+      float acc_lane11 = 0.0f; /* paged-decode.moa:17 */
+      float acc_lane12 = 0.0f; /* paged-decode.moa:17 */
+      float acc_lane13 = 0.0f; /* paged-decode.moa:17 */
+      float acc_lane14 = 0.0f; /* paged-decode.moa:17 */
+      float acc_lane15 = 0.0f; /* paged-decode.moa:17 */
 #pragma acc loop seq
-      for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
+      for (int64_t l = 0; l < 16 * moa_div0; l += 16) {
         acc = acc + (Q[(dk * b + l)] * Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
                                               dk * moa_mod2 + l)]); /* paged-decode.moa:17 */
         acc_lane = acc_lane + (Q[(dk * b + l + 1)] *
@@ -535,15 +575,41 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
         acc_lane7 = acc_lane7 + (Q[(dk * b + l + 7)] *
                                  Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
                                         dk * moa_mod2 + l + 7)]); /* paged-decode.moa:17 */
+        acc_lane8 = acc_lane8 + (Q[(dk * b + l + 8)] *
+                                 Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                        dk * moa_mod2 + l + 8)]); /* paged-decode.moa:17 */
+        acc_lane9 = acc_lane9 + (Q[(dk * b + l + 9)] *
+                                 Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                        dk * moa_mod2 + l + 9)]); /* paged-decode.moa:17 */
+        acc_lane10 = acc_lane10 + (Q[(dk * b + l + 10)] *
+                                   Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                          dk * moa_mod2 + l + 10)]); /* paged-decode.moa:17 */
+        acc_lane11 = acc_lane11 + (Q[(dk * b + l + 11)] *
+                                   Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                          dk * moa_mod2 + l + 11)]); /* paged-decode.moa:17 */
+        acc_lane12 = acc_lane12 + (Q[(dk * b + l + 12)] *
+                                   Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                          dk * moa_mod2 + l + 12)]); /* paged-decode.moa:17 */
+        acc_lane13 = acc_lane13 + (Q[(dk * b + l + 13)] *
+                                   Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                          dk * moa_mod2 + l + 13)]); /* paged-decode.moa:17 */
+        acc_lane14 = acc_lane14 + (Q[(dk * b + l + 14)] *
+                                   Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                          dk * moa_mod2 + l + 14)]); /* paged-decode.moa:17 */
+        acc_lane15 = acc_lane15 + (Q[(dk * b + l + 15)] *
+                                   Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
+                                          dk * moa_mod2 + l + 15)]); /* paged-decode.moa:17 */
       }
 #pragma acc loop seq
-      for (int64_t l = 8 * moa_div0; l < dk; ++l) {
+      for (int64_t l = 16 * moa_div0; l < dk; ++l) {
         acc = acc + (Q[(dk * b + l)] * Kpool[(page * dk * (int64_t)table[(pages * b + moa_div1)] +
                                               dk * moa_mod2 + l)]); /* paged-decode.moa:17 */
       }
-      acc = (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
-             ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* paged-decode.moa:17 */
-      x[(pages * page * b + i)] = (acc / sqrtf((float)(dk)));      /* paged-decode.moa:11 */
+      acc = ((((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+              ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+             (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+              ((acc_lane12 + acc_lane13) + (acc_lane14 + acc_lane15)))); /* paged-decode.moa:17 */
+      x[(pages * page * b + i)] = (acc / sqrtf((float)(dk)));            /* paged-decode.moa:11 */
     }
   }
 
@@ -555,7 +621,7 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
   for (int64_t i2 = 0; i2 < B; ++i2) {
     for (int64_t c = 0; c < P_online; ++c) {
       const int64_t moa_div0 = moart_floordiv((pages * page + P_online - 1), P_online);
-      const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
+      const int64_t moa_div1 = moart_floordiv(moa_div0, 16);
       float m = -INFINITY; /* paged-decode.moa:12 */
 #pragma acc loop vector reduction(max : m)
       for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
@@ -575,55 +641,103 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
 #pragma acc loop vector
       for (int64_t j = 0; j < dv; ++j) {
         float acc3 = 0.0f;       /* paged-decode.moa:12 */
-        float acc_lane8 = 0.0f;  /* paged-decode.moa:12 */
-        float acc_lane9 = 0.0f;  /* paged-decode.moa:12 */
-        float acc_lane10 = 0.0f; /* paged-decode.moa:12 */
-        float acc_lane11 = 0.0f; /* paged-decode.moa:12 */
-        float acc_lane12 = 0.0f; /* paged-decode.moa:12 */
-        float acc_lane13 = 0.0f; /* paged-decode.moa:12 */
-        float acc_lane14 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane16 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane17 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane18 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane19 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane20 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane21 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane22 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane23 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane24 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane25 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane26 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane27 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane28 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane29 = 0.0f; /* paged-decode.moa:12 */
+        float acc_lane30 = 0.0f; /* paged-decode.moa:12 */
 #pragma acc loop seq
-        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-          if ((l2 + 7) < pages * page) {
+        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 16 * moa_div1); l2 += 16) {
+          if ((l2 + 15) < pages * page) {
             acc3 =
                 acc3 + (online_weights[(pages * page * i2 + l2)] *
                         Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv(l2, page))] +
                                dv * moart_floormod(l2, page) + j)]); /* paged-decode.moa:12 */
-            acc_lane8 =
-                acc_lane8 +
+            acc_lane16 =
+                acc_lane16 +
                 (online_weights[(pages * page * i2 + l2 + 1)] *
                  Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 1), page))] +
                         dv * moart_floormod((l2 + 1), page) + j)]); /* paged-decode.moa:12 */
-            acc_lane9 =
-                acc_lane9 +
+            acc_lane17 =
+                acc_lane17 +
                 (online_weights[(pages * page * i2 + l2 + 2)] *
                  Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 2), page))] +
                         dv * moart_floormod((l2 + 2), page) + j)]); /* paged-decode.moa:12 */
-            acc_lane10 =
-                acc_lane10 +
+            acc_lane18 =
+                acc_lane18 +
                 (online_weights[(pages * page * i2 + l2 + 3)] *
                  Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 3), page))] +
                         dv * moart_floormod((l2 + 3), page) + j)]); /* paged-decode.moa:12 */
-            acc_lane11 =
-                acc_lane11 +
+            acc_lane19 =
+                acc_lane19 +
                 (online_weights[(pages * page * i2 + l2 + 4)] *
                  Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 4), page))] +
                         dv * moart_floormod((l2 + 4), page) + j)]); /* paged-decode.moa:12 */
-            acc_lane12 =
-                acc_lane12 +
+            acc_lane20 =
+                acc_lane20 +
                 (online_weights[(pages * page * i2 + l2 + 5)] *
                  Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 5), page))] +
                         dv * moart_floormod((l2 + 5), page) + j)]); /* paged-decode.moa:12 */
-            acc_lane13 =
-                acc_lane13 +
+            acc_lane21 =
+                acc_lane21 +
                 (online_weights[(pages * page * i2 + l2 + 6)] *
                  Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 6), page))] +
                         dv * moart_floormod((l2 + 6), page) + j)]); /* paged-decode.moa:12 */
-            acc_lane14 =
-                acc_lane14 +
+            acc_lane22 =
+                acc_lane22 +
                 (online_weights[(pages * page * i2 + l2 + 7)] *
                  Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 7), page))] +
                         dv * moart_floormod((l2 + 7), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane23 =
+                acc_lane23 +
+                (online_weights[(pages * page * i2 + l2 + 8)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 8), page))] +
+                        dv * moart_floormod((l2 + 8), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane24 =
+                acc_lane24 +
+                (online_weights[(pages * page * i2 + l2 + 9)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 9), page))] +
+                        dv * moart_floormod((l2 + 9), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane25 =
+                acc_lane25 +
+                (online_weights[(pages * page * i2 + l2 + 10)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 10), page))] +
+                        dv * moart_floormod((l2 + 10), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane26 =
+                acc_lane26 +
+                (online_weights[(pages * page * i2 + l2 + 11)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 11), page))] +
+                        dv * moart_floormod((l2 + 11), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane27 =
+                acc_lane27 +
+                (online_weights[(pages * page * i2 + l2 + 12)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 12), page))] +
+                        dv * moart_floormod((l2 + 12), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane28 =
+                acc_lane28 +
+                (online_weights[(pages * page * i2 + l2 + 13)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 13), page))] +
+                        dv * moart_floormod((l2 + 13), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane29 =
+                acc_lane29 +
+                (online_weights[(pages * page * i2 + l2 + 14)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 14), page))] +
+                        dv * moart_floormod((l2 + 14), page) + j)]); /* paged-decode.moa:12 */
+            acc_lane30 =
+                acc_lane30 +
+                (online_weights[(pages * page * i2 + l2 + 15)] *
+                 Vpool[(page * dv * (int64_t)table[(pages * i2 + moart_floordiv((l2 + 15), page))] +
+                        dv * moart_floormod((l2 + 15), page) + j)]); /* paged-decode.moa:12 */
           } else {
             if (l2 < pages * page) {
               acc3 = acc3 +
@@ -632,65 +746,129 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
                              dv * moart_floormod(l2, page) + j)]); /* paged-decode.moa:12 */
             }
             if ((l2 + 1) < pages * page) {
-              acc_lane8 =
-                  acc_lane8 +
+              acc_lane16 =
+                  acc_lane16 +
                   (online_weights[(pages * page * i2 + l2 + 1)] *
                    Vpool[(page * dv *
                               (int64_t)table[(pages * i2 + moart_floordiv((l2 + 1), page))] +
                           dv * moart_floormod((l2 + 1), page) + j)]); /* paged-decode.moa:12 */
             }
             if ((l2 + 2) < pages * page) {
-              acc_lane9 =
-                  acc_lane9 +
+              acc_lane17 =
+                  acc_lane17 +
                   (online_weights[(pages * page * i2 + l2 + 2)] *
                    Vpool[(page * dv *
                               (int64_t)table[(pages * i2 + moart_floordiv((l2 + 2), page))] +
                           dv * moart_floormod((l2 + 2), page) + j)]); /* paged-decode.moa:12 */
             }
             if ((l2 + 3) < pages * page) {
-              acc_lane10 =
-                  acc_lane10 +
+              acc_lane18 =
+                  acc_lane18 +
                   (online_weights[(pages * page * i2 + l2 + 3)] *
                    Vpool[(page * dv *
                               (int64_t)table[(pages * i2 + moart_floordiv((l2 + 3), page))] +
                           dv * moart_floormod((l2 + 3), page) + j)]); /* paged-decode.moa:12 */
             }
             if ((l2 + 4) < pages * page) {
-              acc_lane11 =
-                  acc_lane11 +
+              acc_lane19 =
+                  acc_lane19 +
                   (online_weights[(pages * page * i2 + l2 + 4)] *
                    Vpool[(page * dv *
                               (int64_t)table[(pages * i2 + moart_floordiv((l2 + 4), page))] +
                           dv * moart_floormod((l2 + 4), page) + j)]); /* paged-decode.moa:12 */
             }
             if ((l2 + 5) < pages * page) {
-              acc_lane12 =
-                  acc_lane12 +
+              acc_lane20 =
+                  acc_lane20 +
                   (online_weights[(pages * page * i2 + l2 + 5)] *
                    Vpool[(page * dv *
                               (int64_t)table[(pages * i2 + moart_floordiv((l2 + 5), page))] +
                           dv * moart_floormod((l2 + 5), page) + j)]); /* paged-decode.moa:12 */
             }
             if ((l2 + 6) < pages * page) {
-              acc_lane13 =
-                  acc_lane13 +
+              acc_lane21 =
+                  acc_lane21 +
                   (online_weights[(pages * page * i2 + l2 + 6)] *
                    Vpool[(page * dv *
                               (int64_t)table[(pages * i2 + moart_floordiv((l2 + 6), page))] +
                           dv * moart_floormod((l2 + 6), page) + j)]); /* paged-decode.moa:12 */
             }
             if ((l2 + 7) < pages * page) {
-              acc_lane14 =
-                  acc_lane14 +
+              acc_lane22 =
+                  acc_lane22 +
                   (online_weights[(pages * page * i2 + l2 + 7)] *
                    Vpool[(page * dv *
                               (int64_t)table[(pages * i2 + moart_floordiv((l2 + 7), page))] +
                           dv * moart_floormod((l2 + 7), page) + j)]); /* paged-decode.moa:12 */
             }
+            if ((l2 + 8) < pages * page) {
+              acc_lane23 =
+                  acc_lane23 +
+                  (online_weights[(pages * page * i2 + l2 + 8)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 8), page))] +
+                          dv * moart_floormod((l2 + 8), page) + j)]); /* paged-decode.moa:12 */
+            }
+            if ((l2 + 9) < pages * page) {
+              acc_lane24 =
+                  acc_lane24 +
+                  (online_weights[(pages * page * i2 + l2 + 9)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 9), page))] +
+                          dv * moart_floormod((l2 + 9), page) + j)]); /* paged-decode.moa:12 */
+            }
+            if ((l2 + 10) < pages * page) {
+              acc_lane25 =
+                  acc_lane25 +
+                  (online_weights[(pages * page * i2 + l2 + 10)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 10), page))] +
+                          dv * moart_floormod((l2 + 10), page) + j)]); /* paged-decode.moa:12 */
+            }
+            if ((l2 + 11) < pages * page) {
+              acc_lane26 =
+                  acc_lane26 +
+                  (online_weights[(pages * page * i2 + l2 + 11)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 11), page))] +
+                          dv * moart_floormod((l2 + 11), page) + j)]); /* paged-decode.moa:12 */
+            }
+            if ((l2 + 12) < pages * page) {
+              acc_lane27 =
+                  acc_lane27 +
+                  (online_weights[(pages * page * i2 + l2 + 12)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 12), page))] +
+                          dv * moart_floormod((l2 + 12), page) + j)]); /* paged-decode.moa:12 */
+            }
+            if ((l2 + 13) < pages * page) {
+              acc_lane28 =
+                  acc_lane28 +
+                  (online_weights[(pages * page * i2 + l2 + 13)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 13), page))] +
+                          dv * moart_floormod((l2 + 13), page) + j)]); /* paged-decode.moa:12 */
+            }
+            if ((l2 + 14) < pages * page) {
+              acc_lane29 =
+                  acc_lane29 +
+                  (online_weights[(pages * page * i2 + l2 + 14)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 14), page))] +
+                          dv * moart_floormod((l2 + 14), page) + j)]); /* paged-decode.moa:12 */
+            }
+            if ((l2 + 15) < pages * page) {
+              acc_lane30 =
+                  acc_lane30 +
+                  (online_weights[(pages * page * i2 + l2 + 15)] *
+                   Vpool[(page * dv *
+                              (int64_t)table[(pages * i2 + moart_floordiv((l2 + 15), page))] +
+                          dv * moart_floormod((l2 + 15), page) + j)]); /* paged-decode.moa:12 */
+            }
           }
         }
 #pragma acc loop seq
-        for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
+        for (int64_t l2 = (c * moa_div0 + 16 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
           if (l2 < pages * page) {
             acc3 =
                 acc3 + (online_weights[(pages * page * i2 + l2)] *
@@ -698,9 +876,12 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
                                dv * moart_floormod(l2, page) + j)]); /* paged-decode.moa:12 */
           }
         }
-        acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                ((acc_lane11 + acc_lane12) + (acc_lane13 + acc_lane14))); /* paged-decode.moa:12 */
-        online_O_part[(dv * i2 * P_online + dv * c + j)] = acc3;          /* paged-decode.moa:12 */
+        acc3 =
+            ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+              ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+             (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+              ((acc_lane27 + acc_lane28) + (acc_lane29 + acc_lane30)))); /* paged-decode.moa:12 */
+        online_O_part[(dv * i2 * P_online + dv * c + j)] = acc3;         /* paged-decode.moa:12 */
       }
       online_m_part[(i2 * P_online + c)] = m;        /* paged-decode.moa:12 */
       online_sum_e_part[(i2 * P_online + c)] = acc2; /* paged-decode.moa:12 */
@@ -730,17 +911,25 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
             online_factors [0:B * P_online])
   for (int64_t i3 = 0; i3 < B; ++i3) {
     for (int64_t j2 = 0; j2 < dv; ++j2) {
-      const int64_t moa_div0 = moart_floordiv(P_online, 8);
-      float S = 0.0f;       /* paged-decode.moa:17 */
-      float S_lane = 0.0f;  /* paged-decode.moa:17 */
-      float S_lane2 = 0.0f; /* paged-decode.moa:17 */
-      float S_lane3 = 0.0f; /* paged-decode.moa:17 */
-      float S_lane4 = 0.0f; /* paged-decode.moa:17 */
-      float S_lane5 = 0.0f; /* paged-decode.moa:17 */
-      float S_lane6 = 0.0f; /* paged-decode.moa:17 */
-      float S_lane7 = 0.0f; /* paged-decode.moa:17 */
+      const int64_t moa_div0 = moart_floordiv(P_online, 16);
+      float S = 0.0f;        /* paged-decode.moa:17 */
+      float S_lane = 0.0f;   /* paged-decode.moa:17 */
+      float S_lane2 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane3 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane4 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane5 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane6 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane7 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane8 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane9 = 0.0f;  /* paged-decode.moa:17 */
+      float S_lane10 = 0.0f; /* paged-decode.moa:17 */
+      float S_lane11 = 0.0f; /* paged-decode.moa:17 */
+      float S_lane12 = 0.0f; /* paged-decode.moa:17 */
+      float S_lane13 = 0.0f; /* paged-decode.moa:17 */
+      float S_lane14 = 0.0f; /* paged-decode.moa:17 */
+      float S_lane15 = 0.0f; /* paged-decode.moa:17 */
 #pragma acc loop seq
-      for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+      for (int64_t c3 = 0; c3 < 16 * moa_div0; c3 += 16) {
         S = S + (online_O_part[(dv * i3 * P_online + dv * c3 + j2)] *
                  online_factors[(i3 * P_online + c3)]); /* paged-decode.moa:17 */
         S_lane = S_lane + (online_O_part[(dv * i3 * P_online + dv * c3 + dv + j2)] *
@@ -757,49 +946,92 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
                              online_factors[(i3 * P_online + c3 + 6)]); /* paged-decode.moa:17 */
         S_lane7 = S_lane7 + (online_O_part[(dv * i3 * P_online + dv * c3 + 7 * dv + j2)] *
                              online_factors[(i3 * P_online + c3 + 7)]); /* paged-decode.moa:17 */
+        S_lane8 = S_lane8 + (online_O_part[(dv * i3 * P_online + dv * c3 + 8 * dv + j2)] *
+                             online_factors[(i3 * P_online + c3 + 8)]); /* paged-decode.moa:17 */
+        S_lane9 = S_lane9 + (online_O_part[(dv * i3 * P_online + dv * c3 + 9 * dv + j2)] *
+                             online_factors[(i3 * P_online + c3 + 9)]); /* paged-decode.moa:17 */
+        S_lane10 = S_lane10 + (online_O_part[(dv * i3 * P_online + dv * c3 + 10 * dv + j2)] *
+                               online_factors[(i3 * P_online + c3 + 10)]); /* paged-decode.moa:17 */
+        S_lane11 = S_lane11 + (online_O_part[(dv * i3 * P_online + dv * c3 + 11 * dv + j2)] *
+                               online_factors[(i3 * P_online + c3 + 11)]); /* paged-decode.moa:17 */
+        S_lane12 = S_lane12 + (online_O_part[(dv * i3 * P_online + dv * c3 + 12 * dv + j2)] *
+                               online_factors[(i3 * P_online + c3 + 12)]); /* paged-decode.moa:17 */
+        S_lane13 = S_lane13 + (online_O_part[(dv * i3 * P_online + dv * c3 + 13 * dv + j2)] *
+                               online_factors[(i3 * P_online + c3 + 13)]); /* paged-decode.moa:17 */
+        S_lane14 = S_lane14 + (online_O_part[(dv * i3 * P_online + dv * c3 + 14 * dv + j2)] *
+                               online_factors[(i3 * P_online + c3 + 14)]); /* paged-decode.moa:17 */
+        S_lane15 = S_lane15 + (online_O_part[(dv * i3 * P_online + dv * c3 + 15 * dv + j2)] *
+                               online_factors[(i3 * P_online + c3 + 15)]); /* paged-decode.moa:17 */
       }
 #pragma acc loop seq
-      for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
+      for (int64_t c3 = 16 * moa_div0; c3 < P_online; ++c3) {
         S = S + (online_O_part[(dv * i3 * P_online + dv * c3 + j2)] *
                  online_factors[(i3 * P_online + c3)]); /* paged-decode.moa:17 */
       }
-      S = (((S + S_lane) + (S_lane2 + S_lane3)) +
-           ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* paged-decode.moa:17 */
-      float S2 = 0.0f;                                   /* paged-decode.moa:14 */
-      float S_lane8 = 0.0f;                              /* paged-decode.moa:14 */
-      float S_lane9 = 0.0f;                              /* paged-decode.moa:14 */
-      float S_lane10 = 0.0f;                             /* paged-decode.moa:14 */
-      float S_lane11 = 0.0f;                             /* paged-decode.moa:14 */
-      float S_lane12 = 0.0f;                             /* paged-decode.moa:14 */
-      float S_lane13 = 0.0f;                             /* paged-decode.moa:14 */
-      float S_lane14 = 0.0f;                             /* paged-decode.moa:14 */
+      S = ((((S + S_lane) + (S_lane2 + S_lane3)) + ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))) +
+           (((S_lane8 + S_lane9) + (S_lane10 + S_lane11)) +
+            ((S_lane12 + S_lane13) + (S_lane14 + S_lane15)))); /* paged-decode.moa:17 */
+      float S2 = 0.0f;                                         /* paged-decode.moa:14 */
+      float S_lane16 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane17 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane18 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane19 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane20 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane21 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane22 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane23 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane24 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane25 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane26 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane27 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane28 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane29 = 0.0f;                                   /* paged-decode.moa:14 */
+      float S_lane30 = 0.0f;                                   /* paged-decode.moa:14 */
 #pragma acc loop seq
-      for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+      for (int64_t c4 = 0; c4 < 16 * moa_div0; c4 += 16) {
         S2 = S2 + (online_sum_e_part[(i3 * P_online + c4)] *
                    online_factors[(i3 * P_online + c4)]); /* paged-decode.moa:14 */
-        S_lane8 = S_lane8 + (online_sum_e_part[(i3 * P_online + c4 + 1)] *
-                             online_factors[(i3 * P_online + c4 + 1)]); /* paged-decode.moa:14 */
-        S_lane9 = S_lane9 + (online_sum_e_part[(i3 * P_online + c4 + 2)] *
-                             online_factors[(i3 * P_online + c4 + 2)]); /* paged-decode.moa:14 */
-        S_lane10 = S_lane10 + (online_sum_e_part[(i3 * P_online + c4 + 3)] *
+        S_lane16 = S_lane16 + (online_sum_e_part[(i3 * P_online + c4 + 1)] *
+                               online_factors[(i3 * P_online + c4 + 1)]); /* paged-decode.moa:14 */
+        S_lane17 = S_lane17 + (online_sum_e_part[(i3 * P_online + c4 + 2)] *
+                               online_factors[(i3 * P_online + c4 + 2)]); /* paged-decode.moa:14 */
+        S_lane18 = S_lane18 + (online_sum_e_part[(i3 * P_online + c4 + 3)] *
                                online_factors[(i3 * P_online + c4 + 3)]); /* paged-decode.moa:14 */
-        S_lane11 = S_lane11 + (online_sum_e_part[(i3 * P_online + c4 + 4)] *
+        S_lane19 = S_lane19 + (online_sum_e_part[(i3 * P_online + c4 + 4)] *
                                online_factors[(i3 * P_online + c4 + 4)]); /* paged-decode.moa:14 */
-        S_lane12 = S_lane12 + (online_sum_e_part[(i3 * P_online + c4 + 5)] *
+        S_lane20 = S_lane20 + (online_sum_e_part[(i3 * P_online + c4 + 5)] *
                                online_factors[(i3 * P_online + c4 + 5)]); /* paged-decode.moa:14 */
-        S_lane13 = S_lane13 + (online_sum_e_part[(i3 * P_online + c4 + 6)] *
+        S_lane21 = S_lane21 + (online_sum_e_part[(i3 * P_online + c4 + 6)] *
                                online_factors[(i3 * P_online + c4 + 6)]); /* paged-decode.moa:14 */
-        S_lane14 = S_lane14 + (online_sum_e_part[(i3 * P_online + c4 + 7)] *
+        S_lane22 = S_lane22 + (online_sum_e_part[(i3 * P_online + c4 + 7)] *
                                online_factors[(i3 * P_online + c4 + 7)]); /* paged-decode.moa:14 */
+        S_lane23 = S_lane23 + (online_sum_e_part[(i3 * P_online + c4 + 8)] *
+                               online_factors[(i3 * P_online + c4 + 8)]); /* paged-decode.moa:14 */
+        S_lane24 = S_lane24 + (online_sum_e_part[(i3 * P_online + c4 + 9)] *
+                               online_factors[(i3 * P_online + c4 + 9)]); /* paged-decode.moa:14 */
+        S_lane25 = S_lane25 + (online_sum_e_part[(i3 * P_online + c4 + 10)] *
+                               online_factors[(i3 * P_online + c4 + 10)]); /* paged-decode.moa:14 */
+        S_lane26 = S_lane26 + (online_sum_e_part[(i3 * P_online + c4 + 11)] *
+                               online_factors[(i3 * P_online + c4 + 11)]); /* paged-decode.moa:14 */
+        S_lane27 = S_lane27 + (online_sum_e_part[(i3 * P_online + c4 + 12)] *
+                               online_factors[(i3 * P_online + c4 + 12)]); /* paged-decode.moa:14 */
+        S_lane28 = S_lane28 + (online_sum_e_part[(i3 * P_online + c4 + 13)] *
+                               online_factors[(i3 * P_online + c4 + 13)]); /* paged-decode.moa:14 */
+        S_lane29 = S_lane29 + (online_sum_e_part[(i3 * P_online + c4 + 14)] *
+                               online_factors[(i3 * P_online + c4 + 14)]); /* paged-decode.moa:14 */
+        S_lane30 = S_lane30 + (online_sum_e_part[(i3 * P_online + c4 + 15)] *
+                               online_factors[(i3 * P_online + c4 + 15)]); /* paged-decode.moa:14 */
       }
 #pragma acc loop seq
-      for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
+      for (int64_t c4 = 16 * moa_div0; c4 < P_online; ++c4) {
         S2 = S2 + (online_sum_e_part[(i3 * P_online + c4)] *
                    online_factors[(i3 * P_online + c4)]); /* paged-decode.moa:14 */
       }
-      S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
-            ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* paged-decode.moa:14 */
-      O[(dv * i3 + j2)] = (S / S2);                           /* paged-decode.moa:19 */
+      S2 = ((((S2 + S_lane16) + (S_lane17 + S_lane18)) +
+             ((S_lane19 + S_lane20) + (S_lane21 + S_lane22))) +
+            (((S_lane23 + S_lane24) + (S_lane25 + S_lane26)) +
+             ((S_lane27 + S_lane28) + (S_lane29 + S_lane30)))); /* paged-decode.moa:14 */
+      O[(dv * i3 + j2)] = (S / S2);                             /* paged-decode.moa:19 */
     }
   }
   return 0;

@@ -135,7 +135,7 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                                             sizeof(float), &overflow),
                         &overflow);
   (void)moart_mul_checked(pages, page, &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -215,21 +215,21 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude = moart_add_checked(
@@ -287,7 +287,7 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
@@ -384,15 +384,23 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
         if ((l0 + 7) < pages * page) {
           float top = -INFINITY; /* paged-decode.moa:12 */
           for (int64_t l = l0; l < (l0 + 8); ++l) {
-            float acc2 = 0.0f;      /* paged-decode.moa:17 */
-            float acc_lane = 0.0f;  /* paged-decode.moa:17 */
-            float acc_lane2 = 0.0f; /* paged-decode.moa:17 */
-            float acc_lane3 = 0.0f; /* paged-decode.moa:17 */
-            float acc_lane4 = 0.0f; /* paged-decode.moa:17 */
-            float acc_lane5 = 0.0f; /* paged-decode.moa:17 */
-            float acc_lane6 = 0.0f; /* paged-decode.moa:17 */
-            float acc_lane7 = 0.0f; /* paged-decode.moa:17 */
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+            float acc2 = 0.0f;       /* paged-decode.moa:17 */
+            float acc_lane = 0.0f;   /* paged-decode.moa:17 */
+            float acc_lane2 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane3 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane4 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane5 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane6 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane7 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane8 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane9 = 0.0f;  /* paged-decode.moa:17 */
+            float acc_lane10 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane11 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane12 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane13 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane14 = 0.0f; /* paged-decode.moa:17 */
+            float acc_lane15 = 0.0f; /* paged-decode.moa:17 */
+            for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
               acc2 =
                   acc2 + (Q[(dk * i + l2)] *
                           Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
@@ -431,18 +439,61 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
                   (Q[(dk * i + l2 + 7)] *
                    Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                           dk * moart_floormod(l, page) + l2 + 7)]); /* paged-decode.moa:17 */
+              acc_lane8 =
+                  acc_lane8 +
+                  (Q[(dk * i + l2 + 8)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 8)]); /* paged-decode.moa:17 */
+              acc_lane9 =
+                  acc_lane9 +
+                  (Q[(dk * i + l2 + 9)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 9)]); /* paged-decode.moa:17 */
+              acc_lane10 =
+                  acc_lane10 +
+                  (Q[(dk * i + l2 + 10)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 10)]); /* paged-decode.moa:17 */
+              acc_lane11 =
+                  acc_lane11 +
+                  (Q[(dk * i + l2 + 11)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 11)]); /* paged-decode.moa:17 */
+              acc_lane12 =
+                  acc_lane12 +
+                  (Q[(dk * i + l2 + 12)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 12)]); /* paged-decode.moa:17 */
+              acc_lane13 =
+                  acc_lane13 +
+                  (Q[(dk * i + l2 + 13)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 13)]); /* paged-decode.moa:17 */
+              acc_lane14 =
+                  acc_lane14 +
+                  (Q[(dk * i + l2 + 14)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 14)]); /* paged-decode.moa:17 */
+              acc_lane15 =
+                  acc_lane15 +
+                  (Q[(dk * i + l2 + 15)] *
+                   Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                          dk * moart_floormod(l, page) + l2 + 15)]); /* paged-decode.moa:17 */
             }
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
               acc2 =
                   acc2 + (Q[(dk * i + l2)] *
                           Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                                  dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
             }
-            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                    ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* paged-decode.moa:17 */
-            float e = (acc2 / sqrtf((float)(dk)));                        /* paged-decode.moa:12 */
-            online_tile[(32 * i * P_online + l + 32 * c - l0)] = e;       /* paged-decode.moa:12 */
-            top = moart_maxf(top, e);                                     /* paged-decode.moa:12 */
+            acc2 = ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                     ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                    (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                     ((acc_lane12 + acc_lane13) +
+                      (acc_lane14 + acc_lane15))));                 /* paged-decode.moa:17 */
+            float e = (acc2 / sqrtf((float)(dk)));                  /* paged-decode.moa:12 */
+            online_tile[(32 * i * P_online + l + 32 * c - l0)] = e; /* paged-decode.moa:12 */
+            top = moart_maxf(top, e);                               /* paged-decode.moa:12 */
           }
           float next = moart_maxf(m, top);       /* paged-decode.moa:12 */
           float scale = moart_rescalef(m, next); /* paged-decode.moa:12 */
@@ -471,63 +522,113 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             if (l < pages * page) {
               float acc3 = 0.0f;       /* paged-decode.moa:17 */
-              float acc_lane8 = 0.0f;  /* paged-decode.moa:17 */
-              float acc_lane9 = 0.0f;  /* paged-decode.moa:17 */
-              float acc_lane10 = 0.0f; /* paged-decode.moa:17 */
-              float acc_lane11 = 0.0f; /* paged-decode.moa:17 */
-              float acc_lane12 = 0.0f; /* paged-decode.moa:17 */
-              float acc_lane13 = 0.0f; /* paged-decode.moa:17 */
-              float acc_lane14 = 0.0f; /* paged-decode.moa:17 */
-              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              float acc_lane16 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane17 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane18 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane19 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane20 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane21 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane22 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane23 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane24 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane25 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane26 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane27 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane28 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane29 = 0.0f; /* paged-decode.moa:17 */
+              float acc_lane30 = 0.0f; /* paged-decode.moa:17 */
+              for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                 acc3 = acc3 +
                        (Q[(dk * i + l2)] *
                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                                dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
-                acc_lane8 =
-                    acc_lane8 +
+                acc_lane16 =
+                    acc_lane16 +
                     (Q[(dk * i + l2 + 1)] *
                      Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                             dk * moart_floormod(l, page) + l2 + 1)]); /* paged-decode.moa:17 */
-                acc_lane9 =
-                    acc_lane9 +
+                acc_lane17 =
+                    acc_lane17 +
                     (Q[(dk * i + l2 + 2)] *
                      Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                             dk * moart_floormod(l, page) + l2 + 2)]); /* paged-decode.moa:17 */
-                acc_lane10 =
-                    acc_lane10 +
+                acc_lane18 =
+                    acc_lane18 +
                     (Q[(dk * i + l2 + 3)] *
                      Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                             dk * moart_floormod(l, page) + l2 + 3)]); /* paged-decode.moa:17 */
-                acc_lane11 =
-                    acc_lane11 +
+                acc_lane19 =
+                    acc_lane19 +
                     (Q[(dk * i + l2 + 4)] *
                      Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                             dk * moart_floormod(l, page) + l2 + 4)]); /* paged-decode.moa:17 */
-                acc_lane12 =
-                    acc_lane12 +
+                acc_lane20 =
+                    acc_lane20 +
                     (Q[(dk * i + l2 + 5)] *
                      Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                             dk * moart_floormod(l, page) + l2 + 5)]); /* paged-decode.moa:17 */
-                acc_lane13 =
-                    acc_lane13 +
+                acc_lane21 =
+                    acc_lane21 +
                     (Q[(dk * i + l2 + 6)] *
                      Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                             dk * moart_floormod(l, page) + l2 + 6)]); /* paged-decode.moa:17 */
-                acc_lane14 =
-                    acc_lane14 +
+                acc_lane22 =
+                    acc_lane22 +
                     (Q[(dk * i + l2 + 7)] *
                      Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                             dk * moart_floormod(l, page) + l2 + 7)]); /* paged-decode.moa:17 */
+                acc_lane23 =
+                    acc_lane23 +
+                    (Q[(dk * i + l2 + 8)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 8)]); /* paged-decode.moa:17 */
+                acc_lane24 =
+                    acc_lane24 +
+                    (Q[(dk * i + l2 + 9)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 9)]); /* paged-decode.moa:17 */
+                acc_lane25 =
+                    acc_lane25 +
+                    (Q[(dk * i + l2 + 10)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 10)]); /* paged-decode.moa:17 */
+                acc_lane26 =
+                    acc_lane26 +
+                    (Q[(dk * i + l2 + 11)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 11)]); /* paged-decode.moa:17 */
+                acc_lane27 =
+                    acc_lane27 +
+                    (Q[(dk * i + l2 + 12)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 12)]); /* paged-decode.moa:17 */
+                acc_lane28 =
+                    acc_lane28 +
+                    (Q[(dk * i + l2 + 13)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 13)]); /* paged-decode.moa:17 */
+                acc_lane29 =
+                    acc_lane29 +
+                    (Q[(dk * i + l2 + 14)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 14)]); /* paged-decode.moa:17 */
+                acc_lane30 =
+                    acc_lane30 +
+                    (Q[(dk * i + l2 + 15)] *
+                     Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
+                            dk * moart_floormod(l, page) + l2 + 15)]); /* paged-decode.moa:17 */
               }
-              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                 acc3 = acc3 +
                        (Q[(dk * i + l2)] *
                         Kpool[(page * dk * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
                                dk * moart_floormod(l, page) + l2)]); /* paged-decode.moa:17 */
               }
-              acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                      ((acc_lane11 + acc_lane12) +
-                       (acc_lane13 + acc_lane14)));    /* paged-decode.moa:17 */
+              acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                       ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                      (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                       ((acc_lane27 + acc_lane28) +
+                        (acc_lane29 + acc_lane30))));  /* paged-decode.moa:17 */
               float e2 = (acc3 / sqrtf((float)(dk)));  /* paged-decode.moa:12 */
               float next2 = moart_maxf(m, e2);         /* paged-decode.moa:12 */
               float scale2 = moart_rescalef(m, next2); /* paged-decode.moa:12 */

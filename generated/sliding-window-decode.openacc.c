@@ -132,8 +132,8 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
       total,
       moart_bytes_checked(moart_mul_checked(m, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(P_online, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(P_online, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(m, 1, &overflow)),
                               &overflow),
@@ -146,14 +146,14 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound3 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l */
@@ -210,16 +210,16 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
                               P_online, &overflow),
                           &overflow),
                       moart_mul_checked(
-                          8,
+                          16,
                           moart_magnitude_div(
                               moart_magnitude_div(
                                   moart_add_checked(moart_add_checked(w, P_online, &overflow), 1,
                                                     &overflow),
                                   P_online, &overflow),
-                              8, &overflow),
+                              16, &overflow),
                           &overflow),
                       &overflow),
-                  8, &overflow)),
+                  16, &overflow)),
           &overflow),
       1); /* l */
   const int64_t moa_bound8 = moart_magnitude_max(
@@ -233,13 +233,13 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
                                         P_online, &overflow),
                                     &overflow),
                   moart_mul_checked(
-                      8,
+                      16,
                       moart_magnitude_div(
                           moart_magnitude_div(
                               moart_add_checked(moart_add_checked(w, P_online, &overflow), 1,
                                                 &overflow),
                               P_online, &overflow),
-                          8, &overflow),
+                          16, &overflow),
                       &overflow),
                   &overflow),
               moart_add_checked(
@@ -263,25 +263,25 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-                     8, &overflow)),
+                     moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
+                     16, &overflow)),
           &overflow),
       1); /* c */
   const int64_t moa_bound10 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow),
               moart_add_checked(P_online, 1, &overflow)),
           &overflow),
       1); /* c */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, m, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, w, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moart_magnitude_max(t, 1), dk, &overflow), &overflow);
@@ -314,16 +314,16 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(8, dv, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(16, dv, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
-            8,
+            16,
             moart_magnitude_div(
                 moart_magnitude_div(
                     moart_add_checked(moart_add_checked(w, P_online, &overflow), 1, &overflow),
                     P_online, &overflow),
-                8, &overflow),
+                16, &overflow),
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
@@ -350,8 +350,8 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound0, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(P_online, 8, &overflow), &overflow),
-        &overflow);
+        moa_magnitude,
+        moart_mul_checked(16, moart_magnitude_div(P_online, 16, &overflow), &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound9, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
@@ -401,17 +401,25 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
     present(q [0:m * dk], K [0:(t * dk + m * dk)], x [0:m * w])
   for (int64_t r = 0; r < m; ++r) {
     for (int64_t i = 0; i < w; ++i) {
-      const int64_t moa_div0 = moart_floordiv(dk, 8);
-      float acc = 0.0f;       /* sliding-window-decode.moa:18 */
-      float acc_lane = 0.0f;  /* sliding-window-decode.moa:18 */
-      float acc_lane2 = 0.0f; /* sliding-window-decode.moa:18 */
-      float acc_lane3 = 0.0f; /* sliding-window-decode.moa:18 */
-      float acc_lane4 = 0.0f; /* sliding-window-decode.moa:18 */
-      float acc_lane5 = 0.0f; /* sliding-window-decode.moa:18 */
-      float acc_lane6 = 0.0f; /* sliding-window-decode.moa:18 */
-      float acc_lane7 = 0.0f; /* sliding-window-decode.moa:18 */
+      const int64_t moa_div0 = moart_floordiv(dk, 16);
+      float acc = 0.0f;        /* sliding-window-decode.moa:18 */
+      float acc_lane = 0.0f;   /* sliding-window-decode.moa:18 */
+      float acc_lane2 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane3 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane4 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane5 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane6 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane7 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane8 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane9 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float acc_lane10 = 0.0f; /* sliding-window-decode.moa:18 */
+      float acc_lane11 = 0.0f; /* sliding-window-decode.moa:18 */
+      float acc_lane12 = 0.0f; /* sliding-window-decode.moa:18 */
+      float acc_lane13 = 0.0f; /* sliding-window-decode.moa:18 */
+      float acc_lane14 = 0.0f; /* sliding-window-decode.moa:18 */
+      float acc_lane15 = 0.0f; /* sliding-window-decode.moa:18 */
 #pragma acc loop seq
-      for (int64_t l = 0; l < 8 * moa_div0; l += 8) {
+      for (int64_t l = 0; l < 16 * moa_div0; l += 16) {
         acc = acc + (K[(t * dk - w * dk + dk * r + dk * i + dk + l)] *
                      q[(dk * r + l)]); /* sliding-window-decode.moa:18 */
         acc_lane = acc_lane + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 1)] *
@@ -428,16 +436,34 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
                                  q[(dk * r + l + 6)]); /* sliding-window-decode.moa:18 */
         acc_lane7 = acc_lane7 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 7)] *
                                  q[(dk * r + l + 7)]); /* sliding-window-decode.moa:18 */
+        acc_lane8 = acc_lane8 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 8)] *
+                                 q[(dk * r + l + 8)]); /* sliding-window-decode.moa:18 */
+        acc_lane9 = acc_lane9 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 9)] *
+                                 q[(dk * r + l + 9)]); /* sliding-window-decode.moa:18 */
+        acc_lane10 = acc_lane10 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 10)] *
+                                   q[(dk * r + l + 10)]); /* sliding-window-decode.moa:18 */
+        acc_lane11 = acc_lane11 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 11)] *
+                                   q[(dk * r + l + 11)]); /* sliding-window-decode.moa:18 */
+        acc_lane12 = acc_lane12 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 12)] *
+                                   q[(dk * r + l + 12)]); /* sliding-window-decode.moa:18 */
+        acc_lane13 = acc_lane13 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 13)] *
+                                   q[(dk * r + l + 13)]); /* sliding-window-decode.moa:18 */
+        acc_lane14 = acc_lane14 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 14)] *
+                                   q[(dk * r + l + 14)]); /* sliding-window-decode.moa:18 */
+        acc_lane15 = acc_lane15 + (K[(t * dk - w * dk + dk * r + dk * i + dk + l + 15)] *
+                                   q[(dk * r + l + 15)]); /* sliding-window-decode.moa:18 */
       }
 #pragma acc loop seq
-      for (int64_t l = 8 * moa_div0; l < dk; ++l) {
+      for (int64_t l = 16 * moa_div0; l < dk; ++l) {
         acc = acc + (K[(t * dk - w * dk + dk * r + dk * i + dk + l)] *
                      q[(dk * r + l)]); /* sliding-window-decode.moa:18 */
       }
-      acc =
-          (((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
-           ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))); /* sliding-window-decode.moa:18 */
-      x[(w * r + i)] = (acc / sqrtf((float)(dk)));               /* sliding-window-decode.moa:10 */
+      acc = ((((acc + acc_lane) + (acc_lane2 + acc_lane3)) +
+              ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+             (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+              ((acc_lane12 + acc_lane13) +
+               (acc_lane14 + acc_lane15))));       /* sliding-window-decode.moa:18 */
+      x[(w * r + i)] = (acc / sqrtf((float)(dk))); /* sliding-window-decode.moa:10 */
     }
   }
 
@@ -449,7 +475,7 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
   for (int64_t i2 = 0; i2 < m; ++i2) {
     for (int64_t c = 0; c < P_online; ++c) {
       const int64_t moa_div0 = moart_floordiv((w + P_online - 1), P_online);
-      const int64_t moa_div1 = moart_floordiv(moa_div0, 8);
+      const int64_t moa_div1 = moart_floordiv(moa_div0, 16);
       float m2 = -INFINITY; /* sliding-window-decode.moa:11 */
 #pragma acc loop vector reduction(max : m2)
       for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + moa_div0); ++l2) {
@@ -469,39 +495,71 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
 #pragma acc loop vector
       for (int64_t j = 0; j < dv; ++j) {
         float acc3 = 0.0f;       /* sliding-window-decode.moa:11 */
-        float acc_lane8 = 0.0f;  /* sliding-window-decode.moa:11 */
-        float acc_lane9 = 0.0f;  /* sliding-window-decode.moa:11 */
-        float acc_lane10 = 0.0f; /* sliding-window-decode.moa:11 */
-        float acc_lane11 = 0.0f; /* sliding-window-decode.moa:11 */
-        float acc_lane12 = 0.0f; /* sliding-window-decode.moa:11 */
-        float acc_lane13 = 0.0f; /* sliding-window-decode.moa:11 */
-        float acc_lane14 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane16 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane17 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane18 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane19 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane20 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane21 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane22 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane23 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane24 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane25 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane26 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane27 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane28 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane29 = 0.0f; /* sliding-window-decode.moa:11 */
+        float acc_lane30 = 0.0f; /* sliding-window-decode.moa:11 */
 #pragma acc loop seq
-        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 8 * moa_div1); l2 += 8) {
-          if ((l2 + 7) < w) {
+        for (int64_t l2 = c * moa_div0; l2 < (c * moa_div0 + 16 * moa_div1); l2 += 16) {
+          if ((l2 + 15) < w) {
             acc3 = acc3 +
                    (online_weights[(w * i2 + l2)] * V[(t * dv - w * dv + dv * l2 + dv * i2 + dv +
                                                        j)]); /* sliding-window-decode.moa:11 */
-            acc_lane8 = acc_lane8 + (online_weights[(w * i2 + l2 + 1)] *
-                                     V[(t * dv - w * dv + dv * l2 + dv * i2 + 2 * dv +
-                                        j)]); /* sliding-window-decode.moa:11 */
-            acc_lane9 = acc_lane9 + (online_weights[(w * i2 + l2 + 2)] *
-                                     V[(t * dv - w * dv + dv * l2 + dv * i2 + 3 * dv +
-                                        j)]); /* sliding-window-decode.moa:11 */
-            acc_lane10 = acc_lane10 + (online_weights[(w * i2 + l2 + 3)] *
+            acc_lane16 = acc_lane16 + (online_weights[(w * i2 + l2 + 1)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 2 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane17 = acc_lane17 + (online_weights[(w * i2 + l2 + 2)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 3 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane18 = acc_lane18 + (online_weights[(w * i2 + l2 + 3)] *
                                        V[(t * dv - w * dv + dv * l2 + dv * i2 + 4 * dv +
                                           j)]); /* sliding-window-decode.moa:11 */
-            acc_lane11 = acc_lane11 + (online_weights[(w * i2 + l2 + 4)] *
+            acc_lane19 = acc_lane19 + (online_weights[(w * i2 + l2 + 4)] *
                                        V[(t * dv - w * dv + dv * l2 + dv * i2 + 5 * dv +
                                           j)]); /* sliding-window-decode.moa:11 */
-            acc_lane12 = acc_lane12 + (online_weights[(w * i2 + l2 + 5)] *
+            acc_lane20 = acc_lane20 + (online_weights[(w * i2 + l2 + 5)] *
                                        V[(t * dv - w * dv + dv * l2 + dv * i2 + 6 * dv +
                                           j)]); /* sliding-window-decode.moa:11 */
-            acc_lane13 = acc_lane13 + (online_weights[(w * i2 + l2 + 6)] *
+            acc_lane21 = acc_lane21 + (online_weights[(w * i2 + l2 + 6)] *
                                        V[(t * dv - w * dv + dv * l2 + dv * i2 + 7 * dv +
                                           j)]); /* sliding-window-decode.moa:11 */
-            acc_lane14 = acc_lane14 + (online_weights[(w * i2 + l2 + 7)] *
+            acc_lane22 = acc_lane22 + (online_weights[(w * i2 + l2 + 7)] *
                                        V[(t * dv - w * dv + dv * l2 + dv * i2 + 8 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane23 = acc_lane23 + (online_weights[(w * i2 + l2 + 8)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 9 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane24 = acc_lane24 + (online_weights[(w * i2 + l2 + 9)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 10 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane25 = acc_lane25 + (online_weights[(w * i2 + l2 + 10)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 11 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane26 = acc_lane26 + (online_weights[(w * i2 + l2 + 11)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 12 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane27 = acc_lane27 + (online_weights[(w * i2 + l2 + 12)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 13 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane28 = acc_lane28 + (online_weights[(w * i2 + l2 + 13)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 14 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane29 = acc_lane29 + (online_weights[(w * i2 + l2 + 14)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 15 * dv +
+                                          j)]); /* sliding-window-decode.moa:11 */
+            acc_lane30 = acc_lane30 + (online_weights[(w * i2 + l2 + 15)] *
+                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 16 * dv +
                                           j)]); /* sliding-window-decode.moa:11 */
           } else {
             if (l2 < w) {
@@ -510,53 +568,95 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
                                                          j)]); /* sliding-window-decode.moa:11 */
             }
             if ((l2 + 1) < w) {
-              acc_lane8 = acc_lane8 + (online_weights[(w * i2 + l2 + 1)] *
-                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 2 * dv +
-                                          j)]); /* sliding-window-decode.moa:11 */
+              acc_lane16 = acc_lane16 + (online_weights[(w * i2 + l2 + 1)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 2 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
             }
             if ((l2 + 2) < w) {
-              acc_lane9 = acc_lane9 + (online_weights[(w * i2 + l2 + 2)] *
-                                       V[(t * dv - w * dv + dv * l2 + dv * i2 + 3 * dv +
-                                          j)]); /* sliding-window-decode.moa:11 */
+              acc_lane17 = acc_lane17 + (online_weights[(w * i2 + l2 + 2)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 3 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
             }
             if ((l2 + 3) < w) {
-              acc_lane10 = acc_lane10 + (online_weights[(w * i2 + l2 + 3)] *
+              acc_lane18 = acc_lane18 + (online_weights[(w * i2 + l2 + 3)] *
                                          V[(t * dv - w * dv + dv * l2 + dv * i2 + 4 * dv +
                                             j)]); /* sliding-window-decode.moa:11 */
             }
             if ((l2 + 4) < w) {
-              acc_lane11 = acc_lane11 + (online_weights[(w * i2 + l2 + 4)] *
+              acc_lane19 = acc_lane19 + (online_weights[(w * i2 + l2 + 4)] *
                                          V[(t * dv - w * dv + dv * l2 + dv * i2 + 5 * dv +
                                             j)]); /* sliding-window-decode.moa:11 */
             }
             if ((l2 + 5) < w) {
-              acc_lane12 = acc_lane12 + (online_weights[(w * i2 + l2 + 5)] *
+              acc_lane20 = acc_lane20 + (online_weights[(w * i2 + l2 + 5)] *
                                          V[(t * dv - w * dv + dv * l2 + dv * i2 + 6 * dv +
                                             j)]); /* sliding-window-decode.moa:11 */
             }
             if ((l2 + 6) < w) {
-              acc_lane13 = acc_lane13 + (online_weights[(w * i2 + l2 + 6)] *
+              acc_lane21 = acc_lane21 + (online_weights[(w * i2 + l2 + 6)] *
                                          V[(t * dv - w * dv + dv * l2 + dv * i2 + 7 * dv +
                                             j)]); /* sliding-window-decode.moa:11 */
             }
             if ((l2 + 7) < w) {
-              acc_lane14 = acc_lane14 + (online_weights[(w * i2 + l2 + 7)] *
+              acc_lane22 = acc_lane22 + (online_weights[(w * i2 + l2 + 7)] *
                                          V[(t * dv - w * dv + dv * l2 + dv * i2 + 8 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 8) < w) {
+              acc_lane23 = acc_lane23 + (online_weights[(w * i2 + l2 + 8)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 9 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 9) < w) {
+              acc_lane24 = acc_lane24 + (online_weights[(w * i2 + l2 + 9)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 10 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 10) < w) {
+              acc_lane25 = acc_lane25 + (online_weights[(w * i2 + l2 + 10)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 11 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 11) < w) {
+              acc_lane26 = acc_lane26 + (online_weights[(w * i2 + l2 + 11)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 12 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 12) < w) {
+              acc_lane27 = acc_lane27 + (online_weights[(w * i2 + l2 + 12)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 13 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 13) < w) {
+              acc_lane28 = acc_lane28 + (online_weights[(w * i2 + l2 + 13)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 14 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 14) < w) {
+              acc_lane29 = acc_lane29 + (online_weights[(w * i2 + l2 + 14)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 15 * dv +
+                                            j)]); /* sliding-window-decode.moa:11 */
+            }
+            if ((l2 + 15) < w) {
+              acc_lane30 = acc_lane30 + (online_weights[(w * i2 + l2 + 15)] *
+                                         V[(t * dv - w * dv + dv * l2 + dv * i2 + 16 * dv +
                                             j)]); /* sliding-window-decode.moa:11 */
             }
           }
         }
 #pragma acc loop seq
-        for (int64_t l2 = (c * moa_div0 + 8 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
+        for (int64_t l2 = (c * moa_div0 + 16 * moa_div1); l2 < (c * moa_div0 + moa_div0); ++l2) {
           if (l2 < w) {
             acc3 = acc3 +
                    (online_weights[(w * i2 + l2)] * V[(t * dv - w * dv + dv * l2 + dv * i2 + dv +
                                                        j)]); /* sliding-window-decode.moa:11 */
           }
         }
-        acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                ((acc_lane11 + acc_lane12) +
-                 (acc_lane13 + acc_lane14)));                    /* sliding-window-decode.moa:11 */
+        acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                 ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                 ((acc_lane27 + acc_lane28) +
+                  (acc_lane29 + acc_lane30))));                  /* sliding-window-decode.moa:11 */
         online_o_part[(dv * i2 * P_online + dv * c + j)] = acc3; /* sliding-window-decode.moa:11 */
       }
       online_mx_part[(i2 * P_online + c)] = m2;      /* sliding-window-decode.moa:11 */
@@ -587,17 +687,25 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
             online_factors [0:m * P_online])
   for (int64_t i3 = 0; i3 < m; ++i3) {
     for (int64_t j2 = 0; j2 < dv; ++j2) {
-      const int64_t moa_div0 = moart_floordiv(P_online, 8);
-      float S = 0.0f;       /* sliding-window-decode.moa:18 */
-      float S_lane = 0.0f;  /* sliding-window-decode.moa:18 */
-      float S_lane2 = 0.0f; /* sliding-window-decode.moa:18 */
-      float S_lane3 = 0.0f; /* sliding-window-decode.moa:18 */
-      float S_lane4 = 0.0f; /* sliding-window-decode.moa:18 */
-      float S_lane5 = 0.0f; /* sliding-window-decode.moa:18 */
-      float S_lane6 = 0.0f; /* sliding-window-decode.moa:18 */
-      float S_lane7 = 0.0f; /* sliding-window-decode.moa:18 */
+      const int64_t moa_div0 = moart_floordiv(P_online, 16);
+      float S = 0.0f;        /* sliding-window-decode.moa:18 */
+      float S_lane = 0.0f;   /* sliding-window-decode.moa:18 */
+      float S_lane2 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane3 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane4 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane5 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane6 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane7 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane8 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane9 = 0.0f;  /* sliding-window-decode.moa:18 */
+      float S_lane10 = 0.0f; /* sliding-window-decode.moa:18 */
+      float S_lane11 = 0.0f; /* sliding-window-decode.moa:18 */
+      float S_lane12 = 0.0f; /* sliding-window-decode.moa:18 */
+      float S_lane13 = 0.0f; /* sliding-window-decode.moa:18 */
+      float S_lane14 = 0.0f; /* sliding-window-decode.moa:18 */
+      float S_lane15 = 0.0f; /* sliding-window-decode.moa:18 */
 #pragma acc loop seq
-      for (int64_t c3 = 0; c3 < 8 * moa_div0; c3 += 8) {
+      for (int64_t c3 = 0; c3 < 16 * moa_div0; c3 += 16) {
         S = S + (online_o_part[(dv * i3 * P_online + dv * c3 + j2)] *
                  online_factors[(i3 * P_online + c3)]); /* sliding-window-decode.moa:18 */
         S_lane =
@@ -621,56 +729,115 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
         S_lane7 =
             S_lane7 + (online_o_part[(dv * i3 * P_online + dv * c3 + 7 * dv + j2)] *
                        online_factors[(i3 * P_online + c3 + 7)]); /* sliding-window-decode.moa:18 */
+        S_lane8 =
+            S_lane8 + (online_o_part[(dv * i3 * P_online + dv * c3 + 8 * dv + j2)] *
+                       online_factors[(i3 * P_online + c3 + 8)]); /* sliding-window-decode.moa:18 */
+        S_lane9 =
+            S_lane9 + (online_o_part[(dv * i3 * P_online + dv * c3 + 9 * dv + j2)] *
+                       online_factors[(i3 * P_online + c3 + 9)]); /* sliding-window-decode.moa:18 */
+        S_lane10 = S_lane10 +
+                   (online_o_part[(dv * i3 * P_online + dv * c3 + 10 * dv + j2)] *
+                    online_factors[(i3 * P_online + c3 + 10)]); /* sliding-window-decode.moa:18 */
+        S_lane11 = S_lane11 +
+                   (online_o_part[(dv * i3 * P_online + dv * c3 + 11 * dv + j2)] *
+                    online_factors[(i3 * P_online + c3 + 11)]); /* sliding-window-decode.moa:18 */
+        S_lane12 = S_lane12 +
+                   (online_o_part[(dv * i3 * P_online + dv * c3 + 12 * dv + j2)] *
+                    online_factors[(i3 * P_online + c3 + 12)]); /* sliding-window-decode.moa:18 */
+        S_lane13 = S_lane13 +
+                   (online_o_part[(dv * i3 * P_online + dv * c3 + 13 * dv + j2)] *
+                    online_factors[(i3 * P_online + c3 + 13)]); /* sliding-window-decode.moa:18 */
+        S_lane14 = S_lane14 +
+                   (online_o_part[(dv * i3 * P_online + dv * c3 + 14 * dv + j2)] *
+                    online_factors[(i3 * P_online + c3 + 14)]); /* sliding-window-decode.moa:18 */
+        S_lane15 = S_lane15 +
+                   (online_o_part[(dv * i3 * P_online + dv * c3 + 15 * dv + j2)] *
+                    online_factors[(i3 * P_online + c3 + 15)]); /* sliding-window-decode.moa:18 */
       }
 #pragma acc loop seq
-      for (int64_t c3 = 8 * moa_div0; c3 < P_online; ++c3) {
+      for (int64_t c3 = 16 * moa_div0; c3 < P_online; ++c3) {
         S = S + (online_o_part[(dv * i3 * P_online + dv * c3 + j2)] *
                  online_factors[(i3 * P_online + c3)]); /* sliding-window-decode.moa:18 */
       }
-      S = (((S + S_lane) + (S_lane2 + S_lane3)) +
-           ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))); /* sliding-window-decode.moa:18 */
-      float S2 = 0.0f;                                   /* sliding-window-decode.moa:13 */
-      float S_lane8 = 0.0f;                              /* sliding-window-decode.moa:13 */
-      float S_lane9 = 0.0f;                              /* sliding-window-decode.moa:13 */
-      float S_lane10 = 0.0f;                             /* sliding-window-decode.moa:13 */
-      float S_lane11 = 0.0f;                             /* sliding-window-decode.moa:13 */
-      float S_lane12 = 0.0f;                             /* sliding-window-decode.moa:13 */
-      float S_lane13 = 0.0f;                             /* sliding-window-decode.moa:13 */
-      float S_lane14 = 0.0f;                             /* sliding-window-decode.moa:13 */
+      S = ((((S + S_lane) + (S_lane2 + S_lane3)) + ((S_lane4 + S_lane5) + (S_lane6 + S_lane7))) +
+           (((S_lane8 + S_lane9) + (S_lane10 + S_lane11)) +
+            ((S_lane12 + S_lane13) + (S_lane14 + S_lane15)))); /* sliding-window-decode.moa:18 */
+      float S2 = 0.0f;                                         /* sliding-window-decode.moa:13 */
+      float S_lane16 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane17 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane18 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane19 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane20 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane21 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane22 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane23 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane24 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane25 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane26 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane27 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane28 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane29 = 0.0f;                                   /* sliding-window-decode.moa:13 */
+      float S_lane30 = 0.0f;                                   /* sliding-window-decode.moa:13 */
 #pragma acc loop seq
-      for (int64_t c4 = 0; c4 < 8 * moa_div0; c4 += 8) {
+      for (int64_t c4 = 0; c4 < 16 * moa_div0; c4 += 16) {
         S2 = S2 + (online_sum_e_part[(i3 * P_online + c4)] *
                    online_factors[(i3 * P_online + c4)]); /* sliding-window-decode.moa:13 */
-        S_lane8 =
-            S_lane8 + (online_sum_e_part[(i3 * P_online + c4 + 1)] *
-                       online_factors[(i3 * P_online + c4 + 1)]); /* sliding-window-decode.moa:13 */
-        S_lane9 =
-            S_lane9 + (online_sum_e_part[(i3 * P_online + c4 + 2)] *
-                       online_factors[(i3 * P_online + c4 + 2)]); /* sliding-window-decode.moa:13 */
-        S_lane10 = S_lane10 +
+        S_lane16 = S_lane16 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 1)] *
+                    online_factors[(i3 * P_online + c4 + 1)]); /* sliding-window-decode.moa:13 */
+        S_lane17 = S_lane17 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 2)] *
+                    online_factors[(i3 * P_online + c4 + 2)]); /* sliding-window-decode.moa:13 */
+        S_lane18 = S_lane18 +
                    (online_sum_e_part[(i3 * P_online + c4 + 3)] *
                     online_factors[(i3 * P_online + c4 + 3)]); /* sliding-window-decode.moa:13 */
-        S_lane11 = S_lane11 +
+        S_lane19 = S_lane19 +
                    (online_sum_e_part[(i3 * P_online + c4 + 4)] *
                     online_factors[(i3 * P_online + c4 + 4)]); /* sliding-window-decode.moa:13 */
-        S_lane12 = S_lane12 +
+        S_lane20 = S_lane20 +
                    (online_sum_e_part[(i3 * P_online + c4 + 5)] *
                     online_factors[(i3 * P_online + c4 + 5)]); /* sliding-window-decode.moa:13 */
-        S_lane13 = S_lane13 +
+        S_lane21 = S_lane21 +
                    (online_sum_e_part[(i3 * P_online + c4 + 6)] *
                     online_factors[(i3 * P_online + c4 + 6)]); /* sliding-window-decode.moa:13 */
-        S_lane14 = S_lane14 +
+        S_lane22 = S_lane22 +
                    (online_sum_e_part[(i3 * P_online + c4 + 7)] *
                     online_factors[(i3 * P_online + c4 + 7)]); /* sliding-window-decode.moa:13 */
+        S_lane23 = S_lane23 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 8)] *
+                    online_factors[(i3 * P_online + c4 + 8)]); /* sliding-window-decode.moa:13 */
+        S_lane24 = S_lane24 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 9)] *
+                    online_factors[(i3 * P_online + c4 + 9)]); /* sliding-window-decode.moa:13 */
+        S_lane25 = S_lane25 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 10)] *
+                    online_factors[(i3 * P_online + c4 + 10)]); /* sliding-window-decode.moa:13 */
+        S_lane26 = S_lane26 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 11)] *
+                    online_factors[(i3 * P_online + c4 + 11)]); /* sliding-window-decode.moa:13 */
+        S_lane27 = S_lane27 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 12)] *
+                    online_factors[(i3 * P_online + c4 + 12)]); /* sliding-window-decode.moa:13 */
+        S_lane28 = S_lane28 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 13)] *
+                    online_factors[(i3 * P_online + c4 + 13)]); /* sliding-window-decode.moa:13 */
+        S_lane29 = S_lane29 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 14)] *
+                    online_factors[(i3 * P_online + c4 + 14)]); /* sliding-window-decode.moa:13 */
+        S_lane30 = S_lane30 +
+                   (online_sum_e_part[(i3 * P_online + c4 + 15)] *
+                    online_factors[(i3 * P_online + c4 + 15)]); /* sliding-window-decode.moa:13 */
       }
 #pragma acc loop seq
-      for (int64_t c4 = 8 * moa_div0; c4 < P_online; ++c4) {
+      for (int64_t c4 = 16 * moa_div0; c4 < P_online; ++c4) {
         S2 = S2 + (online_sum_e_part[(i3 * P_online + c4)] *
                    online_factors[(i3 * P_online + c4)]); /* sliding-window-decode.moa:13 */
       }
-      S2 = (((S2 + S_lane8) + (S_lane9 + S_lane10)) +
-            ((S_lane11 + S_lane12) + (S_lane13 + S_lane14))); /* sliding-window-decode.moa:13 */
-      o[(dv * i3 + j2)] = (S / S2);                           /* sliding-window-decode.moa:18 */
+      S2 = ((((S2 + S_lane16) + (S_lane17 + S_lane18)) +
+             ((S_lane19 + S_lane20) + (S_lane21 + S_lane22))) +
+            (((S_lane23 + S_lane24) + (S_lane25 + S_lane26)) +
+             ((S_lane27 + S_lane28) + (S_lane29 + S_lane30)))); /* sliding-window-decode.moa:13 */
+      o[(dv * i3 + j2)] = (S / S2);                             /* sliding-window-decode.moa:18 */
     }
   }
   return 0;

@@ -121,7 +121,7 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
-  (void)moart_mul_checked(8, moart_floordiv_checked(dk, 8, &overflow), &overflow);
+  (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(m, 1, &overflow)),
                               &overflow),
@@ -194,21 +194,21 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
-                     moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow), 8,
+                     moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow), 16,
                      &overflow)),
           &overflow),
       1); /* l2 */
   const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
-              moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+              moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, m, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 8, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
     moa_magnitude = moart_add_checked(
@@ -258,7 +258,7 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(8, moart_magnitude_div(dk, 8, &overflow), &overflow),
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moart_magnitude_max(t, 1), dk, &overflow), &overflow);
@@ -338,15 +338,23 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
         if ((l0 + 7) < w) {
           float top = -INFINITY; /* sliding-window-decode.moa:11 */
           for (int64_t l = l0; l < (l0 + 8); ++l) {
-            float acc2 = 0.0f;      /* sliding-window-decode.moa:18 */
-            float acc_lane = 0.0f;  /* sliding-window-decode.moa:18 */
-            float acc_lane2 = 0.0f; /* sliding-window-decode.moa:18 */
-            float acc_lane3 = 0.0f; /* sliding-window-decode.moa:18 */
-            float acc_lane4 = 0.0f; /* sliding-window-decode.moa:18 */
-            float acc_lane5 = 0.0f; /* sliding-window-decode.moa:18 */
-            float acc_lane6 = 0.0f; /* sliding-window-decode.moa:18 */
-            float acc_lane7 = 0.0f; /* sliding-window-decode.moa:18 */
-            for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+            float acc2 = 0.0f;       /* sliding-window-decode.moa:18 */
+            float acc_lane = 0.0f;   /* sliding-window-decode.moa:18 */
+            float acc_lane2 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane3 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane4 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane5 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane6 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane7 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane8 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane9 = 0.0f;  /* sliding-window-decode.moa:18 */
+            float acc_lane10 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane11 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane12 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane13 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane14 = 0.0f; /* sliding-window-decode.moa:18 */
+            float acc_lane15 = 0.0f; /* sliding-window-decode.moa:18 */
+            for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
               acc2 = acc2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
                              q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
               acc_lane = acc_lane + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 1)] *
@@ -363,15 +371,33 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
                                        q[(dk * i + l2 + 6)]); /* sliding-window-decode.moa:18 */
               acc_lane7 = acc_lane7 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 7)] *
                                        q[(dk * i + l2 + 7)]); /* sliding-window-decode.moa:18 */
+              acc_lane8 = acc_lane8 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 8)] *
+                                       q[(dk * i + l2 + 8)]); /* sliding-window-decode.moa:18 */
+              acc_lane9 = acc_lane9 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 9)] *
+                                       q[(dk * i + l2 + 9)]); /* sliding-window-decode.moa:18 */
+              acc_lane10 = acc_lane10 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 10)] *
+                                         q[(dk * i + l2 + 10)]); /* sliding-window-decode.moa:18 */
+              acc_lane11 = acc_lane11 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 11)] *
+                                         q[(dk * i + l2 + 11)]); /* sliding-window-decode.moa:18 */
+              acc_lane12 = acc_lane12 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 12)] *
+                                         q[(dk * i + l2 + 12)]); /* sliding-window-decode.moa:18 */
+              acc_lane13 = acc_lane13 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 13)] *
+                                         q[(dk * i + l2 + 13)]); /* sliding-window-decode.moa:18 */
+              acc_lane14 = acc_lane14 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 14)] *
+                                         q[(dk * i + l2 + 14)]); /* sliding-window-decode.moa:18 */
+              acc_lane15 = acc_lane15 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 15)] *
+                                         q[(dk * i + l2 + 15)]); /* sliding-window-decode.moa:18 */
             }
-            for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+            for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
               acc2 = acc2 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
                              q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
             }
-            acc2 = (((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
-                    ((acc_lane4 + acc_lane5) +
-                     (acc_lane6 + acc_lane7)));    /* sliding-window-decode.moa:18 */
-            float e = (acc2 / sqrtf((float)(dk))); /* sliding-window-decode.moa:11 */
+            acc2 = ((((acc2 + acc_lane) + (acc_lane2 + acc_lane3)) +
+                     ((acc_lane4 + acc_lane5) + (acc_lane6 + acc_lane7))) +
+                    (((acc_lane8 + acc_lane9) + (acc_lane10 + acc_lane11)) +
+                     ((acc_lane12 + acc_lane13) +
+                      (acc_lane14 + acc_lane15)))); /* sliding-window-decode.moa:18 */
+            float e = (acc2 / sqrtf((float)(dk)));  /* sliding-window-decode.moa:11 */
             online_tile[(32 * i * P_online + l + 32 * c - l0)] =
                 e;                    /* sliding-window-decode.moa:11 */
             top = moart_maxf(top, e); /* sliding-window-decode.moa:11 */
@@ -405,38 +431,70 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             if (l < w) {
               float acc3 = 0.0f;       /* sliding-window-decode.moa:18 */
-              float acc_lane8 = 0.0f;  /* sliding-window-decode.moa:18 */
-              float acc_lane9 = 0.0f;  /* sliding-window-decode.moa:18 */
-              float acc_lane10 = 0.0f; /* sliding-window-decode.moa:18 */
-              float acc_lane11 = 0.0f; /* sliding-window-decode.moa:18 */
-              float acc_lane12 = 0.0f; /* sliding-window-decode.moa:18 */
-              float acc_lane13 = 0.0f; /* sliding-window-decode.moa:18 */
-              float acc_lane14 = 0.0f; /* sliding-window-decode.moa:18 */
-              for (int64_t l2 = 0; l2 < 8 * moart_floordiv(dk, 8); l2 += 8) {
+              float acc_lane16 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane17 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane18 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane19 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane20 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane21 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane22 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane23 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane24 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane25 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane26 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane27 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane28 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane29 = 0.0f; /* sliding-window-decode.moa:18 */
+              float acc_lane30 = 0.0f; /* sliding-window-decode.moa:18 */
+              for (int64_t l2 = 0; l2 < 16 * moart_floordiv(dk, 16); l2 += 16) {
                 acc3 = acc3 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
                                q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
-                acc_lane8 = acc_lane8 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 1)] *
-                                         q[(dk * i + l2 + 1)]); /* sliding-window-decode.moa:18 */
-                acc_lane9 = acc_lane9 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 2)] *
-                                         q[(dk * i + l2 + 2)]); /* sliding-window-decode.moa:18 */
-                acc_lane10 = acc_lane10 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 3)] *
+                acc_lane16 = acc_lane16 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 1)] *
+                                           q[(dk * i + l2 + 1)]); /* sliding-window-decode.moa:18 */
+                acc_lane17 = acc_lane17 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 2)] *
+                                           q[(dk * i + l2 + 2)]); /* sliding-window-decode.moa:18 */
+                acc_lane18 = acc_lane18 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 3)] *
                                            q[(dk * i + l2 + 3)]); /* sliding-window-decode.moa:18 */
-                acc_lane11 = acc_lane11 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 4)] *
+                acc_lane19 = acc_lane19 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 4)] *
                                            q[(dk * i + l2 + 4)]); /* sliding-window-decode.moa:18 */
-                acc_lane12 = acc_lane12 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 5)] *
+                acc_lane20 = acc_lane20 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 5)] *
                                            q[(dk * i + l2 + 5)]); /* sliding-window-decode.moa:18 */
-                acc_lane13 = acc_lane13 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 6)] *
+                acc_lane21 = acc_lane21 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 6)] *
                                            q[(dk * i + l2 + 6)]); /* sliding-window-decode.moa:18 */
-                acc_lane14 = acc_lane14 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 7)] *
+                acc_lane22 = acc_lane22 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 7)] *
                                            q[(dk * i + l2 + 7)]); /* sliding-window-decode.moa:18 */
+                acc_lane23 = acc_lane23 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 8)] *
+                                           q[(dk * i + l2 + 8)]); /* sliding-window-decode.moa:18 */
+                acc_lane24 = acc_lane24 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 9)] *
+                                           q[(dk * i + l2 + 9)]); /* sliding-window-decode.moa:18 */
+                acc_lane25 =
+                    acc_lane25 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 10)] *
+                                  q[(dk * i + l2 + 10)]); /* sliding-window-decode.moa:18 */
+                acc_lane26 =
+                    acc_lane26 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 11)] *
+                                  q[(dk * i + l2 + 11)]); /* sliding-window-decode.moa:18 */
+                acc_lane27 =
+                    acc_lane27 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 12)] *
+                                  q[(dk * i + l2 + 12)]); /* sliding-window-decode.moa:18 */
+                acc_lane28 =
+                    acc_lane28 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 13)] *
+                                  q[(dk * i + l2 + 13)]); /* sliding-window-decode.moa:18 */
+                acc_lane29 =
+                    acc_lane29 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 14)] *
+                                  q[(dk * i + l2 + 14)]); /* sliding-window-decode.moa:18 */
+                acc_lane30 =
+                    acc_lane30 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2 + 15)] *
+                                  q[(dk * i + l2 + 15)]); /* sliding-window-decode.moa:18 */
               }
-              for (int64_t l2 = 8 * moart_floordiv(dk, 8); l2 < dk; ++l2) {
+              for (int64_t l2 = 16 * moart_floordiv(dk, 16); l2 < dk; ++l2) {
                 acc3 = acc3 + (K[(t * dk - w * dk + dk * l + dk * i + dk + l2)] *
                                q[(dk * i + l2)]); /* sliding-window-decode.moa:18 */
               }
-              acc3 = (((acc3 + acc_lane8) + (acc_lane9 + acc_lane10)) +
-                      ((acc_lane11 + acc_lane12) +
-                       (acc_lane13 + acc_lane14)));     /* sliding-window-decode.moa:18 */
+              acc3 = ((((acc3 + acc_lane16) + (acc_lane17 + acc_lane18)) +
+                       ((acc_lane19 + acc_lane20) + (acc_lane21 + acc_lane22))) +
+                      (((acc_lane23 + acc_lane24) + (acc_lane25 + acc_lane26)) +
+                       ((acc_lane27 + acc_lane28) +
+                        (acc_lane29 + acc_lane30))));   /* sliding-window-decode.moa:18 */
               float e2 = (acc3 / sqrtf((float)(dk)));   /* sliding-window-decode.moa:11 */
               float next2 = moart_maxf(m2, e2);         /* sliding-window-decode.moa:11 */
               float scale2 = moart_rescalef(m2, next2); /* sliding-window-decode.moa:11 */

@@ -43,8 +43,9 @@ struct Schedule {
   // goes into accumulator l mod lanes, and the lanes are combined pairwise at the end, so that the adds
   // are `lanes` independent chains (a serial chain waits for each add's latency) that the C compiler
   // can also keep in one vector register. The same on those targets, which stay bit-equal; 1 is one
-  // chain in index order. CUDA spreads such sums over a warp's lanes instead.
-  int64_t lanes = 8;
+  // chain in index order. CUDA spreads such sums over a warp's lanes instead. 16: two 32-byte vectors of
+  // f32 chains (AVX2, MOART_CPU_CLONES) or four 16-byte ones (bench/NOTES.md, 2026-12-07).
+  int64_t lanes = 16;
   static constexpr int64_t maxLanes = 64;
   // CUDA: the values of a frame index that one warp of a fused split pass takes together, each on
   // 32 / pack of its lanes, where loads of the term depend on that index only through floor divisions

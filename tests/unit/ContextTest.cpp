@@ -98,8 +98,8 @@ TEST_CASE("decode's explanation and ONF use the paper's index names", "[context]
   CHECK_THAT(explanation, Catch::Contains("⇒ m = max_{l<n} ⟨l⟩ψ s"));
   CHECK_THAT(explanation, Catch::Contains("⇒ ⟨i⟩ψ p = exp(⟨i⟩ψ s − m) ÷ sum_e"));
   CHECK_THAT(onf, Catch::Contains("for i in [0, n) step 1 parallel"));
-  CHECK_THAT(onf, Catch::Contains("for l in [0, 8*(dk div 8)) step 8 serial")); // interleaved (lanes=8)
-  CHECK_THAT(onf, Catch::Contains("for l in [8*(dk div 8), dk) step 1 serial"));
+  CHECK_THAT(onf, Catch::Contains("for l in [0, 16*(dk div 16)) step 16 serial")); // interleaved (lanes=16)
+  CHECK_THAT(onf, Catch::Contains("for l in [16*(dk div 16), dk) step 1 serial"));
   // The only digit in a name: o's two sums over n, one inside the other (Σ_l … Σ_l2).
   for (const std::string *text : {&onf, &explanation})
     for (const char *numbered : {"i2", "i3", "i4", "i5", "l3", "l4", "c2", "g6", "acc2"})
@@ -109,7 +109,7 @@ TEST_CASE("decode's explanation and ONF use the paper's index names", "[context]
   CHECK_THAT(fused[4], Catch::Contains("for c in [0, P_online) step 1 parallel"));
   CHECK_THAT(fused[4], Catch::Contains("for l0 in [8*c*(((n + P_online - 1) div P_online + 7) div 8)"));
   CHECK_THAT(fused[4], Catch::Contains("for l in [l0, l0 + 8) step 1 serial")); // a tile's terms
-  CHECK_THAT(fused[4], Catch::Contains("for l2 in [0, 8*(dk div 8)) step 8 serial")); // s's Σ_l inside the group's l
+  CHECK_THAT(fused[4], Catch::Contains("for l2 in [0, 16*(dk div 16)) step 16 serial")); // s's Σ_l inside the group's l
   for (const std::string *text : {&fused[4], &fused.back()})
     for (const char *numbered : {"i2", "i3", "l3", "l4", "P_online2"})
       CHECK_THAT(*text, !Catch::Contains(std::string(numbered) + " ") && !Catch::Contains(std::string(numbered) + "]"));

@@ -193,13 +193,13 @@ TEST_CASE("the page: self-contained, every pane, every derivation step linked, t
   CHECK(count(page, "<span class=\"rule\">online softmax</span>") == 1);
   CHECK(count(page, "<span class=\"rule\">scores stored</span>") == 1);
   CHECK(count(page, "lifted: stored ⟨⌈n/32⌉ dk 32⟩") == 1);
-  CHECK(count(page, "data-loc=\"13:8\">    for (int64_t l = 0; l &lt; 8 * moa_div0; l += 8) {</div>") == 1);
+  CHECK(count(page, "data-loc=\"13:8\">    for (int64_t l = 0; l &lt; 16 * moa_div0; l += 16) {</div>") == 1);
   // Unfused (fuse=off), K is lifted on OpenACC, and the score loop of `q +.* tran K` is the C loop over l
   // at that operator.
   auto unfused = compile("some/folder/decode.moa", text, Target::OpenACC, false);
   REQUIRE(unfused->c.ok());
   std::string plain = unfused->page();
   CHECK(count(plain, "lifted: stored ⟨⌈n/32⌉ dk 32⟩") == 1);
-  CHECK(count(plain, "data-loc=\"13:8\">    for (int64_t l = 0; l &lt; 8 * moa_div0; l += 8) {</div>") == 1);
-  CHECK(count(plain, "data-loc=\"13:8\">    for (int64_t l = 8 * moa_div0; l &lt; dk; ++l) {</div>") == 1);
+  CHECK(count(plain, "data-loc=\"13:8\">    for (int64_t l = 0; l &lt; 16 * moa_div0; l += 16) {</div>") == 1);
+  CHECK(count(plain, "data-loc=\"13:8\">    for (int64_t l = 16 * moa_div0; l &lt; dk; ++l) {</div>") == 1);
 }

@@ -156,16 +156,16 @@ TEST_CASE("the loop IR's typed records print as before: layouts, partials, γ-di
   CHECK(k.buffers[k.decisions[0].buffer].layout.kind == Layout::Lifted);
   CHECK(k.decisions[1].kind == Decision::InterleavedSum);
   CHECK(k.decisions[1].inner.name() == "l");
-  CHECK(k.decisions[1].lanes == 8);
+  CHECK(k.decisions[1].lanes == 16);
   CHECK(k.decisions[1].op == BinOp::Add);
   CHECK(k.decisions[1].loc.line == 10);
   std::string onf = dumpStage(run->c, false);
   CHECK(lines(onf, "schedule: ") ==
         std::vector<std::string>{"schedule: K is read along its rows by one lane per row: stored lifted T([x, y]) = "
                                  "[x div 32, y, x mod 32] so 32 adjacent lanes read adjacent addresses",
-                                 "schedule: the sum over l at t.moa:10 runs as 8 independent chains: term l goes "
-                                 "into accumulator l mod 8, and the 8 accumulators are combined pairwise at the end "
-                                 "(schedule lanes=8)"});
+                                 "schedule: the sum over l at t.moa:10 runs as 16 independent chains: term l goes "
+                                 "into accumulator l mod 16, and the 16 accumulators are combined pairwise at the end "
+                                 "(schedule lanes=16)"});
   auto buffers = lines(onf, "buffer workspace ");
   CHECK(has(buffers, "buffer workspace m : f32⟨⟩  row-major  # softmax's 'm', a reduction", ""));
   CHECK(has(buffers, "buffer workspace o_part : f32⟨P_o", " dv⟩  row-major  # partial results of o, one per chunk"));
@@ -553,7 +553,7 @@ TEST_CASE("inline float sums and products run as interleaved accumulators on the
   for (Target t : {Target::C, Target::OpenMP, Target::OpenACC}) {
     std::vector<Decision> d = interleaved(rows, t);
     REQUIRE(d.size() == 1);
-    CHECK(d[0].lanes == 8);
+    CHECK(d[0].lanes == 16);
     CHECK(d[0].op == BinOp::Add);
   }
   CHECK(interleaved(rows, Target::Cuda).empty()); // a warp's lanes take the terms there
@@ -569,8 +569,8 @@ TEST_CASE("inline float sums and products run as interleaved accumulators on the
   REQUIRE(product.size() == 1);
   CHECK(product[0].op == BinOp::Mul);
   // a constant extent below two rounds of lanes keeps one chain; from two rounds on it is interleaved
-  CHECK(interleaved("dim n\nin A : f32[n, 15]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n", Target::C).empty());
-  CHECK(interleaved("dim n\nin A : f32[n, 16]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n", Target::C).size() == 1);
+  CHECK(interleaved("dim n\nin A : f32[n, 31]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n", Target::C).empty());
+  CHECK(interleaved("dim n\nin A : f32[n, 32]\nout r = [i < n] (+/ (<i> psi A)) * 2.0\n", Target::C).size() == 1);
   // max keeps one chain
   CHECK(interleaved("dim n, m\nin A : f32[n, m]\nout r = [i < n] (max/ (<i> psi A)) * 2.0\n", Target::C).empty());
 }
