@@ -151,7 +151,10 @@ function(moac_add_kernel name)
     set_source_files_properties(${files} TARGET_DIRECTORY ${kernels} PROPERTIES GENERATED ON)
   else()
     add_library(${name} STATIC ${generated})
-    set_target_properties(${name} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON POSITION_INDEPENDENT_CODE ON)
+    # ISO C99, not GNU: GCC then contracts no a * b + c into a fused multiply-add (it would in GNU mode, in
+    # the kernel's AVX2 clone: docs/abi.md, "CPU clones"), so the library rounds as `moac check` builds it.
+    set_target_properties(${name} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF
+                                             POSITION_INDEPENDENT_CODE ON)
   endif()
   target_include_directories(${kernels} ${scope} $<BUILD_INTERFACE:${outDir}>
                                                  $<INSTALL_INTERFACE:${includeDestination}>)
