@@ -26,18 +26,18 @@ extern "C" {
 #define MOART_INLINE static inline
 #endif
 
-/* MOART_CPU_CLONES: what the C and OpenMP targets put before a kernel's definition. Where GCC ≥ 11 or
- * Clang ≥ 14 compiles for x86-64 ELF with glibc (whose loader resolves ifuncs) and the compilation's own ISA
- * is below AVX2, the kernel is compiled twice, for x86-64-v3 (AVX2, 32-byte vectors) and for the
- * compilation's ISA, and the loader picks the first the CPU runs. GCC clones OpenMP's outlined regions with
- * the function; Clang outlines them without the clone's ISA (no gain there, still correct). Only the vector
- * width and the instructions change, not the order of any sum (the kernels' lanes are explicit), so a clone
- * rounds like the plain kernel except where the C compiler contracts a * b + c into one FMA (GCC outside ISO
- * mode, Clang by default; within the checker's tolerance). x86-64-v4 (AVX-512) is not a clone: measured
+/* MOART_CPU_CLONES: what the C and OpenMP targets put before a kernel's definition. Where GCC ≥ 11 compiles
+ * for x86-64 ELF with glibc (whose loader resolves ifuncs) and the compilation's own ISA is below AVX2, the
+ * kernel and its OpenMP regions are compiled twice, for x86-64-v3 (AVX2, 32-byte vectors) and for the
+ * compilation's ISA, and the loader binds the kernel's symbol to the first the CPU runs. Only the vector
+ * width and the instructions change, not the order of any sum (the kernels' lanes are explicit), so a
+ * clone rounds like the plain kernel unless GCC contracts a * b + c into one FMA (outside ISO C mode;
+ * within the checker's tolerance). Not with Clang: Clang 14 defines a cloned function only under a
+ * mangled name, so a caller in another file does not link. x86-64-v4 (AVX-512) is not a clone: measured
  * slower on the bench machine (bench/NOTES.md, 2026-12-07). -DMOART_NO_CPU_CLONES turns the clones off. */
 #if !defined(MOART_NO_CPU_CLONES) && !defined(__CUDACC__) && !defined(_OPENACC) && defined(__x86_64__) &&             \
-    defined(__ELF__) && defined(__GLIBC__) && !defined(__AVX2__) &&                                                   \
-    ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 11))
+    defined(__ELF__) && defined(__GLIBC__) && !defined(__AVX2__) && !defined(__clang__) && defined(__GNUC__) &&         \
+    __GNUC__ >= 11
 #define MOART_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define MOART_CPU_CLONES
