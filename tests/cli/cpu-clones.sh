@@ -16,11 +16,11 @@ case "$(ldd --version 2>&1)" in *GLIBC* | *"GNU libc"*) ;; *) echo "skip: not gl
 "$moac" compile "$src/dsl-examples/decode-bf16.moa" --target=openmp -o k.c --header k.h || fail "moac compile"
 grep -q '^MOART_CPU_CLONES$' k.c || fail "the kernel's definition does not start with MOART_CPU_CLONES"
 # (symbols into a file, then grep: `nm | grep -q` fails under pipefail when grep stops reading early)
-cc() {
+gcc_object() {
   gcc -std=c99 -O3 -fopenmp -Wall -Wextra -Werror -I"$include" -I. "$@" -c k.c -o k.o || fail "gcc $* rejects k.c"
   nm k.o >syms.txt
 }
-cc
+gcc_object
 grep -q ' moa_decode_bf16\.arch_x86_64_v3$' syms.txt || fail "gcc: no x86-64-v3 clone of the kernel: $(grep moa_ syms.txt)"
 grep -q ' moa_decode_bf16\.default$' syms.txt || fail "gcc: no default clone of the kernel"
 grep -q '_omp_fn\.0\.arch_x86_64_v3$' syms.txt || fail "gcc: the OpenMP region is not cloned"
@@ -34,7 +34,7 @@ gcc -std=c99 -fopenmp -I"$include" -I. caller.c k.o -lm -o caller || fail "gcc: 
 ./caller; [ $? = 1 ] || fail "gcc: the cloned kernel called with NULL arrays did not return MOART_ERR_ARG (1)"
 echo "ok   gcc: kernel and OpenMP regions cloned for x86-64-v3; a caller links and calls it"
 for flags in -DMOART_NO_CPU_CLONES -march=x86-64-v3; do
-  cc $flags
+  gcc_object $flags
   ! grep -q 'arch_x86_64_v3' syms.txt || fail "gcc $flags: the kernel is still cloned"
   grep -q ' T moa_decode_bf16$' syms.txt || fail "gcc $flags: no plain kernel"
   echo "ok   gcc $flags: one plain kernel"
