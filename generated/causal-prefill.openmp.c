@@ -107,7 +107,6 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                             sizeof(float), &overflow),
                         &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
                               &overflow),
@@ -186,21 +185,6 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound7 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* j */
-  const int64_t moa_bound8 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* j */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
@@ -265,13 +249,8 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
@@ -384,110 +363,19 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
           float next = moart_maxf(m, top);       /* causal-prefill.moa:10 */
           float scale = moart_rescalef(m, next); /* causal-prefill.moa:10 */
           acc = (acc * scale);                   /* causal-prefill.moa:10 */
+          for (int64_t j = 0; j < dv; ++j) {
+            online_O_part[(dv * i * P_online + dv * c + j)] =
+                (online_O_part[(dv * i * P_online + dv * c + j)] *
+                 scale); /* causal-prefill.moa:10 */
+          }
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             float w = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
                                      next);                         /* causal-prefill.moa:10 */
             acc = acc + w;                                          /* causal-prefill.moa:10 */
             online_tile[(32 * i * P_online + l + 32 * c - l0)] = w; /* causal-prefill.moa:10 */
           }
-          for (int64_t j = 0; j < 16 * moart_floordiv(dv, 16); j += 16) {
-            float held = (online_O_part[(dv * i * P_online + dv * c + j)] *
-                          scale); /* causal-prefill.moa:10 */
-            float held2 = (online_O_part[(dv * i * P_online + dv * c + j + 1)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held3 = (online_O_part[(dv * i * P_online + dv * c + j + 2)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held4 = (online_O_part[(dv * i * P_online + dv * c + j + 3)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held5 = (online_O_part[(dv * i * P_online + dv * c + j + 4)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held6 = (online_O_part[(dv * i * P_online + dv * c + j + 5)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held7 = (online_O_part[(dv * i * P_online + dv * c + j + 6)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held8 = (online_O_part[(dv * i * P_online + dv * c + j + 7)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held9 = (online_O_part[(dv * i * P_online + dv * c + j + 8)] *
-                           scale); /* causal-prefill.moa:10 */
-            float held10 = (online_O_part[(dv * i * P_online + dv * c + j + 9)] *
-                            scale); /* causal-prefill.moa:10 */
-            float held11 = (online_O_part[(dv * i * P_online + dv * c + j + 10)] *
-                            scale); /* causal-prefill.moa:10 */
-            float held12 = (online_O_part[(dv * i * P_online + dv * c + j + 11)] *
-                            scale); /* causal-prefill.moa:10 */
-            float held13 = (online_O_part[(dv * i * P_online + dv * c + j + 12)] *
-                            scale); /* causal-prefill.moa:10 */
-            float held14 = (online_O_part[(dv * i * P_online + dv * c + j + 13)] *
-                            scale); /* causal-prefill.moa:10 */
-            float held15 = (online_O_part[(dv * i * P_online + dv * c + j + 14)] *
-                            scale); /* causal-prefill.moa:10 */
-            float held16 = (online_O_part[(dv * i * P_online + dv * c + j + 15)] *
-                            scale); /* causal-prefill.moa:10 */
-            for (int64_t l = l0; l < (l0 + 8); ++l) {
-              held = (held + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                              V[(dv * l + j)])); /* causal-prefill.moa:10 */
-              held2 = (held2 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 1)])); /* causal-prefill.moa:10 */
-              held3 = (held3 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 2)])); /* causal-prefill.moa:10 */
-              held4 = (held4 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 3)])); /* causal-prefill.moa:10 */
-              held5 = (held5 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 4)])); /* causal-prefill.moa:10 */
-              held6 = (held6 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 5)])); /* causal-prefill.moa:10 */
-              held7 = (held7 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 6)])); /* causal-prefill.moa:10 */
-              held8 = (held8 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 7)])); /* causal-prefill.moa:10 */
-              held9 = (held9 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 8)])); /* causal-prefill.moa:10 */
-              held10 = (held10 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 9)])); /* causal-prefill.moa:10 */
-              held11 = (held11 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 10)])); /* causal-prefill.moa:10 */
-              held12 = (held12 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 11)])); /* causal-prefill.moa:10 */
-              held13 = (held13 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 12)])); /* causal-prefill.moa:10 */
-              held14 = (held14 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 13)])); /* causal-prefill.moa:10 */
-              held15 = (held15 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 14)])); /* causal-prefill.moa:10 */
-              held16 = (held16 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 15)])); /* causal-prefill.moa:10 */
-            }
-            online_O_part[(dv * i * P_online + dv * c + j)] = held;      /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 1)] = held2; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 2)] = held3; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 3)] = held4; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 4)] = held5; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 5)] = held6; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 6)] = held7; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 7)] = held8; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 8)] = held9; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 9)] =
-                held10; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 10)] =
-                held11; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 11)] =
-                held12; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 12)] =
-                held13; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 13)] =
-                held14; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 14)] =
-                held15; /* causal-prefill.moa:10 */
-            online_O_part[(dv * i * P_online + dv * c + j + 15)] =
-                held16; /* causal-prefill.moa:10 */
-          }
-          for (int64_t j = 16 * moart_floordiv(dv, 16); j < dv; ++j) {
-            online_O_part[(dv * i * P_online + dv * c + j)] =
-                (online_O_part[(dv * i * P_online + dv * c + j)] *
-                 scale); /* causal-prefill.moa:10 */
-          }
           for (int64_t l = l0; l < (l0 + 8); ++l) {
-            for (int64_t j = 16 * moart_floordiv(dv, 16); j < dv; ++j) {
+            for (int64_t j = 0; j < dv; ++j) {
               online_O_part[(dv * i * P_online + dv * c + j)] =
                   (online_O_part[(dv * i * P_online + dv * c + j)] +
                    (online_tile[(32 * i * P_online + l + 32 * c - l0)] *

@@ -90,7 +90,6 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
       moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
@@ -170,21 +169,6 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound6 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* i */
-  const int64_t moa_bound7 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* i */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
@@ -242,13 +226,8 @@ static int moa_decode_bf16_workspace_layout(int64_t n, int64_t dk, int64_t dv, s
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[8] = moart_size_checked(total, &overflow);
@@ -373,85 +352,17 @@ int moa_decode_bf16(int64_t n, int64_t dk, int64_t dv, const float *restrict q,
         float next = moart_maxf(m, top);       /* decode-bf16.moa:9 */
         float scale = moart_rescalef(m, next); /* decode-bf16.moa:9 */
         acc = (acc * scale);                   /* decode-bf16.moa:9 */
+        for (int64_t i = 0; i < dv; ++i) {
+          online_o_acc_part[(dv * c + i)] =
+              (online_o_acc_part[(dv * c + i)] * scale); /* decode-bf16.moa:9 */
+        }
         for (int64_t l = l0; l < (l0 + 8); ++l) {
           float w = moart_rescalef(online_tile[(l + 32 * c - l0)], next); /* decode-bf16.moa:9 */
           acc = acc + w;                                                  /* decode-bf16.moa:9 */
           online_tile[(l + 32 * c - l0)] = w;                             /* decode-bf16.moa:9 */
         }
-        for (int64_t i = 0; i < 16 * moart_floordiv(dv, 16); i += 16) {
-          float held = (online_o_acc_part[(dv * c + i)] * scale);        /* decode-bf16.moa:9 */
-          float held2 = (online_o_acc_part[(dv * c + i + 1)] * scale);   /* decode-bf16.moa:9 */
-          float held3 = (online_o_acc_part[(dv * c + i + 2)] * scale);   /* decode-bf16.moa:9 */
-          float held4 = (online_o_acc_part[(dv * c + i + 3)] * scale);   /* decode-bf16.moa:9 */
-          float held5 = (online_o_acc_part[(dv * c + i + 4)] * scale);   /* decode-bf16.moa:9 */
-          float held6 = (online_o_acc_part[(dv * c + i + 5)] * scale);   /* decode-bf16.moa:9 */
-          float held7 = (online_o_acc_part[(dv * c + i + 6)] * scale);   /* decode-bf16.moa:9 */
-          float held8 = (online_o_acc_part[(dv * c + i + 7)] * scale);   /* decode-bf16.moa:9 */
-          float held9 = (online_o_acc_part[(dv * c + i + 8)] * scale);   /* decode-bf16.moa:9 */
-          float held10 = (online_o_acc_part[(dv * c + i + 9)] * scale);  /* decode-bf16.moa:9 */
-          float held11 = (online_o_acc_part[(dv * c + i + 10)] * scale); /* decode-bf16.moa:9 */
-          float held12 = (online_o_acc_part[(dv * c + i + 11)] * scale); /* decode-bf16.moa:9 */
-          float held13 = (online_o_acc_part[(dv * c + i + 12)] * scale); /* decode-bf16.moa:9 */
-          float held14 = (online_o_acc_part[(dv * c + i + 13)] * scale); /* decode-bf16.moa:9 */
-          float held15 = (online_o_acc_part[(dv * c + i + 14)] * scale); /* decode-bf16.moa:9 */
-          float held16 = (online_o_acc_part[(dv * c + i + 15)] * scale); /* decode-bf16.moa:9 */
-          for (int64_t l = l0; l < (l0 + 8); ++l) {
-            held = (held + (online_tile[(l + 32 * c - l0)] *
-                            moart_bf16_to_f32(V[(dv * l + i)]))); /* decode-bf16.moa:9 */
-            held2 = (held2 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 1)]))); /* decode-bf16.moa:9 */
-            held3 = (held3 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 2)]))); /* decode-bf16.moa:9 */
-            held4 = (held4 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 3)]))); /* decode-bf16.moa:9 */
-            held5 = (held5 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 4)]))); /* decode-bf16.moa:9 */
-            held6 = (held6 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 5)]))); /* decode-bf16.moa:9 */
-            held7 = (held7 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 6)]))); /* decode-bf16.moa:9 */
-            held8 = (held8 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 7)]))); /* decode-bf16.moa:9 */
-            held9 = (held9 + (online_tile[(l + 32 * c - l0)] *
-                              moart_bf16_to_f32(V[(dv * l + i + 8)]))); /* decode-bf16.moa:9 */
-            held10 = (held10 + (online_tile[(l + 32 * c - l0)] *
-                                moart_bf16_to_f32(V[(dv * l + i + 9)]))); /* decode-bf16.moa:9 */
-            held11 = (held11 + (online_tile[(l + 32 * c - l0)] *
-                                moart_bf16_to_f32(V[(dv * l + i + 10)]))); /* decode-bf16.moa:9 */
-            held12 = (held12 + (online_tile[(l + 32 * c - l0)] *
-                                moart_bf16_to_f32(V[(dv * l + i + 11)]))); /* decode-bf16.moa:9 */
-            held13 = (held13 + (online_tile[(l + 32 * c - l0)] *
-                                moart_bf16_to_f32(V[(dv * l + i + 12)]))); /* decode-bf16.moa:9 */
-            held14 = (held14 + (online_tile[(l + 32 * c - l0)] *
-                                moart_bf16_to_f32(V[(dv * l + i + 13)]))); /* decode-bf16.moa:9 */
-            held15 = (held15 + (online_tile[(l + 32 * c - l0)] *
-                                moart_bf16_to_f32(V[(dv * l + i + 14)]))); /* decode-bf16.moa:9 */
-            held16 = (held16 + (online_tile[(l + 32 * c - l0)] *
-                                moart_bf16_to_f32(V[(dv * l + i + 15)]))); /* decode-bf16.moa:9 */
-          }
-          online_o_acc_part[(dv * c + i)] = held;        /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 1)] = held2;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 2)] = held3;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 3)] = held4;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 4)] = held5;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 5)] = held6;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 6)] = held7;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 7)] = held8;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 8)] = held9;   /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 9)] = held10;  /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 10)] = held11; /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 11)] = held12; /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 12)] = held13; /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 13)] = held14; /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 14)] = held15; /* decode-bf16.moa:9 */
-          online_o_acc_part[(dv * c + i + 15)] = held16; /* decode-bf16.moa:9 */
-        }
-        for (int64_t i = 16 * moart_floordiv(dv, 16); i < dv; ++i) {
-          online_o_acc_part[(dv * c + i)] =
-              (online_o_acc_part[(dv * c + i)] * scale); /* decode-bf16.moa:9 */
-        }
         for (int64_t l = l0; l < (l0 + 8); ++l) {
-          for (int64_t i = 16 * moart_floordiv(dv, 16); i < dv; ++i) {
+          for (int64_t i = 0; i < dv; ++i) {
             online_o_acc_part[(dv * c + i)] =
                 (online_o_acc_part[(dv * c + i)] +
                  (online_tile[(l + 32 * c - l0)] *

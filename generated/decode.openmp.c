@@ -88,7 +88,6 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
@@ -168,21 +167,6 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound6 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* i */
-  const int64_t moa_bound7 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* i */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
@@ -240,13 +224,8 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[8] = moart_size_checked(total, &overflow);
@@ -339,83 +318,16 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
         float next = moart_maxf(m, top);       /* decode.moa:8 */
         float scale = moart_rescalef(m, next); /* decode.moa:8 */
         acc = (acc * scale);                   /* decode.moa:8 */
+        for (int64_t i = 0; i < dv; ++i) {
+          online_o_part[(dv * c + i)] = (online_o_part[(dv * c + i)] * scale); /* decode.moa:8 */
+        }
         for (int64_t l = l0; l < (l0 + 8); ++l) {
           float w = moart_rescalef(online_tile[(l + 32 * c - l0)], next); /* decode.moa:8 */
           acc = acc + w;                                                  /* decode.moa:8 */
           online_tile[(l + 32 * c - l0)] = w;                             /* decode.moa:8 */
         }
-        for (int64_t i = 0; i < 16 * moart_floordiv(dv, 16); i += 16) {
-          float held = (online_o_part[(dv * c + i)] * scale);        /* decode.moa:8 */
-          float held2 = (online_o_part[(dv * c + i + 1)] * scale);   /* decode.moa:8 */
-          float held3 = (online_o_part[(dv * c + i + 2)] * scale);   /* decode.moa:8 */
-          float held4 = (online_o_part[(dv * c + i + 3)] * scale);   /* decode.moa:8 */
-          float held5 = (online_o_part[(dv * c + i + 4)] * scale);   /* decode.moa:8 */
-          float held6 = (online_o_part[(dv * c + i + 5)] * scale);   /* decode.moa:8 */
-          float held7 = (online_o_part[(dv * c + i + 6)] * scale);   /* decode.moa:8 */
-          float held8 = (online_o_part[(dv * c + i + 7)] * scale);   /* decode.moa:8 */
-          float held9 = (online_o_part[(dv * c + i + 8)] * scale);   /* decode.moa:8 */
-          float held10 = (online_o_part[(dv * c + i + 9)] * scale);  /* decode.moa:8 */
-          float held11 = (online_o_part[(dv * c + i + 10)] * scale); /* decode.moa:8 */
-          float held12 = (online_o_part[(dv * c + i + 11)] * scale); /* decode.moa:8 */
-          float held13 = (online_o_part[(dv * c + i + 12)] * scale); /* decode.moa:8 */
-          float held14 = (online_o_part[(dv * c + i + 13)] * scale); /* decode.moa:8 */
-          float held15 = (online_o_part[(dv * c + i + 14)] * scale); /* decode.moa:8 */
-          float held16 = (online_o_part[(dv * c + i + 15)] * scale); /* decode.moa:8 */
-          for (int64_t l = l0; l < (l0 + 8); ++l) {
-            held = (held + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i)])); /* decode.moa:8 */
-            held2 =
-                (held2 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 1)])); /* decode.moa:8 */
-            held3 =
-                (held3 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 2)])); /* decode.moa:8 */
-            held4 =
-                (held4 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 3)])); /* decode.moa:8 */
-            held5 =
-                (held5 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 4)])); /* decode.moa:8 */
-            held6 =
-                (held6 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 5)])); /* decode.moa:8 */
-            held7 =
-                (held7 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 6)])); /* decode.moa:8 */
-            held8 =
-                (held8 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 7)])); /* decode.moa:8 */
-            held9 =
-                (held9 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 8)])); /* decode.moa:8 */
-            held10 = (held10 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 9)])); /* decode.moa:8 */
-            held11 = (held11 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 10)])); /* decode.moa:8 */
-            held12 = (held12 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 11)])); /* decode.moa:8 */
-            held13 = (held13 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 12)])); /* decode.moa:8 */
-            held14 = (held14 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 13)])); /* decode.moa:8 */
-            held15 = (held15 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 14)])); /* decode.moa:8 */
-            held16 = (held16 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 15)])); /* decode.moa:8 */
-          }
-          online_o_part[(dv * c + i)] = held;        /* decode.moa:8 */
-          online_o_part[(dv * c + i + 1)] = held2;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 2)] = held3;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 3)] = held4;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 4)] = held5;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 5)] = held6;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 6)] = held7;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 7)] = held8;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 8)] = held9;   /* decode.moa:8 */
-          online_o_part[(dv * c + i + 9)] = held10;  /* decode.moa:8 */
-          online_o_part[(dv * c + i + 10)] = held11; /* decode.moa:8 */
-          online_o_part[(dv * c + i + 11)] = held12; /* decode.moa:8 */
-          online_o_part[(dv * c + i + 12)] = held13; /* decode.moa:8 */
-          online_o_part[(dv * c + i + 13)] = held14; /* decode.moa:8 */
-          online_o_part[(dv * c + i + 14)] = held15; /* decode.moa:8 */
-          online_o_part[(dv * c + i + 15)] = held16; /* decode.moa:8 */
-        }
-        for (int64_t i = 16 * moart_floordiv(dv, 16); i < dv; ++i) {
-          online_o_part[(dv * c + i)] = (online_o_part[(dv * c + i)] * scale); /* decode.moa:8 */
-        }
         for (int64_t l = l0; l < (l0 + 8); ++l) {
-          for (int64_t i = 16 * moart_floordiv(dv, 16); i < dv; ++i) {
+          for (int64_t i = 0; i < dv; ++i) {
             online_o_part[(dv * c + i)] =
                 (online_o_part[(dv * c + i)] +
                  (online_tile[(l + 32 * c - l0)] * V[(dv * l + i)])); /* decode.moa:8 */

@@ -132,7 +132,6 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
           sizeof(float), &overflow),
       &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -220,21 +219,6 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound8 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* k */
-  const int64_t moa_bound9 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* k */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
@@ -335,10 +319,6 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
-    moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dv, &overflow),
                           moa_bound0, &overflow),
@@ -352,7 +332,6 @@ static int moa_gqa_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t 
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -507,6 +486,11 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
             float next = moart_maxf(m, top);       /* gqa.moa:9 */
             float scale = moart_rescalef(m, next); /* gqa.moa:9 */
             acc = (acc * scale);                   /* gqa.moa:9 */
+            for (int64_t k = 0; k < dv; ++k) {
+              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
+                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
+                   scale); /* gqa.moa:9 */
+            }
             for (int64_t l = l0; l < (l0 + 8); ++l) {
               float w = moart_rescalef(
                   online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)],
@@ -515,177 +499,8 @@ int moa_gqa(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int64_t d
               online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] =
                   w; /* gqa.moa:9 */
             }
-            for (int64_t k = 0; k < 16 * moart_floordiv(dv, 16); k += 16) {
-              float held =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                   scale); /* gqa.moa:9 */
-              float held2 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 1)] *
-                   scale); /* gqa.moa:9 */
-              float held3 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 2)] *
-                   scale); /* gqa.moa:9 */
-              float held4 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 3)] *
-                   scale); /* gqa.moa:9 */
-              float held5 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 4)] *
-                   scale); /* gqa.moa:9 */
-              float held6 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 5)] *
-                   scale); /* gqa.moa:9 */
-              float held7 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 6)] *
-                   scale); /* gqa.moa:9 */
-              float held8 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 7)] *
-                   scale); /* gqa.moa:9 */
-              float held9 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 8)] *
-                   scale); /* gqa.moa:9 */
-              float held10 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 9)] *
-                   scale); /* gqa.moa:9 */
-              float held11 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 10)] *
-                   scale); /* gqa.moa:9 */
-              float held12 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 11)] *
-                   scale); /* gqa.moa:9 */
-              float held13 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 12)] *
-                   scale); /* gqa.moa:9 */
-              float held14 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 13)] *
-                   scale); /* gqa.moa:9 */
-              float held15 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 14)] *
-                   scale); /* gqa.moa:9 */
-              float held16 =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 15)] *
-                   scale); /* gqa.moa:9 */
-              for (int64_t l = l0; l < (l0 + 8); ++l) {
-                held =
-                    (held +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l +
-                         k)])); /* gqa.moa:9 */
-                held2 =
-                    (held2 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         1)])); /* gqa.moa:9 */
-                held3 =
-                    (held3 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         2)])); /* gqa.moa:9 */
-                held4 =
-                    (held4 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         3)])); /* gqa.moa:9 */
-                held5 =
-                    (held5 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         4)])); /* gqa.moa:9 */
-                held6 =
-                    (held6 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         5)])); /* gqa.moa:9 */
-                held7 =
-                    (held7 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         6)])); /* gqa.moa:9 */
-                held8 =
-                    (held8 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         7)])); /* gqa.moa:9 */
-                held9 =
-                    (held9 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         8)])); /* gqa.moa:9 */
-                held10 =
-                    (held10 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         9)])); /* gqa.moa:9 */
-                held11 =
-                    (held11 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         10)])); /* gqa.moa:9 */
-                held12 =
-                    (held12 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         11)])); /* gqa.moa:9 */
-                held13 =
-                    (held13 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         12)])); /* gqa.moa:9 */
-                held14 =
-                    (held14 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         13)])); /* gqa.moa:9 */
-                held15 =
-                    (held15 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         14)])); /* gqa.moa:9 */
-                held16 =
-                    (held16 +
-                     (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *
-                      V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l + k +
-                         15)])); /* gqa.moa:9 */
-              }
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                  held; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 1)] =
-                  held2; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 2)] =
-                  held3; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 3)] =
-                  held4; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 4)] =
-                  held5; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 5)] =
-                  held6; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 6)] =
-                  held7; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 7)] =
-                  held8; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 8)] =
-                  held9; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 9)] =
-                  held10; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 10)] =
-                  held11; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 11)] =
-                  held12; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 12)] =
-                  held13; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 13)] =
-                  held14; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 14)] =
-                  held15; /* gqa.moa:9 */
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k + 15)] =
-                  held16; /* gqa.moa:9 */
-            }
-            for (int64_t k = 16 * moart_floordiv(dv, 16); k < dv; ++k) {
-              online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
-                  (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] *
-                   scale); /* gqa.moa:9 */
-            }
             for (int64_t l = l0; l < (l0 + 8); ++l) {
-              for (int64_t k = 16 * moart_floordiv(dv, 16); k < dv; ++k) {
+              for (int64_t k = 0; k < dv; ++k) {
                 online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] =
                     (online_O_part[(hq * dv * i * P_online + dv * j * P_online + dv * c + k)] +
                      (online_tile[(32 * hq * i * P_online + 32 * j * P_online + l + 32 * c - l0)] *

@@ -113,7 +113,6 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       &overflow);
   (void)moart_add_checked(t, 1, &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
@@ -201,21 +200,6 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound8 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* i */
-  const int64_t moa_bound9 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* i */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
@@ -274,13 +258,8 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound3, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
@@ -393,85 +372,17 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
         float next = moart_maxf(m, top);       /* kvcache.moa:13 */
         float scale = moart_rescalef(m, next); /* kvcache.moa:13 */
         acc = (acc * scale);                   /* kvcache.moa:13 */
+        for (int64_t i3 = 0; i3 < dv; ++i3) {
+          online_o_part[(dv * c + i3)] =
+              (online_o_part[(dv * c + i3)] * scale); /* kvcache.moa:13 */
+        }
         for (int64_t l = l0; l < (l0 + 8); ++l) {
           float w = moart_rescalef(online_tile[(l + 32 * c - l0)], next); /* kvcache.moa:13 */
           acc = acc + w;                                                  /* kvcache.moa:13 */
           online_tile[(l + 32 * c - l0)] = w;                             /* kvcache.moa:13 */
         }
-        for (int64_t i3 = 0; i3 < 16 * moart_floordiv(dv, 16); i3 += 16) {
-          float held = (online_o_part[(dv * c + i3)] * scale);        /* kvcache.moa:13 */
-          float held2 = (online_o_part[(dv * c + i3 + 1)] * scale);   /* kvcache.moa:13 */
-          float held3 = (online_o_part[(dv * c + i3 + 2)] * scale);   /* kvcache.moa:13 */
-          float held4 = (online_o_part[(dv * c + i3 + 3)] * scale);   /* kvcache.moa:13 */
-          float held5 = (online_o_part[(dv * c + i3 + 4)] * scale);   /* kvcache.moa:13 */
-          float held6 = (online_o_part[(dv * c + i3 + 5)] * scale);   /* kvcache.moa:13 */
-          float held7 = (online_o_part[(dv * c + i3 + 6)] * scale);   /* kvcache.moa:13 */
-          float held8 = (online_o_part[(dv * c + i3 + 7)] * scale);   /* kvcache.moa:13 */
-          float held9 = (online_o_part[(dv * c + i3 + 8)] * scale);   /* kvcache.moa:13 */
-          float held10 = (online_o_part[(dv * c + i3 + 9)] * scale);  /* kvcache.moa:13 */
-          float held11 = (online_o_part[(dv * c + i3 + 10)] * scale); /* kvcache.moa:13 */
-          float held12 = (online_o_part[(dv * c + i3 + 11)] * scale); /* kvcache.moa:13 */
-          float held13 = (online_o_part[(dv * c + i3 + 12)] * scale); /* kvcache.moa:13 */
-          float held14 = (online_o_part[(dv * c + i3 + 13)] * scale); /* kvcache.moa:13 */
-          float held15 = (online_o_part[(dv * c + i3 + 14)] * scale); /* kvcache.moa:13 */
-          float held16 = (online_o_part[(dv * c + i3 + 15)] * scale); /* kvcache.moa:13 */
-          for (int64_t l = l0; l < (l0 + 8); ++l) {
-            held =
-                (held + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3)])); /* kvcache.moa:13 */
-            held2 = (held2 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 1)])); /* kvcache.moa:13 */
-            held3 = (held3 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 2)])); /* kvcache.moa:13 */
-            held4 = (held4 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 3)])); /* kvcache.moa:13 */
-            held5 = (held5 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 4)])); /* kvcache.moa:13 */
-            held6 = (held6 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 5)])); /* kvcache.moa:13 */
-            held7 = (held7 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 6)])); /* kvcache.moa:13 */
-            held8 = (held8 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 7)])); /* kvcache.moa:13 */
-            held9 = (held9 +
-                     (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 8)])); /* kvcache.moa:13 */
-            held10 = (held10 +
-                      (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3 + 9)])); /* kvcache.moa:13 */
-            held11 = (held11 + (online_tile[(l + 32 * c - l0)] *
-                                V[(dv * l + i3 + 10)])); /* kvcache.moa:13 */
-            held12 = (held12 + (online_tile[(l + 32 * c - l0)] *
-                                V[(dv * l + i3 + 11)])); /* kvcache.moa:13 */
-            held13 = (held13 + (online_tile[(l + 32 * c - l0)] *
-                                V[(dv * l + i3 + 12)])); /* kvcache.moa:13 */
-            held14 = (held14 + (online_tile[(l + 32 * c - l0)] *
-                                V[(dv * l + i3 + 13)])); /* kvcache.moa:13 */
-            held15 = (held15 + (online_tile[(l + 32 * c - l0)] *
-                                V[(dv * l + i3 + 14)])); /* kvcache.moa:13 */
-            held16 = (held16 + (online_tile[(l + 32 * c - l0)] *
-                                V[(dv * l + i3 + 15)])); /* kvcache.moa:13 */
-          }
-          online_o_part[(dv * c + i3)] = held;        /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 1)] = held2;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 2)] = held3;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 3)] = held4;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 4)] = held5;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 5)] = held6;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 6)] = held7;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 7)] = held8;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 8)] = held9;   /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 9)] = held10;  /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 10)] = held11; /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 11)] = held12; /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 12)] = held13; /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 13)] = held14; /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 14)] = held15; /* kvcache.moa:13 */
-          online_o_part[(dv * c + i3 + 15)] = held16; /* kvcache.moa:13 */
-        }
-        for (int64_t i3 = 16 * moart_floordiv(dv, 16); i3 < dv; ++i3) {
-          online_o_part[(dv * c + i3)] =
-              (online_o_part[(dv * c + i3)] * scale); /* kvcache.moa:13 */
-        }
         for (int64_t l = l0; l < (l0 + 8); ++l) {
-          for (int64_t i3 = 16 * moart_floordiv(dv, 16); i3 < dv; ++i3) {
+          for (int64_t i3 = 0; i3 < dv; ++i3) {
             online_o_part[(dv * c + i3)] =
                 (online_o_part[(dv * c + i3)] +
                  (online_tile[(l + 32 * c - l0)] * V[(dv * l + i3)])); /* kvcache.moa:13 */

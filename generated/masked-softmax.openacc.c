@@ -109,7 +109,6 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                             sizeof(float), &overflow),
                         &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
                               &overflow),
@@ -193,21 +192,6 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound7 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* j2 */
-  const int64_t moa_bound8 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* j2 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
@@ -276,13 +260,8 @@ static int moa_masked_softmax_workspace_layout(int64_t n, int64_t dk, int64_t dv
         &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound1, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
@@ -324,7 +303,6 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
       const int64_t moa_div0 = moart_floordiv((n + P_online - 1), P_online);
       const int64_t moa_div1 = moart_floordiv((moa_div0 + 7), 8);
       const int64_t moa_div2 = moart_floordiv(dk, 16);
-      const int64_t moa_div3 = moart_floordiv(dv, 16);
       float m = -INFINITY; /* masked-softmax.moa:9 */
       float acc = 0.0f;    /* masked-softmax.moa:9 */
 #pragma acc loop seq
@@ -410,6 +388,12 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
           float scale = moart_rescalef(m, next); /* masked-softmax.moa:9 */
           acc = (acc * scale);                   /* masked-softmax.moa:9 */
 #pragma acc loop seq
+          for (int64_t j = 0; j < dv; ++j) {
+            online_O_part[(dv * i * P_online + dv * c + j)] =
+                (online_O_part[(dv * i * P_online + dv * c + j)] *
+                 scale); /* masked-softmax.moa:9 */
+          }
+#pragma acc loop seq
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             float w = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
                                      next);                         /* masked-softmax.moa:9 */
@@ -417,107 +401,9 @@ int moa_masked_softmax(int64_t n, int64_t dk, int64_t dv, const float *restrict 
             online_tile[(32 * i * P_online + l + 32 * c - l0)] = w; /* masked-softmax.moa:9 */
           }
 #pragma acc loop seq
-          for (int64_t j = 0; j < 16 * moa_div3; j += 16) {
-            float held = (online_O_part[(dv * i * P_online + dv * c + j)] *
-                          scale); /* masked-softmax.moa:9 */
-            float held2 = (online_O_part[(dv * i * P_online + dv * c + j + 1)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held3 = (online_O_part[(dv * i * P_online + dv * c + j + 2)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held4 = (online_O_part[(dv * i * P_online + dv * c + j + 3)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held5 = (online_O_part[(dv * i * P_online + dv * c + j + 4)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held6 = (online_O_part[(dv * i * P_online + dv * c + j + 5)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held7 = (online_O_part[(dv * i * P_online + dv * c + j + 6)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held8 = (online_O_part[(dv * i * P_online + dv * c + j + 7)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held9 = (online_O_part[(dv * i * P_online + dv * c + j + 8)] *
-                           scale); /* masked-softmax.moa:9 */
-            float held10 = (online_O_part[(dv * i * P_online + dv * c + j + 9)] *
-                            scale); /* masked-softmax.moa:9 */
-            float held11 = (online_O_part[(dv * i * P_online + dv * c + j + 10)] *
-                            scale); /* masked-softmax.moa:9 */
-            float held12 = (online_O_part[(dv * i * P_online + dv * c + j + 11)] *
-                            scale); /* masked-softmax.moa:9 */
-            float held13 = (online_O_part[(dv * i * P_online + dv * c + j + 12)] *
-                            scale); /* masked-softmax.moa:9 */
-            float held14 = (online_O_part[(dv * i * P_online + dv * c + j + 13)] *
-                            scale); /* masked-softmax.moa:9 */
-            float held15 = (online_O_part[(dv * i * P_online + dv * c + j + 14)] *
-                            scale); /* masked-softmax.moa:9 */
-            float held16 = (online_O_part[(dv * i * P_online + dv * c + j + 15)] *
-                            scale); /* masked-softmax.moa:9 */
-#pragma acc loop seq
-            for (int64_t l = l0; l < (l0 + 8); ++l) {
-              held = (held + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                              V[(dv * l + j)])); /* masked-softmax.moa:9 */
-              held2 = (held2 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 1)])); /* masked-softmax.moa:9 */
-              held3 = (held3 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 2)])); /* masked-softmax.moa:9 */
-              held4 = (held4 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 3)])); /* masked-softmax.moa:9 */
-              held5 = (held5 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 4)])); /* masked-softmax.moa:9 */
-              held6 = (held6 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 5)])); /* masked-softmax.moa:9 */
-              held7 = (held7 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 6)])); /* masked-softmax.moa:9 */
-              held8 = (held8 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 7)])); /* masked-softmax.moa:9 */
-              held9 = (held9 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(dv * l + j + 8)])); /* masked-softmax.moa:9 */
-              held10 = (held10 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 9)])); /* masked-softmax.moa:9 */
-              held11 = (held11 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 10)])); /* masked-softmax.moa:9 */
-              held12 = (held12 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 11)])); /* masked-softmax.moa:9 */
-              held13 = (held13 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 12)])); /* masked-softmax.moa:9 */
-              held14 = (held14 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 13)])); /* masked-softmax.moa:9 */
-              held15 = (held15 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 14)])); /* masked-softmax.moa:9 */
-              held16 = (held16 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(dv * l + j + 15)])); /* masked-softmax.moa:9 */
-            }
-            online_O_part[(dv * i * P_online + dv * c + j)] = held;       /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 1)] = held2;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 2)] = held3;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 3)] = held4;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 4)] = held5;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 5)] = held6;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 6)] = held7;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 7)] = held8;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 8)] = held9;  /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 9)] = held10; /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 10)] =
-                held11; /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 11)] =
-                held12; /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 12)] =
-                held13; /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 13)] =
-                held14; /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 14)] =
-                held15; /* masked-softmax.moa:9 */
-            online_O_part[(dv * i * P_online + dv * c + j + 15)] =
-                held16; /* masked-softmax.moa:9 */
-          }
-#pragma acc loop seq
-          for (int64_t j = 16 * moa_div3; j < dv; ++j) {
-            online_O_part[(dv * i * P_online + dv * c + j)] =
-                (online_O_part[(dv * i * P_online + dv * c + j)] *
-                 scale); /* masked-softmax.moa:9 */
-          }
-#pragma acc loop seq
           for (int64_t l = l0; l < (l0 + 8); ++l) {
 #pragma acc loop seq
-            for (int64_t j = 16 * moa_div3; j < dv; ++j) {
+            for (int64_t j = 0; j < dv; ++j) {
               online_O_part[(dv * i * P_online + dv * c + j)] =
                   (online_O_part[(dv * i * P_online + dv * c + j)] +
                    (online_tile[(32 * i * P_online + l + 32 * c - l0)] *

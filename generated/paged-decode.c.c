@@ -136,7 +136,6 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
                         &overflow);
   (void)moart_mul_checked(pages, page, &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
                               &overflow),
@@ -227,21 +226,6 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound7 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* j3 */
-  const int64_t moa_bound8 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* j3 */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
@@ -329,16 +313,11 @@ static int moa_paged_decode_workspace_layout(int64_t B, int64_t P, int64_t pages
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
-    moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moart_mul_checked(page, dv, &overflow), P, &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(dv, moart_magnitude_mod(page, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
@@ -517,134 +496,18 @@ int moa_paged_decode(int64_t B, int64_t P, int64_t pages, int64_t page, int64_t 
           float next = moart_maxf(m, top);       /* paged-decode.moa:12 */
           float scale = moart_rescalef(m, next); /* paged-decode.moa:12 */
           acc = (acc * scale);                   /* paged-decode.moa:12 */
+          for (int64_t j = 0; j < dv; ++j) {
+            online_O_part[(dv * i * P_online + dv * c + j)] =
+                (online_O_part[(dv * i * P_online + dv * c + j)] * scale); /* paged-decode.moa:12 */
+          }
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             float w = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
                                      next);                         /* paged-decode.moa:12 */
             acc = acc + w;                                          /* paged-decode.moa:12 */
             online_tile[(32 * i * P_online + l + 32 * c - l0)] = w; /* paged-decode.moa:12 */
           }
-          for (int64_t j = 0; j < 16 * moart_floordiv(dv, 16); j += 16) {
-            float held =
-                (online_O_part[(dv * i * P_online + dv * c + j)] * scale); /* paged-decode.moa:12 */
-            float held2 = (online_O_part[(dv * i * P_online + dv * c + j + 1)] *
-                           scale); /* paged-decode.moa:12 */
-            float held3 = (online_O_part[(dv * i * P_online + dv * c + j + 2)] *
-                           scale); /* paged-decode.moa:12 */
-            float held4 = (online_O_part[(dv * i * P_online + dv * c + j + 3)] *
-                           scale); /* paged-decode.moa:12 */
-            float held5 = (online_O_part[(dv * i * P_online + dv * c + j + 4)] *
-                           scale); /* paged-decode.moa:12 */
-            float held6 = (online_O_part[(dv * i * P_online + dv * c + j + 5)] *
-                           scale); /* paged-decode.moa:12 */
-            float held7 = (online_O_part[(dv * i * P_online + dv * c + j + 6)] *
-                           scale); /* paged-decode.moa:12 */
-            float held8 = (online_O_part[(dv * i * P_online + dv * c + j + 7)] *
-                           scale); /* paged-decode.moa:12 */
-            float held9 = (online_O_part[(dv * i * P_online + dv * c + j + 8)] *
-                           scale); /* paged-decode.moa:12 */
-            float held10 = (online_O_part[(dv * i * P_online + dv * c + j + 9)] *
-                            scale); /* paged-decode.moa:12 */
-            float held11 = (online_O_part[(dv * i * P_online + dv * c + j + 10)] *
-                            scale); /* paged-decode.moa:12 */
-            float held12 = (online_O_part[(dv * i * P_online + dv * c + j + 11)] *
-                            scale); /* paged-decode.moa:12 */
-            float held13 = (online_O_part[(dv * i * P_online + dv * c + j + 12)] *
-                            scale); /* paged-decode.moa:12 */
-            float held14 = (online_O_part[(dv * i * P_online + dv * c + j + 13)] *
-                            scale); /* paged-decode.moa:12 */
-            float held15 = (online_O_part[(dv * i * P_online + dv * c + j + 14)] *
-                            scale); /* paged-decode.moa:12 */
-            float held16 = (online_O_part[(dv * i * P_online + dv * c + j + 15)] *
-                            scale); /* paged-decode.moa:12 */
-            for (int64_t l = l0; l < (l0 + 8); ++l) {
-              held = (held +
-                      (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                       Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                              dv * moart_floormod(l, page) + j)])); /* paged-decode.moa:12 */
-              held2 = (held2 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 1)])); /* paged-decode.moa:12 */
-              held3 = (held3 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 2)])); /* paged-decode.moa:12 */
-              held4 = (held4 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 3)])); /* paged-decode.moa:12 */
-              held5 = (held5 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 4)])); /* paged-decode.moa:12 */
-              held6 = (held6 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 5)])); /* paged-decode.moa:12 */
-              held7 = (held7 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 6)])); /* paged-decode.moa:12 */
-              held8 = (held8 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 7)])); /* paged-decode.moa:12 */
-              held9 = (held9 +
-                       (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                        Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                               dv * moart_floormod(l, page) + j + 8)])); /* paged-decode.moa:12 */
-              held10 = (held10 +
-                        (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                         Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dv * moart_floormod(l, page) + j + 9)])); /* paged-decode.moa:12 */
-              held11 = (held11 +
-                        (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                         Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dv * moart_floormod(l, page) + j + 10)])); /* paged-decode.moa:12 */
-              held12 = (held12 +
-                        (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                         Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dv * moart_floormod(l, page) + j + 11)])); /* paged-decode.moa:12 */
-              held13 = (held13 +
-                        (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                         Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dv * moart_floormod(l, page) + j + 12)])); /* paged-decode.moa:12 */
-              held14 = (held14 +
-                        (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                         Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dv * moart_floormod(l, page) + j + 13)])); /* paged-decode.moa:12 */
-              held15 = (held15 +
-                        (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                         Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dv * moart_floormod(l, page) + j + 14)])); /* paged-decode.moa:12 */
-              held16 = (held16 +
-                        (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                         Vpool[(page * dv * (int64_t)table[(pages * i + moart_floordiv(l, page))] +
-                                dv * moart_floormod(l, page) + j + 15)])); /* paged-decode.moa:12 */
-            }
-            online_O_part[(dv * i * P_online + dv * c + j)] = held;        /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 1)] = held2;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 2)] = held3;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 3)] = held4;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 4)] = held5;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 5)] = held6;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 6)] = held7;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 7)] = held8;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 8)] = held9;   /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 9)] = held10;  /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 10)] = held11; /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 11)] = held12; /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 12)] = held13; /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 13)] = held14; /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 14)] = held15; /* paged-decode.moa:12 */
-            online_O_part[(dv * i * P_online + dv * c + j + 15)] = held16; /* paged-decode.moa:12 */
-          }
-          for (int64_t j = 16 * moart_floordiv(dv, 16); j < dv; ++j) {
-            online_O_part[(dv * i * P_online + dv * c + j)] =
-                (online_O_part[(dv * i * P_online + dv * c + j)] * scale); /* paged-decode.moa:12 */
-          }
           for (int64_t l = l0; l < (l0 + 8); ++l) {
-            for (int64_t j = 16 * moart_floordiv(dv, 16); j < dv; ++j) {
+            for (int64_t j = 0; j < dv; ++j) {
               online_O_part[(dv * i * P_online + dv * c + j)] =
                   (online_O_part[(dv * i * P_online + dv * c + j)] +
                    (online_tile[(32 * i * P_online + l + 32 * c - l0)] *

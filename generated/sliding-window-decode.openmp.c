@@ -122,7 +122,6 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
                                             sizeof(float), &overflow),
                         &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
-  (void)moart_mul_checked(16, moart_floordiv_checked(dv, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(m, 1, &overflow)),
                               &overflow),
@@ -206,21 +205,6 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
               moart_add_checked(dk, 1, &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound7 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              0, moart_add_checked(
-                     moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow), 16,
-                     &overflow)),
-          &overflow),
-      1); /* j */
-  const int64_t moa_bound8 = moart_magnitude_max(
-      moart_magnitude_checked(
-          moart_magnitude_max(
-              moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-              moart_add_checked(dv, 1, &overflow)),
-          &overflow),
-      1); /* j */
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, m, &overflow);
@@ -294,10 +278,6 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dv, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
-    moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(moart_magnitude_max(t, 1), dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(w, dv, &overflow), &overflow);
@@ -305,7 +285,6 @@ static int moa_sliding_window_decode_workspace_layout(int64_t t, int64_t m, int6
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   if (!(w <= moart_add_checked(t, 1, &overflow)) || overflow) /* assumption: w <= t + 1 */
@@ -426,6 +405,11 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
           float next = moart_maxf(m2, top);       /* sliding-window-decode.moa:11 */
           float scale = moart_rescalef(m2, next); /* sliding-window-decode.moa:11 */
           acc = (acc * scale);                    /* sliding-window-decode.moa:11 */
+          for (int64_t j = 0; j < dv; ++j) {
+            online_o_part[(dv * i * P_online + dv * c + j)] =
+                (online_o_part[(dv * i * P_online + dv * c + j)] *
+                 scale); /* sliding-window-decode.moa:11 */
+          }
           for (int64_t l = l0; l < (l0 + 8); ++l) {
             float w2 = moart_rescalef(online_tile[(32 * i * P_online + l + 32 * c - l0)],
                                       next); /* sliding-window-decode.moa:11 */
@@ -433,129 +417,8 @@ int moa_sliding_window_decode(int64_t t, int64_t m, int64_t w, int64_t dk, int64
             online_tile[(32 * i * P_online + l + 32 * c - l0)] =
                 w2; /* sliding-window-decode.moa:11 */
           }
-          for (int64_t j = 0; j < 16 * moart_floordiv(dv, 16); j += 16) {
-            float held = (online_o_part[(dv * i * P_online + dv * c + j)] *
-                          scale); /* sliding-window-decode.moa:11 */
-            float held2 = (online_o_part[(dv * i * P_online + dv * c + j + 1)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held3 = (online_o_part[(dv * i * P_online + dv * c + j + 2)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held4 = (online_o_part[(dv * i * P_online + dv * c + j + 3)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held5 = (online_o_part[(dv * i * P_online + dv * c + j + 4)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held6 = (online_o_part[(dv * i * P_online + dv * c + j + 5)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held7 = (online_o_part[(dv * i * P_online + dv * c + j + 6)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held8 = (online_o_part[(dv * i * P_online + dv * c + j + 7)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held9 = (online_o_part[(dv * i * P_online + dv * c + j + 8)] *
-                           scale); /* sliding-window-decode.moa:11 */
-            float held10 = (online_o_part[(dv * i * P_online + dv * c + j + 9)] *
-                            scale); /* sliding-window-decode.moa:11 */
-            float held11 = (online_o_part[(dv * i * P_online + dv * c + j + 10)] *
-                            scale); /* sliding-window-decode.moa:11 */
-            float held12 = (online_o_part[(dv * i * P_online + dv * c + j + 11)] *
-                            scale); /* sliding-window-decode.moa:11 */
-            float held13 = (online_o_part[(dv * i * P_online + dv * c + j + 12)] *
-                            scale); /* sliding-window-decode.moa:11 */
-            float held14 = (online_o_part[(dv * i * P_online + dv * c + j + 13)] *
-                            scale); /* sliding-window-decode.moa:11 */
-            float held15 = (online_o_part[(dv * i * P_online + dv * c + j + 14)] *
-                            scale); /* sliding-window-decode.moa:11 */
-            float held16 = (online_o_part[(dv * i * P_online + dv * c + j + 15)] *
-                            scale); /* sliding-window-decode.moa:11 */
-            for (int64_t l = l0; l < (l0 + 8); ++l) {
-              held = (held + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                              V[(t * dv - w * dv + dv * l + dv * i + dv +
-                                 j)])); /* sliding-window-decode.moa:11 */
-              held2 = (held2 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   1)])); /* sliding-window-decode.moa:11 */
-              held3 = (held3 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   2)])); /* sliding-window-decode.moa:11 */
-              held4 = (held4 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   3)])); /* sliding-window-decode.moa:11 */
-              held5 = (held5 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   4)])); /* sliding-window-decode.moa:11 */
-              held6 = (held6 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   5)])); /* sliding-window-decode.moa:11 */
-              held7 = (held7 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   6)])); /* sliding-window-decode.moa:11 */
-              held8 = (held8 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   7)])); /* sliding-window-decode.moa:11 */
-              held9 = (held9 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                   8)])); /* sliding-window-decode.moa:11 */
-              held10 = (held10 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                     9)])); /* sliding-window-decode.moa:11 */
-              held11 = (held11 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                     10)])); /* sliding-window-decode.moa:11 */
-              held12 = (held12 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                     11)])); /* sliding-window-decode.moa:11 */
-              held13 = (held13 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                     12)])); /* sliding-window-decode.moa:11 */
-              held14 = (held14 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                     13)])); /* sliding-window-decode.moa:11 */
-              held15 = (held15 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                     14)])); /* sliding-window-decode.moa:11 */
-              held16 = (held16 + (online_tile[(32 * i * P_online + l + 32 * c - l0)] *
-                                  V[(t * dv - w * dv + dv * l + dv * i + dv + j +
-                                     15)])); /* sliding-window-decode.moa:11 */
-            }
-            online_o_part[(dv * i * P_online + dv * c + j)] =
-                held; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 1)] =
-                held2; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 2)] =
-                held3; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 3)] =
-                held4; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 4)] =
-                held5; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 5)] =
-                held6; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 6)] =
-                held7; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 7)] =
-                held8; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 8)] =
-                held9; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 9)] =
-                held10; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 10)] =
-                held11; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 11)] =
-                held12; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 12)] =
-                held13; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 13)] =
-                held14; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 14)] =
-                held15; /* sliding-window-decode.moa:11 */
-            online_o_part[(dv * i * P_online + dv * c + j + 15)] =
-                held16; /* sliding-window-decode.moa:11 */
-          }
-          for (int64_t j = 16 * moart_floordiv(dv, 16); j < dv; ++j) {
-            online_o_part[(dv * i * P_online + dv * c + j)] =
-                (online_o_part[(dv * i * P_online + dv * c + j)] *
-                 scale); /* sliding-window-decode.moa:11 */
-          }
           for (int64_t l = l0; l < (l0 + 8); ++l) {
-            for (int64_t j = 16 * moart_floordiv(dv, 16); j < dv; ++j) {
+            for (int64_t j = 0; j < dv; ++j) {
               online_o_part[(dv * i * P_online + dv * c + j)] =
                   (online_o_part[(dv * i * P_online + dv * c + j)] +
                    (online_tile[(32 * i * P_online + l + 32 * c - l0)] *

@@ -449,15 +449,9 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     return fmt::format("{}: each split takes its terms over {} {} at a time: the tile's scores first, each computed once "
                        "into {}, then their maximum merged into the running one, so the sums are rescaled once a "
                        "tile, not once a term; then the weights exp(e − m) into the same place, and the tile's terms "
-                       "added to the sums one row after another{}; a tile that runs past the terms goes term by term "
+                       "added to the sums one row after another; a tile that runs past the terms goes term by term "
                        "(schedule tile={})",
-                       regionName(k, k.stages[d.region]), d.inner.name(), d.lanes, tile,
-                       d.held ? fmt::format(" (a sum with own indices {} elements at a time, held in scalars across "
-                                            "the tile's rows: each element loaded, rescaled and stored once a tile, "
-                                            "its terms added in the same order; schedule lanes={})",
-                                            d.held, d.held)
-                              : std::string(),
-                       d.lanes);
+                       regionName(k, k.stages[d.region]), d.inner.name(), d.lanes, tile, d.lanes);
   }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);

@@ -199,7 +199,6 @@ struct Decision {
   Symbol inner{};
   SymExpr start{}, end{};
   int64_t lanes = 0; // InterleavedSum; PackedFrame, WiderPack: the values a warp takes; StoredScores: chains; RowTiles: terms
-  int64_t held = 0;  // RowTiles: the elements of a sum with own indices held across a tile at a time (0: none)
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
   std::vector<SourceLoc> locs{}; // SiblingLoops: the reductions' operators, in the loop's order

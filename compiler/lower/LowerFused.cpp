@@ -116,7 +116,6 @@ struct SplitPass {
   ElemType type;
   SourceLoc loc;
   int64_t lanes; // accumulators of a member's sum over a split's terms (Schedule::lanes; CUDA: 1)
-  mutable bool held = false; // tiled: some member's elements were held across a tile (heldRows)
 
   LStmt terms(LoopKind kind) const {
     return loop(g.var, SymExpr::symbol(c) * length, SymExpr::symbol(c) * length + length, 1, kind, loc);
@@ -138,8 +137,6 @@ struct SplitPass {
   LStmt onlineTerm(const Running &r, bool lazy) const;
   std::vector<LStmt> online(bool lazy, const std::set<Symbol> &dims) const;
   std::vector<LStmt> tiled(int64_t T, size_t tile, int64_t stride) const;
-  std::vector<LStmt> heldRows(const FusedMember &m, size_t part, const SymExpr &at, const LExprPtr &term,
-                              const std::function<LStmt(std::vector<LStmt>)> &overTile, Symbol scale) const;
   std::vector<LStmt> stored(std::optional<size_t> weights) const;
   std::vector<LStmt> rowSum(Symbol acc, const LExprPtr &term) const;
 };
@@ -297,7 +294,6 @@ std::vector<LStmt> SplitPass::tiled(int64_t T, size_t tile, int64_t stride) cons
   std::vector<LStmt> weights{
       scalarStmt(LStmt::Decl, w, type, rescale(loadAt(tile, slot, false), var(next, false)), loc)};
   std::vector<LStmt> rows; // the members with own indices: row l of each added in place, after the weights
-  std::vector<LStmt> heldAdds; // ...or their elements held across the tile (heldRows), after the weights
   for (size_t j = 1; j < g.members.size(); ++j) {
     const FusedMember &m = g.members[j];
     if (m.extra.empty()) {
@@ -309,25 +305,17 @@ std::vector<LStmt> SplitPass::tiled(int64_t T, size_t tile, int64_t stride) cons
     }
     const size_t part = out.buffers[j];
     const SymExpr at = memberAt(m);
-    std::vector<LStmt> update;
-    LExprPtr term = weighted(j, loadAt(tile, slot, false), update);
-    if (lanes > 1 && update.empty()) { // the elements held `lanes` at a time across the tile (heldRows)
-      for (LStmt &s : heldRows(m, part, at, term, overTile, scale))
-        heldAdds.push_back(std::move(s));
-      held = true;
-      continue;
-    }
     for (LStmt &s : serialNest(m.extra, m.extraShape, {store(part, at, scaled(loadAt(part, at, false)), loc)}, loc))
       full.body.push_back(std::move(s));
-    update.push_back(store(part, at, binary(BinOp::Add, loadAt(part, at, false), term), loc));
+    std::vector<LStmt> update;
+    LExprPtr value = binary(BinOp::Add, loadAt(part, at, false), weighted(j, loadAt(tile, slot, false), update));
+    update.push_back(store(part, at, value, loc));
     for (LStmt &s : serialNest(m.extra, m.extraShape, std::move(update), loc))
       rows.push_back(std::move(s));
   }
-  if (!rows.empty() || !heldAdds.empty()) // read back by the rows' loops
+  if (!rows.empty()) // read back by the rows' loop
     weights.push_back(store(tile, slot, var(w, false), loc));
   full.body.push_back(overTile(std::move(weights)));
-  for (LStmt &s : heldAdds)
-    full.body.push_back(std::move(s));
   if (!rows.empty())
     full.body.push_back(overTile(std::move(rows)));
   full.body.push_back(scalarStmt(LStmt::Assign, r.mx, type, var(next, false), loc));
@@ -339,48 +327,6 @@ std::vector<LStmt> SplitPass::tiled(int64_t T, size_t tile, int64_t stride) cons
   for (LStmt &s : stores)
     body.push_back(std::move(s));
   return body;
-}
-
-// Member m's rows of a whole tile added with its elements held in scalars, `lanes` at a time along its last own
-// index x (o's feature index; the others, if any, loop outside):
-//   for x in [0, W·⌊E/W⌋) step W:
-//     h_q = part[x + q] · scale                     q < W: each element loaded and rescaled once a tile
-//     for l in the tile: h_q = h_q + w_l·h(l, x + q)  the tile's rows in order, W elements of a row at a time
-//     part[x + q] = h_q                             stored once a tile
-//   for x in [W·⌊E/W⌋, E): part[x] ×= scale, then the tile's rows added element by element
-// Every element gets the operations of the row-by-row form in the same order (rescaled, then each row's term
-// added, rounded to f32 after each), so no bit changes; the elements are loaded and stored once a tile, not
-// once a row, and a row is still read whole, W elements (a 64-byte line of f32 at W = 16) at a time.
-std::vector<LStmt> SplitPass::heldRows(const FusedMember &m, size_t part, const SymExpr &at, const LExprPtr &term,
-                                       const std::function<LStmt(std::vector<LStmt>)> &overTile,
-                                       Symbol scale) const {
-  const Symbol x = m.extra.back();
-  const SymExpr extent = m.extraShape.back(), whole = SymExpr::floorDiv(extent, SymExpr(lanes)) * SymExpr(lanes);
-  const std::vector<Symbol> outer(m.extra.begin(), m.extra.end() - 1);
-  const SymVec outerShape(m.extraShape.begin(), m.extraShape.end() - 1);
-  auto element = [&](int64_t q) { return at.substitute({{x, SymExpr::symbol(x) + SymExpr(q)}}); };
-  LStmt blocks = loop(x, SymExpr(0), whole, SymExpr(lanes), LoopKind::Serial, loc);
-  std::vector<Symbol> held;
-  std::vector<LStmt> adds;
-  for (int64_t q = 0; q < lanes; ++q) {
-    held.push_back(symbols.fresh("held"));
-    blocks.body.push_back(scalarStmt(LStmt::Decl, held.back(), type,
-                                     binary(BinOp::Mul, loadAt(part, element(q), false), var(scale, false)), loc));
-    adds.push_back(scalarStmt(LStmt::Assign, held.back(), type,
-                              binary(BinOp::Add, var(held.back(), false),
-                                     shiftIndex(term, x, SymExpr::symbol(x) + SymExpr(q))),
-                              loc));
-  }
-  blocks.body.push_back(overTile(std::move(adds)));
-  for (int64_t q = 0; q < lanes; ++q)
-    blocks.body.push_back(store(part, element(q), var(held[size_t(q)], false), loc));
-  LStmt rest = loop(x, whole, extent, SymExpr(1), LoopKind::Serial, loc);
-  rest.body.push_back(store(part, at, binary(BinOp::Mul, loadAt(part, at, false), var(scale, false)), loc));
-  LStmt restRows = loop(x, whole, extent, SymExpr(1), LoopKind::Serial, loc);
-  restRows.body.push_back(store(part, at, binary(BinOp::Add, loadAt(part, at, false), term), loc));
-  std::vector<LStmt> out = serialNest(outer, outerShape, {std::move(blocks), std::move(rest)}, loc);
-  out.push_back(overTile(serialNest(outer, outerShape, {std::move(restRows)}, loc)));
-  return out;
 }
 
 // Split c of a group whose scores are stored (scores=stored: the score reads an array): the scores are
@@ -765,7 +711,6 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     t.region = k.stages.size();
     t.inner = g.var;
     t.lanes = T;
-    t.held = pass.held ? pass.lanes : 0;
     k.decisions.push_back(t);
   }
   if (storedScores) {

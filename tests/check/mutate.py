@@ -10,7 +10,7 @@ same arguments. Every mutant is a bug a lowering could make:
   sign   the last accumulation of an input or temporary subtracts its terms: a sign flip
   drop   the first (or, with MUTANT drop-last, the last) accumulation skips its loop's first term: a
          dropped term (sign and drop-last: in a tiled split pass, both copies of the sum, the whole tiles'
-         and the cut tile's, and every scalar that holds elements of it across a whole tile)
+         and the cut tile's)
   stale  the last combine of partials (stale-first: the first) reads partial 0 where partial 1 belongs,
          with any factor its loop computes for that partial: a stale partial (needs a split reduction, P > 1)
 A mutant that finds nothing to break is an error (exit 3): a test that cannot fail is no test.
@@ -79,10 +79,7 @@ def copies(text, acc, direct):
         if block_end(text, m.end() - 1) > start:
             opened = block_start(text, m.start())
             then = [a for a in direct if a[2] == target and opened < a[0] < m.start()]
-            # o's elements held in scalars across a whole tile (docs/schedule.md, "o held across the
-            # tile"): each scalar holds some of the sum's elements, so each is a copy of it too
-            held = [a for a in direct if re.fullmatch(r"held\d*", a[2]) and opened < a[0] < m.start()]
-            return then[-1:] + held + [acc]
+            return then[-1:] + [acc]
     return [acc]
 
 

@@ -445,9 +445,7 @@ TEST_CASE("On the CPU targets a fused split pass takes its terms a tile at a tim
           "online (splits): each split takes its terms over l 8 at a time: the tile's scores first, each computed once "
           "into online_tile, then their maximum merged into the running one, so the sums are rescaled once a tile, not "
           "once a term; then the weights exp(e − m) into the same place, and the tile's terms added to the sums one "
-          "row after another (a sum with own indices 16 elements at a time, held in scalars across the tile's rows: "
-          "each element loaded, rescaled and stored once a tile, its terms added in the same order; schedule "
-          "lanes=16); a tile that runs past the terms goes term by term (schedule tile=8)");
+          "row after another; a tile that runs past the terms goes term by term (schedule tile=8)");
     const std::string &code = run->c.code->source;
     CHECK(code.find("if ((l0 + 7) < n) {") != std::string::npos); // a whole tile
     CHECK(code.find("} else {") != std::string::npos);           // a cut one
@@ -469,51 +467,6 @@ TEST_CASE("On the CPU targets a fused split pass takes its terms a tile at a tim
     REQUIRE(run->c.ok());
     CHECK(tiles(*run->c.kernel).empty());
     CHECK(!decided(*run->c.kernel));
-  }
-}
-
-TEST_CASE("A row tile holds o's elements `lanes` at a time in scalars across its rows: each loaded and rescaled "
-          "once a tile, the rows added in order, stored once; the last dv mod lanes row by row; lanes=1 holds none",
-          "[pipeline][schedule]") {
-  const std::string decode = "dim n, dk, dv\nin q : f32[dk]\nin K : f32[n, dk]\nin V : f32[n, dv]\n"
-                             "s = (q +.* tran K) / sqrt(dk)\nm = max/ s\ne = exp(s - m)\n"
-                             "out o = (e / (+/ e)) +.* V\n";
-  auto held = [](const Kernel &k) -> int64_t {
-    for (const Decision &d : k.decisions)
-      if (d.kind == Decision::RowTiles)
-        return d.held;
-    return -1;
-  };
-  for (Target t : {Target::C, Target::OpenMP}) {
-    Schedule four;
-    four.lanes = 4;
-    auto run = runText(decode, Stage::Code, t, four);
-    INFO(run->diags);
-    REQUIRE(run->c.ok());
-    CHECK(held(*run->c.kernel) == 4);
-    const std::string &code = run->c.code->source;
-    // four elements of o loaded and rescaled before the tile's rows, each row added into them, stored after
-    const size_t blocks = code.find("for (int64_t i = 0; i < 4 * moart_floordiv(dv, 4); i += 4) {");
-    REQUIRE(blocks != std::string::npos);
-    const size_t first = code.find("float held = (online_o_part[(dv * c + i)] * scale);", blocks);
-    const size_t last = code.find("float held4 = (online_o_part[(dv * c + i + 3)] * scale);", blocks);
-    const size_t rows = code.find("for (int64_t l = l0; l < (l0 + 8); ++l) {", blocks);
-    const size_t add = code.find("held4 = (held4 + (online_tile[(l + 32 * c - l0)] * V[(dv * l + i + 3)]));", blocks);
-    const size_t stored = code.find("online_o_part[(dv * c + i + 3)] = held4;", blocks);
-    CHECK(first < last);
-    CHECK(last < rows);
-    CHECK(rows < add);
-    CHECK(add < stored);
-    CHECK(stored != std::string::npos);
-    CHECK(code.find("float held5") == std::string::npos);
-    // the rest of dv: rescaled in memory, then row by row
-    CHECK(code.find("for (int64_t i = 4 * moart_floordiv(dv, 4); i < dv; ++i) {", stored) != std::string::npos);
-    Schedule one;
-    one.lanes = 1;
-    auto plain = runText(decode, Stage::Code, t, one);
-    REQUIRE(plain->c.ok());
-    CHECK(held(*plain->c.kernel) == 0);
-    CHECK(plain->c.code->source.find("held") == std::string::npos);
   }
 }
 
