@@ -106,6 +106,10 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
                                                               P_online, &overflow),
                                             sizeof(float), &overflow),
                         &overflow);
+  (void)moart_mul_checked(n, dk, &overflow);
+  (void)moart_mul_checked(8, dk, &overflow);
+  (void)moart_mul_checked(n, dv, &overflow);
+  (void)moart_mul_checked(8, dv, &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(n, 1, &overflow)),
@@ -166,11 +170,23 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
   const int64_t moa_bound4 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dk, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dv, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf2 */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
               moa_bound3,
               moart_add_checked(moart_add_checked(moa_bound3, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound7 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -178,7 +194,7 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound6 = moart_magnitude_max(
+  const int64_t moa_bound8 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
@@ -190,7 +206,8 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
     moa_magnitude = moart_add_checked(moa_magnitude, n, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dv, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(dv, moa_bound0, &overflow), P_online, &overflow),
@@ -232,25 +249,32 @@ static int moa_causal_prefill_workspace_layout(int64_t n, int64_t dk, int64_t dv
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dk, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound6, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(32, moart_mul_checked(moa_bound0, P_online, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound6, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
@@ -301,6 +325,18 @@ int moa_causal_prefill(int64_t n, int64_t dk, int64_t dv, const float *restrict 
 #pragma acc loop seq
       for (int64_t l0 = 8 * c * moa_div1; l0 < (8 * c * moa_div1 + 8 * moa_div1); l0 += 8) {
         if ((l0 + 7) < (i + 1)) {
+          if ((dk * l0 + 24 * dk - 1) < n * dk) {
+#pragma acc loop seq
+            for (int64_t pf = 0; pf < 8 * dk; pf += 16) {
+              MOART_PREFETCH(&K[(dk * l0 + 16 * dk + pf)]); /* causal-prefill.moa:10 */
+            }
+          }
+          if ((dv * l0 + 24 * dv - 1) < n * dv) {
+#pragma acc loop seq
+            for (int64_t pf2 = 0; pf2 < 8 * dv; pf2 += 16) {
+              MOART_PREFETCH(&V[(dv * l0 + 16 * dv + pf2)]); /* causal-prefill.moa:10 */
+            }
+          }
           float top = -INFINITY; /* causal-prefill.moa:10 */
 #pragma acc loop seq
           for (int64_t l = l0; l < (l0 + 8); ++l) {

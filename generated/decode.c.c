@@ -87,6 +87,10 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
       total,
       moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
+  (void)moart_mul_checked(n, dk, &overflow);
+  (void)moart_mul_checked(8, dk, &overflow);
+  (void)moart_mul_checked(n, dv, &overflow);
+  (void)moart_mul_checked(8, dv, &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(P_online, 1, &overflow)),
@@ -148,11 +152,23 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
   const int64_t moa_bound3 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dk, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf */
+  const int64_t moa_bound4 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dv, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf2 */
+  const int64_t moa_bound5 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
               moa_bound2,
               moart_add_checked(moart_add_checked(moa_bound2, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound4 = moart_magnitude_max(
+  const int64_t moa_bound6 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -160,7 +176,7 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound5 = moart_magnitude_max(
+  const int64_t moa_bound7 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
@@ -171,7 +187,8 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
@@ -213,19 +230,26 @@ static int moa_decode_workspace_layout(int64_t n, int64_t dk, int64_t dv, size_t
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound2, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dk, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound2, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound3, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound5, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound3, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound0, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound3, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   offsets[8] = moart_size_checked(total, &overflow);
@@ -267,6 +291,16 @@ int moa_decode(int64_t n, int64_t dk, int64_t dv, const float *restrict q, const
                8 * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8));
          l0 += 8) {
       if ((l0 + 7) < n) {
+        if ((dk * l0 + 24 * dk - 1) < n * dk) {
+          for (int64_t pf = 0; pf < 8 * dk; pf += 16) {
+            MOART_PREFETCH(&K[(dk * l0 + 16 * dk + pf)]); /* decode.moa:8 */
+          }
+        }
+        if ((dv * l0 + 24 * dv - 1) < n * dv) {
+          for (int64_t pf2 = 0; pf2 < 8 * dv; pf2 += 16) {
+            MOART_PREFETCH(&V[(dv * l0 + 16 * dv + pf2)]); /* decode.moa:8 */
+          }
+        }
         float top = -INFINITY; /* decode.moa:8 */
         for (int64_t l = l0; l < (l0 + 8); ++l) {
           float acc2 = 0.0f;       /* decode.moa:13 */

@@ -131,6 +131,12 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
+  (void)moart_mul_checked(moart_mul_checked(moart_mul_checked(B, hkv, &overflow), n, &overflow), dk,
+                          &overflow);
+  (void)moart_mul_checked(8, dk, &overflow);
+  (void)moart_mul_checked(moart_mul_checked(moart_mul_checked(B, hkv, &overflow), n, &overflow), dv,
+                          &overflow);
+  (void)moart_mul_checked(8, dv, &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
@@ -200,11 +206,23 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dk, &overflow), 32, &overflow)),
+          &overflow),
+      1); /* pf */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dv, &overflow), 32, &overflow)),
+          &overflow),
+      1); /* pf2 */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
               moa_bound4,
               moart_add_checked(moart_add_checked(moa_bound4, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound6 = moart_magnitude_max(
+  const int64_t moa_bound8 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -212,7 +230,7 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound7 = moart_magnitude_max(
+  const int64_t moa_bound9 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
@@ -222,10 +240,11 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   {
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, B, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, 32, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, hq, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude,
                           moart_mul_checked(moart_mul_checked(moart_mul_checked(hq, dv, &overflow),
@@ -277,16 +296,6 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moart_mul_checked(hq, dk, &overflow), moa_bound0, &overflow), &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound2, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dk, &overflow),
@@ -302,22 +311,10 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
             &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound5, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(
-            32,
-            moart_mul_checked(moart_mul_checked(hq, moa_bound0, &overflow), P_online, &overflow),
-            &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(32, moart_mul_checked(moa_bound2, P_online, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dk, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(hkv, n, &overflow), dv, &overflow),
@@ -331,7 +328,36 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
             &overflow),
         &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(hq, dk, &overflow), moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound2, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound7, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(
+            32,
+            moart_mul_checked(moart_mul_checked(hq, moa_bound0, &overflow), P_online, &overflow),
+            &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(32, moart_mul_checked(moa_bound2, P_online, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound1, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound7, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(hq, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -387,6 +413,20 @@ int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk, int6
                    8 * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8));
              l0 += 8) {
           if ((l0 + 7) < n) {
+            if ((hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) + dk * l0 + 24 * dk - 1) <
+                B * hkv * n * dk) {
+              for (int64_t pf = 0; pf < 8 * dk; pf += 32) {
+                MOART_PREFETCH(&K[(hkv * n * dk * i + n * dk * moart_floordiv(hkv * j, hq) +
+                                   dk * l0 + 16 * dk + pf)]); /* gqa-bf16.moa:9 */
+              }
+            }
+            if ((hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) + dv * l0 + 24 * dv - 1) <
+                B * hkv * n * dv) {
+              for (int64_t pf2 = 0; pf2 < 8 * dv; pf2 += 32) {
+                MOART_PREFETCH(&V[(hkv * n * dv * i + n * dv * moart_floordiv(hkv * j, hq) +
+                                   dv * l0 + 16 * dv + pf2)]); /* gqa-bf16.moa:9 */
+              }
+            }
             float top = -INFINITY; /* gqa-bf16.moa:9 */
             for (int64_t l = l0; l < (l0 + 8); ++l) {
               float acc2 = 0.0f;       /* gqa-bf16.moa:14 */

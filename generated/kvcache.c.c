@@ -112,6 +112,10 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
       moart_bytes_checked(moart_mul_checked(32, P_online, &overflow), sizeof(float), &overflow),
       &overflow);
   (void)moart_add_checked(t, 1, &overflow);
+  (void)moart_mul_checked(cap, dk, &overflow);
+  (void)moart_mul_checked(8, dk, &overflow);
+  (void)moart_mul_checked(cap, dv, &overflow);
+  (void)moart_mul_checked(8, dv, &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(
@@ -181,11 +185,23 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
   const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dk, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dv, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf2 */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
               moa_bound4,
               moart_add_checked(moart_add_checked(moa_bound4, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound6 = moart_magnitude_max(
+  const int64_t moa_bound8 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -193,7 +209,7 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound7 = moart_magnitude_max(
+  const int64_t moa_bound9 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
@@ -204,11 +220,13 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
     int64_t moa_magnitude = 0; /* every term of the loops' integer expressions */
     moa_magnitude = moart_add_checked(moa_magnitude, moart_magnitude_max(t, 1), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dk, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound1, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound0, &overflow), &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound2, &overflow);
@@ -248,18 +266,24 @@ static int moa_kvcache_workspace_layout(int64_t t, int64_t cap, int64_t dk, int6
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound5, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound7, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound3, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound7, &overflow), &overflow);
     (void)moart_magnitude_checked(moa_magnitude, &overflow);
   }
   if (!(t <= cap) || overflow) /* take count within the leading extent: t <= cap */
@@ -322,6 +346,16 @@ int moa_kvcache(int64_t t, int64_t cap, int64_t dk, int64_t dv, const float *res
                8 * moart_floordiv((moart_floordiv((t + P_online), P_online) + 7), 8));
          l0 += 8) {
       if ((l0 + 7) < (t + 1)) {
+        if ((dk * l0 + 24 * dk - 1) < cap * dk) {
+          for (int64_t pf = 0; pf < 8 * dk; pf += 16) {
+            MOART_PREFETCH(&K[(dk * l0 + 16 * dk + pf)]); /* kvcache.moa:13 */
+          }
+        }
+        if ((dv * l0 + 24 * dv - 1) < cap * dv) {
+          for (int64_t pf2 = 0; pf2 < 8 * dv; pf2 += 16) {
+            MOART_PREFETCH(&V[(dv * l0 + 16 * dv + pf2)]); /* kvcache.moa:13 */
+          }
+        }
         float top = -INFINITY; /* kvcache.moa:13 */
         for (int64_t l = l0; l < (l0 + 8); ++l) {
           float acc2 = 0.0f;       /* kvcache.moa:18 */

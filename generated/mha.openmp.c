@@ -127,6 +127,12 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                             P_online, &overflow),
           sizeof(float), &overflow),
       &overflow);
+  (void)moart_mul_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow), n, &overflow), dk,
+                          &overflow);
+  (void)moart_mul_checked(8, dk, &overflow);
+  (void)moart_mul_checked(moart_mul_checked(moart_mul_checked(B, h, &overflow), n, &overflow), dv,
+                          &overflow);
+  (void)moart_mul_checked(8, dv, &overflow);
   (void)moart_mul_checked(16, moart_floordiv_checked(dk, 16, &overflow), &overflow);
   const int64_t moa_bound0 = moart_magnitude_max(
       moart_magnitude_checked(moart_magnitude_max(0, moart_add_checked(B, 1, &overflow)),
@@ -196,11 +202,23 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
   const int64_t moa_bound5 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dk, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf */
+  const int64_t moa_bound6 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
+              0, moart_add_checked(moart_mul_checked(8, dv, &overflow), 16, &overflow)),
+          &overflow),
+      1); /* pf2 */
+  const int64_t moa_bound7 = moart_magnitude_max(
+      moart_magnitude_checked(
+          moart_magnitude_max(
               moa_bound4,
               moart_add_checked(moart_add_checked(moa_bound4, 8, &overflow), 1, &overflow)),
           &overflow),
       1); /* l */
-  const int64_t moa_bound6 = moart_magnitude_max(
+  const int64_t moa_bound8 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               0, moart_add_checked(
@@ -208,7 +226,7 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
                      &overflow)),
           &overflow),
       1); /* l2 */
-  const int64_t moa_bound7 = moart_magnitude_max(
+  const int64_t moa_bound9 = moart_magnitude_max(
       moart_magnitude_checked(
           moart_magnitude_max(
               moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
@@ -221,7 +239,8 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
     moa_magnitude = moart_add_checked(moa_magnitude, 16, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, h, &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, P_online, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dv, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dv, &overflow), &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude,
                           moart_mul_checked(moart_mul_checked(moart_mul_checked(h, dv, &overflow),
@@ -273,16 +292,6 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
             &overflow),
         &overflow);
     moa_magnitude = moart_add_checked(moa_magnitude, moa_bound4, &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, dk, &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moart_mul_checked(h, dk, &overflow), moa_bound0, &overflow), &overflow);
-    moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(moart_mul_checked(h, n, &overflow), dk, &overflow),
@@ -292,8 +301,33 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(n, dk, &overflow), moa_bound1, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound5, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound4, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(24, dk, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(moart_mul_checked(h, n, &overflow), dv, &overflow),
+                          moa_bound0, &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(n, dv, &overflow), moa_bound1, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound4, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound6, &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude, moart_mul_checked(16, moart_magnitude_div(dk, 16, &overflow), &overflow),
+        &overflow);
+    moa_magnitude = moart_add_checked(
+        moa_magnitude,
+        moart_mul_checked(moart_mul_checked(h, dk, &overflow), moa_bound0, &overflow), &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound1, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound8, &overflow);
+    moa_magnitude =
+        moart_add_checked(moa_magnitude, moart_mul_checked(dk, moa_bound7, &overflow), &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound9, &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(
@@ -304,19 +338,11 @@ static int moa_mha_workspace_layout(int64_t B, int64_t h, int64_t n, int64_t dk,
         moa_magnitude,
         moart_mul_checked(32, moart_mul_checked(moa_bound1, P_online, &overflow), &overflow),
         &overflow);
-    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound5, &overflow);
+    moa_magnitude = moart_add_checked(moa_magnitude, moa_bound7, &overflow);
     moa_magnitude =
         moart_add_checked(moa_magnitude, moart_mul_checked(32, moa_bound2, &overflow), &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moart_mul_checked(moart_mul_checked(h, n, &overflow), dv, &overflow),
-                          moa_bound0, &overflow),
-        &overflow);
-    moa_magnitude = moart_add_checked(
-        moa_magnitude,
-        moart_mul_checked(moart_mul_checked(n, dv, &overflow), moa_bound1, &overflow), &overflow);
     moa_magnitude =
-        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound5, &overflow), &overflow);
+        moart_add_checked(moa_magnitude, moart_mul_checked(dv, moa_bound7, &overflow), &overflow);
     moa_magnitude = moart_add_checked(
         moa_magnitude,
         moart_mul_checked(moart_mul_checked(h, dv, &overflow), moa_bound0, &overflow), &overflow);
@@ -370,6 +396,18 @@ int moa_mha(int64_t B, int64_t h, int64_t n, int64_t dk, int64_t dv, const float
                    8 * moart_floordiv((moart_floordiv((n + P_online - 1), P_online) + 7), 8));
              l0 += 8) {
           if ((l0 + 7) < n) {
+            if ((h * n * dk * i + n * dk * j + dk * l0 + 24 * dk - 1) < B * h * n * dk) {
+              for (int64_t pf = 0; pf < 8 * dk; pf += 16) {
+                MOART_PREFETCH(
+                    &K[(h * n * dk * i + n * dk * j + dk * l0 + 16 * dk + pf)]); /* mha.moa:9 */
+              }
+            }
+            if ((h * n * dv * i + n * dv * j + dv * l0 + 24 * dv - 1) < B * h * n * dv) {
+              for (int64_t pf2 = 0; pf2 < 8 * dv; pf2 += 16) {
+                MOART_PREFETCH(
+                    &V[(h * n * dv * i + n * dv * j + dv * l0 + 16 * dv + pf2)]); /* mha.moa:9 */
+              }
+            }
             float top = -INFINITY; /* mha.moa:9 */
             for (int64_t l = l0; l < (l0 + 8); ++l) {
               float acc2 = 0.0f;       /* mha.moa:14 */

@@ -99,6 +99,7 @@ bool LaneLoop::check(const std::vector<LStmt> &body, int depth) {
         return false;
       break;
     case LStmt::Decl: break;
+    case LStmt::Prefetch: return false; // the CPU targets' hint (CUDA's passes have none)
     }
   }
   return true;

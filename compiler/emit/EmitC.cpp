@@ -320,6 +320,9 @@ void CPrinter::stmt(const LStmt &s, ElemType t) {
       line(fmt::format("{}[{}] = {};{}", cn.buffer(s.buffer), integer(s.offset), value, where(s.loc)));
     break;
   }
+  case LStmt::Prefetch:
+    line(fmt::format("MOART_PREFETCH(&{}[{}]);{}", cn.buffer(s.buffer), integer(s.offset), where(s.loc)));
+    break;
   case LStmt::If:
     line(ifHeader(s));
     for (const LStmt &x : s.body)

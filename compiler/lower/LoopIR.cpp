@@ -117,6 +117,9 @@ struct Printer {
     case LStmt::Store:
       out += fmt::format("{}{}[{}] = {}{}\n", pad, k.buffers[s.buffer].label(), s.offset.str(), expr(s.value), where);
       break;
+    case LStmt::Prefetch:
+      out += fmt::format("{}prefetch {}[{}]{}\n", pad, k.buffers[s.buffer].label(), s.offset.str(), where);
+      break;
     case LStmt::If:
       out += s.value ? fmt::format("{}if {}{}{}\n", pad, expr(s.value), s.onlySaves ? "  (skipping it only saves work)" : "", where)
                      : fmt::format("{}if {} < {}{}\n", pad, s.lhs.str(), s.rhs.str(), where);
@@ -452,6 +455,23 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
                        "added to the sums one row after another; a tile that runs past the terms goes term by term "
                        "(schedule tile={})",
                        regionName(k, k.stages[d.region]), d.inner.name(), d.lanes, tile, d.lanes);
+  }
+  case Decision::PrefetchRows: {
+    std::vector<std::string> rows;
+    std::function<void(const std::vector<LStmt> &)> walk = [&](const std::vector<LStmt> &body) {
+      for (const LStmt &s : body) {
+        if (s.kind == LStmt::Prefetch &&
+            std::find(rows.begin(), rows.end(), k.buffers[s.buffer].label()) == rows.end())
+          rows.push_back(k.buffers[s.buffer].label());
+        walk(s.body);
+        walk(s.orElse);
+      }
+    };
+    walk(k.stages[d.region].body);
+    return fmt::format("{}: each whole tile first asks for the cache lines of the tile's rows of {} that lie {} terms "
+                       "over {} ahead (a prefetch hint, where those rows exist), so that memory is already sending "
+                       "them when the split gets there; a hint reads and changes nothing (schedule prefetch={})",
+                       regionName(k, k.stages[d.region]), fmt::join(rows, " and "), d.lanes, d.inner.name(), d.lanes);
   }
   case Decision::InterleavedSum: {
     std::string file = k.fileName.substr(k.fileName.find_last_of('/') + 1);

@@ -95,7 +95,7 @@ enum class LoopKind {
 };
 
 struct LStmt {
-  enum Kind { Loop, Decl, Accumulate, Assign, Store, If } kind;
+  enum Kind { Loop, Decl, Accumulate, Assign, Store, If, Prefetch } kind;
   SourceLoc loc; // the .moa operator this statement computes
 
   // Loop: for (var = start; var < end; var += step)
@@ -111,6 +111,9 @@ struct LStmt {
   LExprPtr value;
 
   // Store: buffer[offset] = value
+  // Prefetch: a hint that the cache line of buffer[offset] will be read soon (MOART_PREFETCH on the CPU
+  // targets). It reads and writes nothing, so no analysis counts it as an access (forEachAccess skips it);
+  // its offset is always inside the buffer (the lowering guards it).
   size_t buffer = 0;
   SymExpr offset;
 
@@ -193,12 +196,14 @@ struct Decision {
     WiderPack,       // CUDA: stages[region] also as a kernel of `lanes` values of frame index `inner` a warp
     SiblingLoops,    // stages[region]'s reductions at `locs` over `inner` in [start, end) share one loop
     RowTiles,        // stages[region]'s split loop over `inner` takes `lanes` terms a step (CPU targets)
+    PrefetchRows,    // stages[region]'s whole tiles prefetch the rows `lanes` terms of `inner` ahead (CPU targets)
   } kind;
   size_t buffer = 0;
   size_t region = 0;
   Symbol inner{};
   SymExpr start{}, end{};
-  int64_t lanes = 0; // InterleavedSum; PackedFrame, WiderPack: the values a warp takes; StoredScores: chains; RowTiles: terms
+  int64_t lanes = 0; // InterleavedSum; PackedFrame, WiderPack: the values a warp takes; StoredScores: chains; RowTiles: terms;
+                     // PrefetchRows: the terms ahead
   BinOp op = BinOp::Add;   // InterleavedSum: + or ×
   SourceLoc loc{};         // InterleavedSum: the reduction's operator
   std::vector<SourceLoc> locs{}; // SiblingLoops: the reductions' operators, in the loop's order

@@ -88,6 +88,91 @@ void hoistCalls(std::vector<LStmt> &body, const std::set<Symbol> &dims, SymbolTa
   }
 }
 
+
+// Whether the statements hold a prefetch hint, nested ones included.
+bool hasPrefetch(const std::vector<LStmt> &body) {
+  return std::any_of(body.begin(), body.end(), [](const LStmt &s) {
+    return s.kind == LStmt::Prefetch || hasPrefetch(s.body) || hasPrefetch(s.orElse);
+  });
+}
+
+// The loop indices of the statements, nested ones included.
+void loopIndices(const std::vector<LStmt> &body, std::set<Symbol> &out) {
+  for (const LStmt &s : body) {
+    if (s.kind == LStmt::Loop)
+      out.insert(s.var);
+    loopIndices(s.body, out);
+    loopIndices(s.orElse, out);
+  }
+}
+
+// The prefetch hints of a whole tile of T terms from l0 (Schedule::prefetch): for every input that the tile's
+// statements read at offsets linear in the term, with a step S the same for every term and inner index (a
+// row of K: dk) and every coefficient positive (so the offsets grow with every index), the lines of the rows
+// D terms ahead: from the offset of row l0 + D with every inner index 0 (the least of those reads' offsets
+// there), T·S elements, one hint per 64-byte line, under a guard that the last of them lies inside the
+// input. Reads through a gather (a page table) are not prefetched.
+std::vector<LStmt> prefetchRows(SymbolTable &symbols, const Kernel &k, const std::vector<LStmt> &tileBody, Symbol term,
+                                const SymExpr &l0, int64_t T, int64_t D, SourceLoc loc) {
+  std::set<Symbol> indices;
+  loopIndices(tileBody, indices);
+  std::map<Symbol, SymExpr> ahead;
+  for (Symbol i : indices)
+    ahead[i] = i == term ? l0 + SymExpr(D) : SymExpr(0);
+  struct Rows {
+    size_t buffer;
+    SymExpr step, from;
+    bool seen = false, usable = true;
+  };
+  std::vector<Rows> rows;
+  forEachAccess(tileBody, [&](size_t b, const SymExpr &offset, bool isStore) {
+    if (isStore || k.buffers[b].role != Buffer::Input || !offset.dependsOn(term))
+      return;
+    auto at = std::find_if(rows.begin(), rows.end(), [&](const Rows &r) { return r.buffer == b; });
+    if (at == rows.end())
+      at = rows.insert(rows.end(), Rows{b, {}, {}});
+    const std::optional<SymExpr> step = offset.linearCoefficient(term);
+    const bool positive = std::all_of(offset.terms().begin(), offset.terms().end(),
+                                      [](const SymExpr::Term &t) { return t.coef > 0; });
+    const SymExpr from = offset.substitute(ahead);
+    if (!step || offset.hasLoad() || !positive ||
+        std::any_of(indices.begin(), indices.end(), [&](Symbol i) { return step->dependsOn(i); })) {
+      at->usable = false;
+      return;
+    }
+    if (!at->seen) { // the first read of this input
+      at->seen = true, at->step = *step, at->from = from;
+      return;
+    }
+    const std::optional<int64_t> apart = (from - at->from).constant();
+    if (!(at->step == *step) || !apart)
+      at->usable = false;
+    else if (*apart < 0)
+      at->from = from;
+  });
+  std::vector<LStmt> hints;
+  for (const Rows &r : rows) {
+    if (!r.usable)
+      continue;
+    const SymExpr span = SymExpr(T) * r.step;
+    LStmt inside{}; // if (from + T·S − 1 < the input's elements)
+    inside.kind = LStmt::If;
+    inside.lhs = r.from + span - SymExpr(1);
+    inside.rhs = k.buffers[r.buffer].storageElements();
+    inside.loc = loc;
+    const Symbol pf = symbols.fresh("pf");
+    LStmt lines = loop(pf, 0, span, 64 / elemBytes(k.buffers[r.buffer].elem), LoopKind::Serial, loc);
+    LStmt hint{};
+    hint.kind = LStmt::Prefetch;
+    hint.buffer = r.buffer;
+    hint.offset = r.from + SymExpr::symbol(pf);
+    hint.loc = loc;
+    lines.body.push_back(std::move(hint));
+    inside.body.push_back(std::move(lines));
+    hints.push_back(std::move(inside));
+  }
+  return hints;
+}
 } // namespace
 
 namespace {
@@ -136,7 +221,7 @@ struct SplitPass {
   LExprPtr weighted(size_t j, LExprPtr w, std::vector<LStmt> &into) const;
   LStmt onlineTerm(const Running &r, bool lazy) const;
   std::vector<LStmt> online(bool lazy, const std::set<Symbol> &dims) const;
-  std::vector<LStmt> tiled(int64_t T, size_t tile, int64_t stride) const;
+  std::vector<LStmt> tiled(int64_t T, size_t tile, int64_t stride, int64_t prefetch) const;
   std::vector<LStmt> stored(std::optional<size_t> weights) const;
   std::vector<LStmt> rowSum(Symbol acc, const LExprPtr &term) const;
 };
@@ -266,7 +351,7 @@ std::vector<LStmt> SplitPass::online(bool lazy, const std::set<Symbol> &dims) co
 //   S[x] += w_l·h_l[x], term by term, a row of V streamed whole (without the exp's call in its loop)
 // (the monoid of the term-by-term form: exp(e − next) = exp(e − t')·exp(t' − next) for any t', so the sums
 // end equal in real arithmetic; the roundings differ); a tile past the terms goes term by term (onlineTerm).
-std::vector<LStmt> SplitPass::tiled(int64_t T, size_t tile, int64_t stride) const {
+std::vector<LStmt> SplitPass::tiled(int64_t T, size_t tile, int64_t stride, int64_t prefetch) const {
   std::vector<LStmt> body, stores;
   const Running r = running(body, stores);
   const Symbol l0 = symbols.fresh(g.var.name() + "0"), top = symbols.fresh("top"), next = symbols.fresh("next");
@@ -319,6 +404,10 @@ std::vector<LStmt> SplitPass::tiled(int64_t T, size_t tile, int64_t stride) cons
   if (!rows.empty())
     full.body.push_back(overTile(std::move(rows)));
   full.body.push_back(scalarStmt(LStmt::Assign, r.mx, type, var(next, false), loc));
+  if (prefetch > 0) { // the rows `prefetch` terms ahead asked for before this tile's reads
+    std::vector<LStmt> hints = prefetchRows(symbols, k, full.body, g.var, from, T, prefetch, loc);
+    full.body.insert(full.body.begin(), std::make_move_iterator(hints.begin()), std::make_move_iterator(hints.end()));
+  }
   full.orElse.push_back(overTile({onlineTerm(r, false)}));
   const SymExpr first = SymExpr::symbol(c) * length;
   LStmt tiles = loop(l0, first, first + length, SymExpr(T), LoopKind::Serial, loc);
@@ -694,7 +783,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     for (const TDim &d : k.dims)
       dims.insert(d.sym);
   std::vector<LStmt> body = storedScores ? pass.stored(weights)
-                           : tile       ? pass.tiled(T, *tile, stride)
+                           : tile       ? pass.tiled(T, *tile, stride, schedule.prefetch)
                                         : pass.online(target == Target::Cuda, dims);
 
   const bool reuse = target != Target::Cuda && schedule.reuse; // CUDA packs such indices instead (packFrame)
@@ -712,6 +801,11 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     t.inner = g.var;
     t.lanes = T;
     k.decisions.push_back(t);
+    if (hasPrefetch(region.body)) {
+      t.kind = Decision::PrefetchRows;
+      t.lanes = schedule.prefetch;
+      k.decisions.push_back(t);
+    }
   }
   if (storedScores) {
     Decision s{Decision::StoredScores};

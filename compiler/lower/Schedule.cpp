@@ -53,6 +53,12 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
     } catch (const std::exception &) {
       return fmt::format("schedule value '{}' for {} is not an integer", value, key);
     }
+    if (key == "prefetch") { // 0: none
+      if (number < 0 || number > Schedule::maxPrefetch)
+        return fmt::format("schedule value {} for prefetch must be from 0 to {}", number, Schedule::maxPrefetch);
+      schedule.prefetch = number;
+      continue;
+    }
     if (number < 1)
       return fmt::format("schedule value {} for {} must be positive", number, key);
     if (key == "threads")
@@ -80,7 +86,7 @@ std::optional<std::string> parseSchedule(const std::string &text, Schedule &sche
         return fmt::format("schedule value {} for ahead must be at most {}", number, Schedule::maxAhead);
       schedule.ahead = number;
     } else
-      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, pack, ahead, mma)", key);
+      return fmt::format("unknown schedule key '{}' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, prefetch, pack, ahead, mma)", key);
   }
   return std::nullopt;
 }

@@ -75,6 +75,14 @@ struct Schedule {
   // lower/LowerFused.cpp, docs/schedule.md ("Row tiles"), bench/NOTES.md (2026-12-07).
   int64_t tile = 8;
   static constexpr int64_t maxTile = 1024;
+  // C, OpenMP and OpenACC, a tiled split pass (tile > 1): each whole tile first prefetches the tile's rows
+  // `prefetch` terms ahead, a hint per 64-byte line of every input the pass reads along its terms (the rows
+  // of K and V; MOART_PREFETCH: __builtin_prefetch under GCC and Clang), so that the memory system is
+  // fetching them while the split computes on nearer rows (the hardware's prefetchers alone left a thread
+  // streaming at half the read-only loop's rate, bench/NOTES.md 2026-12-07). 0: none. Where the rows ahead
+  // lie outside the input (the last tiles), nothing is prefetched. A hint changes no value.
+  int64_t prefetch = 16;
+  static constexpr int64_t maxPrefetch = 4096;
 
   int64_t fusedSplits(Target t) const { return t == Target::Cuda && !splitsSet ? 0 : splits; }
   int64_t fusedChunk(Target t) const { return t == Target::Cuda && !chunkSet ? 8 : chunk; }

@@ -57,13 +57,15 @@ style)
   usage "a subcommand is required: compile, explain, check or run (moac --help lists them)" --color=never
   usage "'moac compile' needs the program: a .moa file, or - for standard input" compile
   usage "unexpected argument 'x.moa' for 'moac compile'" compile k.moa x.moa
-  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, pack, ahead, mma)" compile k.moa --schedule bogus=1
-  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, pack, ahead, mma)" explain k.moa --schedule bogus=1
-  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, pack, ahead, mma)" check k.moa --dims n=2 --schedule bogus=1
+  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, prefetch, pack, ahead, mma)" compile k.moa --schedule bogus=1
+  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, prefetch, pack, ahead, mma)" explain k.moa --schedule bogus=1
+  usage "--schedule: unknown schedule key 'bogus' (threads, chunk, block, layout, fuse, reuse, scores, splits, lanes, tile, prefetch, pack, ahead, mma)" check k.moa --dims n=2 --schedule bogus=1
   usage "--schedule: schedule value 3 for pack must be a power of two at most 32" compile k.moa --schedule pack=3
   usage "--schedule: schedule value 64 for pack must be a power of two at most 32" compile k.moa --schedule pack=64
   usage "--schedule: schedule value 5 for ahead must be at most 4" compile k.moa --schedule ahead=5
   usage "--schedule: schedule value 1025 for tile must be at most 1024" compile k.moa --schedule tile=1025
+  usage "--schedule: schedule value 4097 for prefetch must be from 0 to 4096" compile k.moa --schedule prefetch=4097
+  usage "--schedule: schedule value -1 for prefetch must be from 0 to 4096" compile k.moa --schedule prefetch=-1
   usage "--schedule: mma must be on or off, not 'maybe'" compile k.moa --schedule mma=maybe
   usage "--dims: 'n' is not NAME=VALUE (expected e.g. n=8,dk=4)" run k.moa --dims n
   usage "--dims: 'n' is not NAME=VALUE (expected e.g. n=8,dk=4)" check k.moa --dims n

@@ -75,8 +75,8 @@ public:
     FAIL("no buffer " << name);
     return memory[0];
   }
-  // Every store's buffer and offset, in execution order.
-  std::vector<std::pair<size_t, int64_t>> stores;
+  // Every store's buffer and offset, in execution order; every prefetch hint's.
+  std::vector<std::pair<size_t, int64_t>> stores, prefetched;
 
   void run() {
     for (const Region &r : k.stages)
@@ -129,6 +129,13 @@ private:
       case LStmt::If:
         exec((s.value ? eval(s.value) != 0 : value(s.lhs) < value(s.rhs)) ? s.body : s.orElse);
         break;
+      case LStmt::Prefetch: { // a hint, but its address must lie inside the buffer
+        int64_t at = value(s.offset);
+        REQUIRE(at >= 0);
+        REQUIRE(size_t(at) < memory[home[s.buffer]].size());
+        prefetched.emplace_back(s.buffer, at);
+        break;
+      }
       }
   }
 
@@ -730,5 +737,53 @@ TEST_CASE("sibling loops fuse only over the same range, when neither reads the o
       CHECK(body.size() == before);
       CHECK(loops(body) == 2);
     }
+  }
+}
+
+TEST_CASE("a tiled split pass prefetches the rows `prefetch` terms ahead: every line of them once a tile, inside "
+          "the input, nothing with prefetch=0, the result unchanged",
+          "[lower][prefetch]") {
+  for (int64_t ahead : {0, 16, 3}) {
+    INFO("prefetch " << ahead);
+    Schedule s;
+    s.splits = 2;
+    s.prefetch = ahead;
+    Lowered l = lowerText(decode64, Target::OpenMP, s, true);
+    const bool decided = std::any_of(l.kernel.decisions.begin(), l.kernel.decisions.end(),
+                                     [](const Decision &d) { return d.kind == Decision::PrefetchRows; });
+    CHECK(decided == (ahead > 0));
+    const int64_t N = 100, dk = 3, dv = 2, line = 8; // f64: 8 elements a 64-byte line
+    LoopEval ev(l.kernel, {{"n", N}, {"dk", dk}, {"dv", dv}});
+    ev.run();
+    // split c of 2 takes 56 terms (50 rounded up to the tile of 8): whole tiles l0 = 0 … 48 and 56 … 88; a tile
+    // prefetches rows l0 + ahead … l0 + ahead + 7 where the last of them exists
+    std::set<int64_t> want;
+    for (int64_t c = 0; c < 2 && ahead > 0; ++c)
+      for (int64_t l0 = 56 * c; l0 + 7 < std::min(N, 56 * c + 56); l0 += 8)
+        if (l0 + ahead + 8 <= N)
+          for (int64_t r = l0 + ahead; r < l0 + ahead + 8; ++r)
+            want.insert(r);
+    for (const char *input : {"K", "V"}) {
+      INFO(input);
+      const int64_t row = std::string(input) == "K" ? dk : dv;
+      const size_t b = size_t(&bufferNamed(l.kernel, input) - l.kernel.buffers.data());
+      std::set<int64_t> covered; // the rows whose every element lies in a hinted line
+      std::vector<int64_t> hints;
+      for (const auto &[buffer, at] : ev.prefetched)
+        if (buffer == b)
+          hints.push_back(at);
+      for (int64_t r = 0; r < N; ++r) {
+        bool all = true;
+        for (int64_t x = r * row; x < r * row + row; ++x)
+          all &= std::any_of(hints.begin(), hints.end(), [&](int64_t h) { return h <= x && x < h + line; });
+        if (all)
+          covered.insert(r);
+      }
+      CHECK(covered == want);
+      for (int64_t h : hints) // a hint starts in a wanted row (each inside the input: LoopEval requires it)
+        CHECK(want.count(h / row) == 1);
+    }
+    checkDecode(l, 37);
+    checkDecode(l, N);
   }
 }

@@ -232,11 +232,13 @@ TEST_CASE("a fused group's split pass is typed records too: its partials, splits
   REQUIRE(run->c.ok());
   const Kernel &k = *run->c.kernel;
   // the score's interleaved dot product (lowered first, once for its two copies: the whole tiles' and the cut
-  // tile's), the split pass, its row tiles, the combine's two sums in one loop
-  REQUIRE(k.decisions.size() == 4);
+  // tile's), the split pass, its row tiles, their prefetch of the rows ahead, the combine's two sums in one loop
+  REQUIRE(k.decisions.size() == 5);
   CHECK(k.decisions[0].kind == Decision::InterleavedSum);
   CHECK(k.decisions[2].kind == Decision::RowTiles);
-  CHECK(k.decisions[3].kind == Decision::SiblingLoops);
+  CHECK(k.decisions[3].kind == Decision::PrefetchRows);
+  CHECK(k.decisions[3].lanes == 16);
+  CHECK(k.decisions[4].kind == Decision::SiblingLoops);
   const Decision &d = k.decisions[1];
   CHECK(d.kind == Decision::FusedSplits);
   const Buffer &maxima = k.buffers[d.buffer];

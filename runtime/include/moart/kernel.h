@@ -26,6 +26,17 @@ extern "C" {
 #define MOART_INLINE static inline
 #endif
 
+/* MOART_PREFETCH(p): a hint that the cache line at p will be read soon, for reading, with no temporal
+ * locality (each row of K and V is read once a call): what a tiled split pass asks for the rows a few tiles
+ * ahead (schedule prefetch=D, docs/schedule.md). p always points inside its array. GCC and Clang have
+ * __builtin_prefetch (on a target without a prefetch instruction, such as GCC's nvptx offloading, it
+ * produces no code); elsewhere the hint is dropped. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MOART_PREFETCH(p) __builtin_prefetch((p), 0, 0)
+#else
+#define MOART_PREFETCH(p) ((void)(p))
+#endif
+
 /* MOART_CPU_CLONES: what the C and OpenMP targets put before a kernel's definition. Where GCC ≥ 11 compiles
  * for x86-64 ELF with glibc (whose loader resolves ifuncs) and the compilation's own ISA is below AVX2, the
  * kernel and its OpenMP regions are compiled twice, for x86-64-v3 (AVX2, 32-byte vectors) and for the
