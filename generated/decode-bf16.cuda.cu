@@ -111,11 +111,13 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
       const bool moa_on0_2_0 = 0 + 4 * moa_lane < dv;
       uint2 moa_nx0_0_0 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_0_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_0_0_2 = make_uint2(0u, 0u);
       float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (moa_on0_0_0)
         moa_iv0_1_0 = *(const float4 *)&q[0 + 4 * moa_lane];
       uint2 moa_nx0_2_0 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_0_1 = make_uint2(0u, 0u);
+      uint2 moa_nx0_2_0_2 = make_uint2(0u, 0u);
       const auto *moa_sp0_0 = &K[dk * c * moa_div0 + 4 * moa_lane];
       const auto *moa_sp0_2 = &V[dv * c * moa_div0 + 4 * moa_lane];
       const int64_t moa_end0 = (c * moa_div0 + moa_div0);
@@ -138,18 +140,28 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
         if (moa_on0_2_0)
           moa_nx0_2_0_1 = *(const uint2 *)&moa_sp0_2[0];
       }
-      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 2) {
+      moa_sp0_0 += dk;
+      moa_sp0_2 += dv;
+      if ((c * moa_div0 + 2) < moa_stop0) {
+        if (moa_on0_0_0)
+          moa_nx0_0_0_2 = *(const uint2 *)&moa_sp0_0[0];
+      }
+      if ((c * moa_div0 + 2) < moa_stop0) {
+        if (moa_on0_2_0)
+          moa_nx0_2_0_2 = *(const uint2 *)&moa_sp0_2[0];
+      }
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 3) {
         {
           const int64_t l = moa_row0;
           const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0);
           const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0);
           moa_sp0_0 += dk;
           moa_sp0_2 += dv;
-          if ((l + 2) < moa_stop0) {
+          if ((l + 3) < moa_stop0) {
             if (moa_on0_0_0)
               moa_nx0_0_0 = *(const uint2 *)&moa_sp0_0[0];
           }
-          if ((l + 2) < moa_stop0) {
+          if ((l + 3) < moa_stop0) {
             if (moa_on0_2_0)
               moa_nx0_2_0 = *(const uint2 *)&moa_sp0_2[0];
           }
@@ -200,13 +212,69 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 4)
             const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0_1);
             moa_sp0_0 += dk;
             moa_sp0_2 += dv;
-            if ((l + 2) < moa_stop0) {
+            if ((l + 3) < moa_stop0) {
               if (moa_on0_0_0)
                 moa_nx0_0_0_1 = *(const uint2 *)&moa_sp0_0[0];
             }
-            if ((l + 2) < moa_stop0) {
+            if ((l + 3) < moa_stop0) {
               if (moa_on0_2_0)
                 moa_nx0_2_0_1 = *(const uint2 *)&moa_sp0_2[0];
+            }
+            if (l < n) {
+              float acc2 = 0.0f;
+              if (moa_lane != 0)
+                acc2 = -0.0f;
+              if (moa_on0_0_0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                (void)moa_g;
+                { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
+                { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
+                { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
+                { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
+              }
+              acc2 = moart_warp_addf(acc2); /* the lanes' partial results combined */
+              float e = (acc2 / inv);
+              float next = moart_maxf(m, e);
+              float w = moart_rescalef(e, next);
+              if (__any_sync(0xffffffffu, (next != m))) {
+                float scale = moart_rescalef(m, next);
+                acc = (acc * scale);
+                if (moa_on0_1_0) {
+                  const int64_t moa_g = 0 + 4 * moa_lane;
+                  (void)moa_g;
+                  { moa_h0.x = (moa_h0.x * scale); }
+                  { moa_h0.y = (moa_h0.y * scale); }
+                  { moa_h0.z = (moa_h0.z * scale); }
+                  { moa_h0.w = (moa_h0.w * scale); }
+                }
+              }
+              acc = (acc + w);
+              if (moa_on0_2_0) {
+                const int64_t moa_g = 0 + 4 * moa_lane;
+                (void)moa_g;
+                { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
+                { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
+                { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
+                { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
+              }
+              m = next;
+            }
+          }
+        }
+        {
+          const int64_t l = moa_row0 + 2;
+          if (l < moa_end0) {
+            const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0_2);
+            const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0_2);
+            moa_sp0_0 += dk;
+            moa_sp0_2 += dv;
+            if ((l + 3) < moa_stop0) {
+              if (moa_on0_0_0)
+                moa_nx0_0_0_2 = *(const uint2 *)&moa_sp0_0[0];
+            }
+            if ((l + 3) < moa_stop0) {
+              if (moa_on0_2_0)
+                moa_nx0_2_0_2 = *(const uint2 *)&moa_sp0_2[0];
             }
             if (l < n) {
               float acc2 = 0.0f;

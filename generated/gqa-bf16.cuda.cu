@@ -764,10 +764,6 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
       uint2 moa_nx0_0_1_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_2_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_0_3_2 = make_uint2(0u, 0u);
-      uint2 moa_nx0_0_0_3 = make_uint2(0u, 0u);
-      uint2 moa_nx0_0_1_3 = make_uint2(0u, 0u);
-      uint2 moa_nx0_0_2_3 = make_uint2(0u, 0u);
-      uint2 moa_nx0_0_3_3 = make_uint2(0u, 0u);
       float4 moa_iv0_1_0 = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       if (moa_on0_0_0)
         moa_iv0_1_0 = moart_cuda_bf16x4(*(const uint2 *)&Q[(hq * dk * i + dk * j) + 4 * moa_lane]);
@@ -795,10 +791,6 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
       uint2 moa_nx0_2_1_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_2_2 = make_uint2(0u, 0u);
       uint2 moa_nx0_2_3_2 = make_uint2(0u, 0u);
-      uint2 moa_nx0_2_0_3 = make_uint2(0u, 0u);
-      uint2 moa_nx0_2_1_3 = make_uint2(0u, 0u);
-      uint2 moa_nx0_2_2_3 = make_uint2(0u, 0u);
-      uint2 moa_nx0_2_3_3 = make_uint2(0u, 0u);
       const auto *moa_sp0_0 =
           &K[(hkv * n * dk * i + n * dk * moa_div1 + dk * c * moa_div0) + 4 * moa_lane];
       const auto *moa_sp0_2 =
@@ -869,29 +861,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
         if (moa_on0_2_3)
           moa_nx0_2_3_2 = *(const uint2 *)&moa_sp0_2[96];
       }
-      moa_sp0_0 += dk;
-      moa_sp0_2 += dv;
-      if ((c * moa_div0 + 3) < moa_stop0) {
-        if (moa_on0_0_0)
-          moa_nx0_0_0_3 = *(const uint2 *)&moa_sp0_0[0];
-        if (moa_on0_0_1)
-          moa_nx0_0_1_3 = *(const uint2 *)&moa_sp0_0[32];
-        if (moa_on0_0_2)
-          moa_nx0_0_2_3 = *(const uint2 *)&moa_sp0_0[64];
-        if (moa_on0_0_3)
-          moa_nx0_0_3_3 = *(const uint2 *)&moa_sp0_0[96];
-      }
-      if ((c * moa_div0 + 3) < moa_stop0) {
-        if (moa_on0_2_0)
-          moa_nx0_2_0_3 = *(const uint2 *)&moa_sp0_2[0];
-        if (moa_on0_2_1)
-          moa_nx0_2_1_3 = *(const uint2 *)&moa_sp0_2[32];
-        if (moa_on0_2_2)
-          moa_nx0_2_2_3 = *(const uint2 *)&moa_sp0_2[64];
-        if (moa_on0_2_3)
-          moa_nx0_2_3_3 = *(const uint2 *)&moa_sp0_2[96];
-      }
-      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 4) {
+      for (int64_t moa_row0 = c * moa_div0; moa_row0 < moa_end0; moa_row0 += 3) {
         {
           const int64_t l = moa_row0;
           const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0);
@@ -904,7 +874,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
           const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3);
           moa_sp0_0 += dk;
           moa_sp0_2 += dv;
-          if ((l + 4) < moa_stop0) {
+          if ((l + 3) < moa_stop0) {
             if (moa_on0_0_0)
               moa_nx0_0_0 = *(const uint2 *)&moa_sp0_0[0];
             if (moa_on0_0_1)
@@ -914,7 +884,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
             if (moa_on0_0_3)
               moa_nx0_0_3 = *(const uint2 *)&moa_sp0_0[96];
           }
-          if ((l + 4) < moa_stop0) {
+          if ((l + 3) < moa_stop0) {
             if (moa_on0_2_0)
               moa_nx0_2_0 = *(const uint2 *)&moa_sp0_2[0];
             if (moa_on0_2_1)
@@ -1053,7 +1023,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
             const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_1);
             moa_sp0_0 += dk;
             moa_sp0_2 += dv;
-            if ((l + 4) < moa_stop0) {
+            if ((l + 3) < moa_stop0) {
               if (moa_on0_0_0)
                 moa_nx0_0_0_1 = *(const uint2 *)&moa_sp0_0[0];
               if (moa_on0_0_1)
@@ -1063,7 +1033,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
               if (moa_on0_0_3)
                 moa_nx0_0_3_1 = *(const uint2 *)&moa_sp0_0[96];
             }
-            if ((l + 4) < moa_stop0) {
+            if ((l + 3) < moa_stop0) {
               if (moa_on0_2_0)
                 moa_nx0_2_0_1 = *(const uint2 *)&moa_sp0_2[0];
               if (moa_on0_2_1)
@@ -1203,7 +1173,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
             const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_2);
             moa_sp0_0 += dk;
             moa_sp0_2 += dv;
-            if ((l + 4) < moa_stop0) {
+            if ((l + 3) < moa_stop0) {
               if (moa_on0_0_0)
                 moa_nx0_0_0_2 = *(const uint2 *)&moa_sp0_0[0];
               if (moa_on0_0_1)
@@ -1213,7 +1183,7 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
               if (moa_on0_0_3)
                 moa_nx0_0_3_2 = *(const uint2 *)&moa_sp0_0[96];
             }
-            if ((l + 4) < moa_stop0) {
+            if ((l + 3) < moa_stop0) {
               if (moa_on0_2_0)
                 moa_nx0_2_0_2 = *(const uint2 *)&moa_sp0_2[0];
               if (moa_on0_2_1)
@@ -1222,156 +1192,6 @@ __global__ void __launch_bounds__(128, MOART_CUDA_SPLIT_WARPS_PER_SM / 16)
                 moa_nx0_2_2_2 = *(const uint2 *)&moa_sp0_2[64];
               if (moa_on0_2_3)
                 moa_nx0_2_3_2 = *(const uint2 *)&moa_sp0_2[96];
-            }
-            if (l < n) {
-              float acc2 = 0.0f;
-              if (moa_lane != 0)
-                acc2 = -0.0f;
-              if (moa_on0_0_0) {
-                const int64_t moa_g = 0 + 4 * moa_lane;
-                (void)moa_g;
-                { acc2 = acc2 + (moa_iv0_1_0.x * moa_cx0_0_0.x); }
-                { acc2 = acc2 + (moa_iv0_1_0.y * moa_cx0_0_0.y); }
-                { acc2 = acc2 + (moa_iv0_1_0.z * moa_cx0_0_0.z); }
-                { acc2 = acc2 + (moa_iv0_1_0.w * moa_cx0_0_0.w); }
-              }
-              if (moa_on0_0_1) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 32;
-                (void)moa_g;
-                { acc2 = acc2 + (moa_iv0_1_1.x * moa_cx0_0_1.x); }
-                { acc2 = acc2 + (moa_iv0_1_1.y * moa_cx0_0_1.y); }
-                { acc2 = acc2 + (moa_iv0_1_1.z * moa_cx0_0_1.z); }
-                { acc2 = acc2 + (moa_iv0_1_1.w * moa_cx0_0_1.w); }
-              }
-              if (moa_on0_0_2) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                (void)moa_g;
-                { acc2 = acc2 + (moa_iv0_1_2.x * moa_cx0_0_2.x); }
-                { acc2 = acc2 + (moa_iv0_1_2.y * moa_cx0_0_2.y); }
-                { acc2 = acc2 + (moa_iv0_1_2.z * moa_cx0_0_2.z); }
-                { acc2 = acc2 + (moa_iv0_1_2.w * moa_cx0_0_2.w); }
-              }
-              if (moa_on0_0_3) {
-                const int64_t moa_g = 0 + 4 * moa_lane + 96;
-                (void)moa_g;
-                { acc2 = acc2 + (moa_iv0_1_3.x * moa_cx0_0_3.x); }
-                { acc2 = acc2 + (moa_iv0_1_3.y * moa_cx0_0_3.y); }
-                { acc2 = acc2 + (moa_iv0_1_3.z * moa_cx0_0_3.z); }
-                { acc2 = acc2 + (moa_iv0_1_3.w * moa_cx0_0_3.w); }
-              }
-              acc2 = moart_warp_addf(acc2, 8); /* the lanes' partial results combined */
-              float e = (acc2 / inv);
-              float next = moart_maxf(m, e);
-              float w = moart_rescalef(e, next);
-              if (__any_sync(0xffffffffu, (next != m))) {
-                float scale = moart_rescalef(m, next);
-                acc = (acc * scale);
-                if (moa_live) {
-                  if (moa_on0_1_0) {
-                    const int64_t moa_g = 0 + 4 * moa_lane;
-                    (void)moa_g;
-                    { moa_h0.x = (moa_h0.x * scale); }
-                    { moa_h0.y = (moa_h0.y * scale); }
-                    { moa_h0.z = (moa_h0.z * scale); }
-                    { moa_h0.w = (moa_h0.w * scale); }
-                  }
-                  if (moa_on0_1_1) {
-                    const int64_t moa_g = 0 + 4 * moa_lane + 32;
-                    (void)moa_g;
-                    { moa_h0_1.x = (moa_h0_1.x * scale); }
-                    { moa_h0_1.y = (moa_h0_1.y * scale); }
-                    { moa_h0_1.z = (moa_h0_1.z * scale); }
-                    { moa_h0_1.w = (moa_h0_1.w * scale); }
-                  }
-                  if (moa_on0_1_2) {
-                    const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                    (void)moa_g;
-                    { moa_h0_2.x = (moa_h0_2.x * scale); }
-                    { moa_h0_2.y = (moa_h0_2.y * scale); }
-                    { moa_h0_2.z = (moa_h0_2.z * scale); }
-                    { moa_h0_2.w = (moa_h0_2.w * scale); }
-                  }
-                  if (moa_on0_1_3) {
-                    const int64_t moa_g = 0 + 4 * moa_lane + 96;
-                    (void)moa_g;
-                    { moa_h0_3.x = (moa_h0_3.x * scale); }
-                    { moa_h0_3.y = (moa_h0_3.y * scale); }
-                    { moa_h0_3.z = (moa_h0_3.z * scale); }
-                    { moa_h0_3.w = (moa_h0_3.w * scale); }
-                  }
-                }
-              }
-              acc = (acc + w);
-              if (moa_live) {
-                if (moa_on0_2_0) {
-                  const int64_t moa_g = 0 + 4 * moa_lane;
-                  (void)moa_g;
-                  { moa_h0.x = (moa_h0.x + (w * moa_cx0_2_0.x)); }
-                  { moa_h0.y = (moa_h0.y + (w * moa_cx0_2_0.y)); }
-                  { moa_h0.z = (moa_h0.z + (w * moa_cx0_2_0.z)); }
-                  { moa_h0.w = (moa_h0.w + (w * moa_cx0_2_0.w)); }
-                }
-                if (moa_on0_2_1) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 32;
-                  (void)moa_g;
-                  { moa_h0_1.x = (moa_h0_1.x + (w * moa_cx0_2_1.x)); }
-                  { moa_h0_1.y = (moa_h0_1.y + (w * moa_cx0_2_1.y)); }
-                  { moa_h0_1.z = (moa_h0_1.z + (w * moa_cx0_2_1.z)); }
-                  { moa_h0_1.w = (moa_h0_1.w + (w * moa_cx0_2_1.w)); }
-                }
-                if (moa_on0_2_2) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 64;
-                  (void)moa_g;
-                  { moa_h0_2.x = (moa_h0_2.x + (w * moa_cx0_2_2.x)); }
-                  { moa_h0_2.y = (moa_h0_2.y + (w * moa_cx0_2_2.y)); }
-                  { moa_h0_2.z = (moa_h0_2.z + (w * moa_cx0_2_2.z)); }
-                  { moa_h0_2.w = (moa_h0_2.w + (w * moa_cx0_2_2.w)); }
-                }
-                if (moa_on0_2_3) {
-                  const int64_t moa_g = 0 + 4 * moa_lane + 96;
-                  (void)moa_g;
-                  { moa_h0_3.x = (moa_h0_3.x + (w * moa_cx0_2_3.x)); }
-                  { moa_h0_3.y = (moa_h0_3.y + (w * moa_cx0_2_3.y)); }
-                  { moa_h0_3.z = (moa_h0_3.z + (w * moa_cx0_2_3.z)); }
-                  { moa_h0_3.w = (moa_h0_3.w + (w * moa_cx0_2_3.w)); }
-                }
-              }
-              m = next;
-            }
-          }
-        }
-        {
-          const int64_t l = moa_row0 + 3;
-          if (l < moa_end0) {
-            const float4 moa_cx0_0_0 = moart_cuda_bf16x4(moa_nx0_0_0_3);
-            const float4 moa_cx0_0_1 = moart_cuda_bf16x4(moa_nx0_0_1_3);
-            const float4 moa_cx0_0_2 = moart_cuda_bf16x4(moa_nx0_0_2_3);
-            const float4 moa_cx0_0_3 = moart_cuda_bf16x4(moa_nx0_0_3_3);
-            const float4 moa_cx0_2_0 = moart_cuda_bf16x4(moa_nx0_2_0_3);
-            const float4 moa_cx0_2_1 = moart_cuda_bf16x4(moa_nx0_2_1_3);
-            const float4 moa_cx0_2_2 = moart_cuda_bf16x4(moa_nx0_2_2_3);
-            const float4 moa_cx0_2_3 = moart_cuda_bf16x4(moa_nx0_2_3_3);
-            moa_sp0_0 += dk;
-            moa_sp0_2 += dv;
-            if ((l + 4) < moa_stop0) {
-              if (moa_on0_0_0)
-                moa_nx0_0_0_3 = *(const uint2 *)&moa_sp0_0[0];
-              if (moa_on0_0_1)
-                moa_nx0_0_1_3 = *(const uint2 *)&moa_sp0_0[32];
-              if (moa_on0_0_2)
-                moa_nx0_0_2_3 = *(const uint2 *)&moa_sp0_0[64];
-              if (moa_on0_0_3)
-                moa_nx0_0_3_3 = *(const uint2 *)&moa_sp0_0[96];
-            }
-            if ((l + 4) < moa_stop0) {
-              if (moa_on0_2_0)
-                moa_nx0_2_0_3 = *(const uint2 *)&moa_sp0_2[0];
-              if (moa_on0_2_1)
-                moa_nx0_2_1_3 = *(const uint2 *)&moa_sp0_2[32];
-              if (moa_on0_2_2)
-                moa_nx0_2_2_3 = *(const uint2 *)&moa_sp0_2[64];
-              if (moa_on0_2_3)
-                moa_nx0_2_3_3 = *(const uint2 *)&moa_sp0_2[96];
             }
             if (l < n) {
               float acc2 = 0.0f;

@@ -403,11 +403,19 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     const Region &r = k.stages[d.region];
     std::vector<std::string> names;
     const int64_t row = rowBytes(k, r, d.inner, &names);
+    const std::vector<size_t> moving = movingInputs(k, r, d.inner);
+    const bool half = !moving.empty() && std::all_of(moving.begin(), moving.end(),
+                                                     [&](size_t b) { return isHalf(k.buffers[b].elem); });
+    const std::string why =
+        half ? fmt::format("{} bytes a row a warp; half-precision rows keep three, their loads taking half the "
+                           "registers of an f32 row's",
+                           row)
+             : fmt::format("{} bytes a row a warp; at {} warps a SM, about {} bytes a warp in flight keep the memory "
+                           "busy",
+                           row, 32 / r.packing, 1024 * r.packing);
     return fmt::format("{}: each warp keeps {} row{} of {} loaded ahead of the one it computes with, each in registers "
-                       "of its own ({} bytes a row a warp; at {} warps a SM, about {} bytes a warp in flight keep the "
-                       "memory busy) (schedule ahead={})",
-                       regionName(k, r), d.lanes, d.lanes == 1 ? "" : "s", fmt::join(names, " and "), row,
-                       32 / r.packing, 1024 * r.packing, d.lanes);
+                       "of its own ({}) (schedule ahead={})",
+                       regionName(k, r), d.lanes, d.lanes == 1 ? "" : "s", fmt::join(names, " and "), why, d.lanes);
   }
   case Decision::TensorTiles: {
     const Region &r = k.stages[d.region];

@@ -538,10 +538,18 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
 // 64 % of the ceiling, with half the f32 kernel's bytes in flight). A region on the tensor cores
 // (Region::tiles) keeps the same: its pipelined loop is the path of the calls whose heads of a warp read
 // different rows (GQA's kernel called with hq = hkv), which one row ahead slowed by 13 % (NOTES.md #50).
+// Half-precision rows (every moving load bf16 or f16) keep three, whatever the pack: a row's loads take half
+// the registers of an f32 row, and three rows measured 3–5 % faster than the bytes' two (decode at n = 4k and
+// 64k) and than four (the packed GQA warp at B = 8), never slower, on two H100s (NOTES.md #62, #63).
+constexpr int64_t halfRowsAhead = 3;
 void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region) {
   const int64_t row = rowBytes(k, region, g.var), want = 1024 * region.packing;
+  const std::vector<size_t> moving = movingInputs(k, region, g.var);
+  const bool half = !moving.empty() && std::all_of(moving.begin(), moving.end(),
+                                                   [&](size_t b) { return isHalf(k.buffers[b].elem); });
   region.ahead = schedule.ahead > 0 ? schedule.ahead
                  : row == 0        ? 1
+                 : half            ? halfRowsAhead
                                    : std::clamp<int64_t>((want + row - 1) / row, 1, Schedule::maxAhead);
   Decision d{Decision::RowsAhead};
   d.region = k.stages.size();

@@ -647,7 +647,8 @@ TEST_CASE("CUDA loads a half-precision row four elements at a time, widened wher
   CHECK(code.find("*(uint2 *)&") == std::string::npos);
 }
 
-TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of bf16, more on request",
+TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, three of half-precision rows, others on "
+          "request",
           "[pipeline][cuda]") {
   auto decode = [](const char *elem) {
     return fmt::format("dim n, dk, dv\nin q : f32[dk]\nin K : {0}[n, dk]\nin V : {0}[n, dv]\n"
@@ -672,10 +673,14 @@ TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of 
     return describeDecision(k, *d);
   };
   CHECK(decision(decode("bf16")) ==
-        "online (splits): each warp keeps 2 rows of K and V loaded ahead of the one it computes with, each in registers "
-        "of its own (512 bytes a row a warp; at 32 warps a SM, about 1024 bytes a warp in flight keep the memory busy) "
-        "(schedule ahead=2)");
-  CHECK(decision(decode("f32")).find("keeps 1 row of K and V") != std::string::npos);
+        "online (splits): each warp keeps 3 rows of K and V loaded ahead of the one it computes with, each in registers "
+        "of its own (512 bytes a row a warp; half-precision rows keep three, their loads taking half the registers of "
+        "an f32 row's) (schedule ahead=3)");
+  CHECK(decision(decode("f16")).find("keeps 3 rows of K and V") != std::string::npos);
+  CHECK(decision(decode("f32")) ==
+        "online (splits): each warp keeps 1 row of K and V loaded ahead of the one it computes with, each in registers "
+        "of its own (1024 bytes a row a warp; at 32 warps a SM, about 1024 bytes a warp in flight keep the memory "
+        "busy) (schedule ahead=1)");
   CHECK(decision(gqaProgram).find("keeps 2 rows of K and V") != std::string::npos); // two heads a warp
   auto cpu = runText(decode("bf16"), Stage::Code, Target::OpenMP);
   REQUIRE(cpu->c.ok());
@@ -685,9 +690,13 @@ TEST_CASE("CUDA keeps enough rows in flight for a SM: one of f32 decode, two of 
   const std::string f32 = code(decode("f32"));
   CHECK(f32.find("++moa_row0) {") != std::string::npos);
   CHECK(f32.find("moa_nx0_0_0_1") == std::string::npos);
-  // bf16: half the bytes a row, so two rows ahead; the body printed once a slot, each copy loading into its
-  // own registers the row two past it (no register copied while its load is outstanding)
-  const std::string bf16 = code(decode("bf16"));
+  // bf16: three rows ahead by default
+  CHECK(code(decode("bf16")).find("moa_row0 += 3) {") != std::string::npos);
+  // two on request: the body printed once a slot, each copy loading into its own registers the row two past
+  // it (no register copied while its load is outstanding)
+  Schedule two;
+  two.ahead = 2;
+  const std::string bf16 = code(decode("bf16"), two);
   CHECK(bf16.find("moa_row0 += 2) {") != std::string::npos);
   CHECK(bf16.find("const int64_t l = moa_row0 + 1;") != std::string::npos);
   // the loads ahead test one bound, the split's end and the guard l < n folded once; each stream's pointer
@@ -747,7 +756,7 @@ TEST_CASE("CUDA runs a packed half-precision split pass on the tensor cores, six
   CHECK(code.find("moart_cuda_mma_bf16(&moa_s0_1, moa_qa0_0_0, make_uint2(moa_k0_0_1_0.x, moa_k0_0_1_0.y));") !=
         std::string::npos);
   // its lanes' path (the calls whose heads of a warp read different rows) keeps its rows in flight
-  CHECK(k.stages[d->region].ahead == 4);
+  CHECK(k.stages[d->region].ahead == 3);
   CHECK(code.find("moart_cuda_split_bf16x2(moa_w0_000, moa_w0_001, &moa_pa0_00, &moa_pb0_00);") != std::string::npos);
   // (Oᵀ = Vᵀ·Pᵀ: V's columns 16r + 2mt, + 1 paired across rows 2c, 2c + 1; the weights as they lie)
   CHECK(code.find("__byte_perm(moa_v0_0_0_0.x, moa_v0_0_1_0.x, 0x7632)") != std::string::npos);
