@@ -539,8 +539,9 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
 // (Region::tiles) keeps the same: its pipelined loop is the path of the calls whose heads of a warp read
 // different rows (GQA's kernel called with hq = hkv), which one row ahead slowed by 13 % (NOTES.md #50).
 // Half-precision rows (every moving load bf16 or f16) keep three, whatever the pack: a row's loads take half
-// the registers of an f32 row, and three rows measured 3–5 % faster than the bytes' two (decode at n = 4k and
-// 64k) and than four (the packed GQA warp at B = 8), never slower, on two H100s (NOTES.md #62, #63).
+// the registers of an f32 row, and three rows measured 2–5 % faster than the bytes' two (decode at n = 4k and
+// 64k) and than four (the packed GQA warp at B = 8), 1 % at GQA B = 1, 0.5–0.7 % slower only at decode n = 1M,
+// on two H100s (NOTES.md #62 – #64).
 constexpr int64_t halfRowsAhead = 3;
 void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region) {
   const int64_t row = rowBytes(k, region, g.var), want = 1024 * region.packing;
