@@ -303,6 +303,12 @@ std::vector<size_t> movingInputs(const Kernel &k, const Region &region, Symbol t
   return moving;
 }
 
+bool halfPrecisionRows(const Kernel &k, const Region &region, Symbol term) {
+  const std::vector<size_t> moving = movingInputs(k, region, term);
+  return !moving.empty() &&
+         std::all_of(moving.begin(), moving.end(), [&](size_t b) { return isHalf(k.buffers[b].elem); });
+}
+
 int64_t rowBytes(const Kernel &k, const Region &region, Symbol term, std::vector<std::string> *names) {
   int64_t row = 0;
   for (size_t b : movingInputs(k, region, term)) {
@@ -403,11 +409,8 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     const Region &r = k.stages[d.region];
     std::vector<std::string> names;
     const int64_t row = rowBytes(k, r, d.inner, &names);
-    const std::vector<size_t> moving = movingInputs(k, r, d.inner);
-    const bool half = !moving.empty() && std::all_of(moving.begin(), moving.end(),
-                                                     [&](size_t b) { return isHalf(k.buffers[b].elem); });
     const std::string why =
-        half ? fmt::format("{} bytes a row a warp; half-precision rows keep three, their loads taking half the "
+        halfPrecisionRows(k, r, d.inner) ? fmt::format("{} bytes a row a warp; half-precision rows keep three, their loads taking half the "
                            "registers of an f32 row's",
                            row)
              : fmt::format("{} bytes a row a warp; at {} warps a SM, about {} bytes a warp in flight keep the memory "

@@ -255,6 +255,9 @@ std::vector<SymExpr> divisionsOf(const Kernel &k, const std::vector<LStmt> &body
 // first load.
 std::vector<size_t> movingInputs(const Kernel &k, const Region &region, Symbol term);
 
+// Whether the region loads along `term` at least one read-only input and only half-precision ones (bf16, f16).
+bool halfPrecisionRows(const Kernel &k, const Region &region, Symbol term);
+
 // The bytes a warp of a CUDA split pass loads a term: 32 lanes' groups of four of each input its statements
 // read along `term` (a row of K and of V; 16 bytes a group in f32, 8 in bf16 or f16, whatever the packing);
 // `names` gets those inputs' names.

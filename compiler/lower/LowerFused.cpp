@@ -545,9 +545,7 @@ void packFrame(Kernel &k, const FusedGroup &g, int64_t pack, Region &region, Chu
 constexpr int64_t halfRowsAhead = 3;
 void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region) {
   const int64_t row = rowBytes(k, region, g.var), want = 1024 * region.packing;
-  const std::vector<size_t> moving = movingInputs(k, region, g.var);
-  const bool half = !moving.empty() && std::all_of(moving.begin(), moving.end(),
-                                                   [&](size_t b) { return isHalf(k.buffers[b].elem); });
+  const bool half = halfPrecisionRows(k, region, g.var);
   region.ahead = schedule.ahead > 0 ? schedule.ahead
                  : row == 0        ? 1
                  : half            ? halfRowsAhead
@@ -565,11 +563,7 @@ void rowsAhead(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region 
 // shape). Four heads fill a quarter of a product's sixteen rows; the tensor cores still finish far ahead of
 // the memory (bench/cuda/NOTES.md #48).
 void tensorTiles(Kernel &k, const FusedGroup &g, Region &region) {
-  if (region.packing < 4)
-    return;
-  const std::vector<size_t> moving = movingInputs(k, region, g.var);
-  if (moving.empty() ||
-      !std::all_of(moving.begin(), moving.end(), [&](size_t b) { return isHalf(k.buffers[b].elem); }))
+  if (region.packing < 4 || !halfPrecisionRows(k, region, g.var))
     return;
   region.tiles = true;
   Decision d{Decision::TensorTiles};
