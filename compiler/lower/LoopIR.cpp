@@ -409,8 +409,9 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
     const Region &r = k.stages[d.region];
     std::vector<std::string> names;
     const int64_t row = rowBytes(k, r, d.inner, &names);
+    const bool half = halfPrecisionRows(k, r, d.inner);
     const std::string why =
-        halfPrecisionRows(k, r, d.inner) ? fmt::format("{} bytes a row a warp; half-precision rows keep three, their loads taking half the "
+        half ? fmt::format("{} bytes a row a warp; half-precision rows keep three, their loads taking half the "
                            "registers of an f32 row's",
                            row)
              : fmt::format("{} bytes a row a warp; at {} warps a SM, about {} bytes a warp in flight keep the memory "
