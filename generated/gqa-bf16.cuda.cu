@@ -3476,6 +3476,27 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+/* whether every 8 adjacent values of j read the same rows: the split pass's kernel of 8 values a warp then runs, and P_online counts its frames */
+static int moa_gqa_bf16_wider_P_online(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
+                                       int64_t dv) {
+  int moa_overflow = 0;
+  int moa_wider = 1;
+  (void)B;
+  (void)hq;
+  (void)hkv;
+  (void)n;
+  (void)dk;
+  (void)dv;
+  for (int64_t j = 0; moa_wider && !moa_overflow && j < hq; ++j)
+    moa_wider =
+        moart_floordiv_checked(moart_mul_checked(hkv, j, &moa_overflow), hq, &moa_overflow) ==
+        moart_floordiv_checked(moart_mul_checked(moart_mul_checked(8, hkv, &moa_overflow),
+                                                 moart_floordiv_checked(j, 8, &moa_overflow),
+                                                 &moa_overflow),
+                               hq, &moa_overflow);
+  return moa_wider && !moa_overflow;
+}
+
 static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64_t dk,
                                          int64_t dv, size_t offsets[8]) {
   int overflow = 0;
@@ -3488,9 +3509,15 @@ static int moa_gqa_bf16_workspace_layout(int64_t B, int64_t hq, int64_t hkv, int
   (void)dv;
   if (B < 1 || hq < 1 || hkv < 1 || n < 1 || dk < 1 || dv < 1) /* dims are at least 1 */
     return 0;
+  const int moa_wider_P_online = moa_gqa_bf16_wider_P_online(B, hq, hkv, n, dk, dv);
   const int64_t P_online = moart_cuda_splits(
-      moart_mul_checked(
-          B, moart_floordiv_checked(moart_add_checked(hq, 3, &overflow), 4, &overflow), &overflow),
+      moa_wider_P_online
+          ? moart_mul_checked(
+                B, moart_floordiv_checked(moart_add_checked(hq, 7, &overflow), 8, &overflow),
+                &overflow)
+          : moart_mul_checked(
+                B, moart_floordiv_checked(moart_add_checked(hq, 3, &overflow), 4, &overflow),
+                &overflow),
       n, INT64_C(8), INT64_C(4));
   (void)moart_bytes_checked(
       moart_mul_checked(moart_mul_checked(moart_extent_checked(B, &overflow),
@@ -3697,8 +3724,10 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   if ((offsets[7] > 0 && !workspace) || !Q || !K || !V ||
       !O) /* an array or the workspace is NULL */
     return MOART_ERR_ARG;
-  const int64_t P_online =
-      moart_cuda_splits(B * moart_floordiv((hq + 3), 4), n, INT64_C(8), INT64_C(4));
+  const int moa_wider_P_online = moa_gqa_bf16_wider_P_online(B, hq, hkv, n, dk, dv);
+  const int64_t P_online = moart_cuda_splits(moa_wider_P_online ? B * moart_floordiv((hq + 7), 8)
+                                                                : B * moart_floordiv((hq + 3), 4),
+                                             n, INT64_C(8), INT64_C(4));
   float *online_m_part = (float *)((char *)workspace + offsets[4]);
   float *online_sum_e_part = (float *)((char *)workspace + offsets[5]);
   float *online_O_acc_part = (float *)((char *)workspace + offsets[6]);
@@ -3706,11 +3735,9 @@ extern "C" int moa_gqa_bf16(int64_t B, int64_t hq, int64_t hkv, int64_t n, int64
   /* online (splits) */
   {
     const int64_t moa_total = B * (((hq) + 3) / 4) * P_online;
-    int moa_wider = 1; /* every 8 adjacent values of j read the same rows */
-    for (int64_t j = 0; moa_wider && j < hq; ++j)
-      moa_wider = moart_floordiv(hkv * j, hq) == moart_floordiv(8 * hkv * moart_floordiv(j, 8), hq);
-    const int64_t moa_blocks = ((moa_wider ? B * (((hq) + 7) / 8) * P_online : moa_total) + 3) / 4;
-    if (moa_total > 0 && moa_wider) {
+    const int64_t moa_blocks =
+        ((moa_wider_P_online ? B * (((hq) + 7) / 8) * P_online : moa_total) + 3) / 4;
+    if (moa_total > 0 && moa_wider_P_online) {
       cudaLaunchAttribute moa_attribute;
       const cudaLaunchConfig_t moa_config =
           moart_cuda_launch_config(moa_blocks < INT64_C(1048576) ? moa_blocks : INT64_C(1048576),

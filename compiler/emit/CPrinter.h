@@ -47,7 +47,11 @@ protected:
   virtual void region(const Region &r);
   std::string present(const Region &r);
   std::string signature(const char *restrictWord) const;
-  std::string chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const;
+  std::string chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms,
+                         const std::string &widerItems);
+  std::string widerName(const ChunkCount &c);
+  std::string widerTests(const std::string &voidDims);
+  std::string widerDecls();
   std::string workspaceLayout(const std::string &voidDims);
   std::string pointerChecks(size_t totalSlot);
   std::string indexChecks();

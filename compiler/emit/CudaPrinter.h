@@ -34,7 +34,6 @@ private:
   void launch(const std::string &kernel, const std::string &blocks, const std::string &threads,
               const std::set<size_t> &used);
   std::string total(const ParallelNest &nest, const Region &r, bool warps);
-  void widerTest(const Region &r, const ParallelNest &nest);
   bool spreadsChunks(const std::vector<LStmt> &body) const;
 
   // CudaWarp.cpp: a warp's statements

@@ -78,10 +78,54 @@ std::string CPrinter::signature(const char *restrictWord) const {
 
 // P = moart_chunks(items, terms, threads, chunk); threads 0 is the device's (CUDA: moart_cuda_splits, the
 // splits that fit in one wave of 32 warps on each of the current device's SMs).
-std::string CPrinter::chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms) const {
+// A wider kernel's splits (ChunkCount::Wider) count its frames where its test passes: `widerItems`.
+std::string CPrinter::chunkCount(const ChunkCount &c, const std::string &items, const std::string &terms,
+                                 const std::string &widerItems) {
+  const std::string counted = c.wider ? fmt::format("{} ? {} : {}", widerName(c), widerItems, items) : items;
   if (c.threads == 0)
-    return fmt::format("moart_cuda_splits({}, {}, INT64_C({}), INT64_C({}))", items, terms, c.chunk, c.pack);
-  return fmt::format("moart_chunks({}, {}, INT64_C({}), INT64_C({}))", items, terms, c.threads, c.chunk);
+    return fmt::format("moart_cuda_splits({}, {}, INT64_C({}), INT64_C({}))", counted, terms, c.chunk, c.pack);
+  return fmt::format("moart_chunks({}, {}, INT64_C({}), INT64_C({}))", counted, terms, c.threads, c.chunk);
+}
+
+// The local that holds a wider kernel's test (a `moa_` name: no dim or index of the program has one).
+std::string CPrinter::widerName(const ChunkCount &c) { return "moa_wider_" + name(c.sym); }
+
+// `X_wider_P(dims)`, for each chunk count with a wider kernel (ChunkCount::Wider): 1 where every `packing`
+// adjacent values of its frame index agree on each floor division its loads take of it — a loop over the
+// index's values, each division against its value at the pack's first, checked (an overflow is 0: the
+// four-head kernel). The layout function and the launcher each call it before P, so both count P alike.
+std::string CPrinter::widerTests(const std::string &voidDims) {
+  const std::string flag = "moa_overflow";
+  auto checked = [&](const SymExpr &e) { return checkedInteger(e, [&](Symbol s) { return name(s); }, flag); };
+  std::string out;
+  for (const ChunkCount &c : k.chunkCounts) {
+    if (!c.wider)
+      continue;
+    const ChunkCount::Wider &w = *c.wider;
+    const SymExpr first = SymExpr(w.packing) * SymExpr::floorDiv(SymExpr::symbol(w.var), SymExpr(w.packing));
+    std::vector<std::string> same;
+    for (const SymExpr &d : w.divisions)
+      same.push_back(fmt::format("{} == {}", checked(d), checked(d.substitute({{w.var, first}}))));
+    const std::string var = name(w.var);
+    out += fmt::format("/* whether every {} adjacent values of {} read the same rows: the split pass's kernel of {} "
+                       "values a warp then runs, and {} counts its frames */\n",
+                       w.packing, var, w.packing, name(c.sym));
+    out += fmt::format("static int {}_wider_{}({}) {{\n  int {} = 0;\n  int moa_wider = 1;\n{}", k.name, name(c.sym),
+                       dimParams().empty() ? "void" : dimParams(), flag, voidDims);
+    out += fmt::format("  for (int64_t {} = 0; moa_wider && !{} && {} < {}; ++{})\n", var, flag, var, checked(w.end),
+                       var);
+    out += fmt::format("    moa_wider = {};\n  return moa_wider && !{};\n}}\n\n", fmt::join(same, " && "), flag);
+  }
+  return out;
+}
+
+// The locals of the wider kernels' tests (widerTests), before the chunk counts that read them.
+std::string CPrinter::widerDecls() {
+  std::string out;
+  for (const ChunkCount &c : k.chunkCounts)
+    if (c.wider)
+      out += fmt::format("  const int {} = {}_wider_{}({});\n", widerName(c), k.name, name(c.sym), dimArgs());
+  return out;
 }
 
 // `X_workspace_layout(dims, offsets)`: 1, with each workspace slot's offset and (last) the total in bytes,
@@ -107,8 +151,10 @@ std::string CPrinter::workspaceLayout(const std::string &voidDims) {
     out += fmt::format("  if ({}) /* dims are at least 1{} */\n    return 0;\n", fmt::join(ranges, " || "),
                        zero.empty() ? "" : fmt::format("; {}, declared >= 0, at least 0",
                                                        fmt::join(zeroNames, ", ")));
+  out += widerDecls();
   for (const ChunkCount &c : k.chunkCounts)
-    out += fmt::format("  const int64_t {} = {};\n", name(c.sym), chunkCount(c, checked(c.items), checked(c.terms)));
+    out += fmt::format("  const int64_t {} = {};\n", name(c.sym),
+                       chunkCount(c, checked(c.items), checked(c.terms), c.wider ? checked(c.wider->items) : ""));
   // every array's extents are not negative and its bytes fit; workspace arrays take slots in buffer order
   // (a partials buffer with one chunk takes none: it is the result itself)
   for (size_t b = 0; b < k.buffers.size(); ++b) {
@@ -309,9 +355,10 @@ std::string CPrinter::sourcePreamble(const EmitInputs &in, const std::string &co
 EmittedKernel CPrinter::print(const EmitInputs &in) {
   const bool cuda = target == Target::Cuda;
   const std::string command = commentText(in.command);
-  std::string chunkDecls;
+  std::string chunkDecls = widerDecls();
   for (const ChunkCount &c : k.chunkCounts)
-    chunkDecls += fmt::format("  const int64_t {} = {};\n", name(c.sym), chunkCount(c, integer(c.items), integer(c.terms)));
+    chunkDecls += fmt::format("  const int64_t {} = {};\n", name(c.sym),
+                              chunkCount(c, integer(c.items), integer(c.terms), c.wider ? integer(c.wider->items) : ""));
   const std::set<size_t> used = usedBuffers();
   const std::string ws = workspacePointers(used);
   for (const Region &r : k.stages)
@@ -327,6 +374,7 @@ EmittedKernel CPrinter::print(const EmitInputs &in) {
       voidDims += fmt::format("  (void){};\n", cn.dim(d.sym));
   const size_t slots = k.buffers.size() + 1; // offsets[buffer], then the total
   src += kernels; // CUDA's __global__ functions (and the launch helpers they need)
+  src += widerTests(voidDims);
   src += workspaceLayout(voidDims);
   const std::string dims = dimParams();
   const char *linkage = cuda ? "extern \"C\" " : ""; // C callers link the launcher

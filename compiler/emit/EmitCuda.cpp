@@ -88,27 +88,6 @@ std::string CudaPrinter::total(const ParallelNest &nest, const Region &r, bool w
   return out.empty() ? "1" : out;
 }
 
-// Whether every pack of r.widerPacking adjacent values of the packed index agrees on each floor division the
-// region's loads depend on it through (so that they read the same rows): the launcher's loop over the index's
-// values, each division against its value at the pack's first, into moa_wider.
-void CudaPrinter::widerTest(const Region &r, const ParallelNest &nest) {
-  const LStmt *packed = nullptr;
-  for (const LStmt *l : nest.loops)
-    if (l->var == r.packed)
-      packed = l;
-  const SymExpr v = SymExpr::symbol(r.packed);
-  const SymExpr first = packed->start + SymExpr(r.widerPacking) *
-                                            SymExpr::floorDiv(v - packed->start, SymExpr(r.widerPacking));
-  std::vector<std::string> same;
-  for (const SymExpr &d : divisionsOf(k, r.body, r.packed))
-    same.push_back(fmt::format("{} == {}", integer(d), integer(d.substitute({{r.packed, first}}))));
-  line(fmt::format("int moa_wider = 1; /* every {} adjacent values of {} read the same rows */", r.widerPacking,
-                   name(r.packed)));
-  line(fmt::format("for (int64_t {} = {}; moa_wider && {} < {}; ++{})", name(r.packed), integer(packed->start),
-                   name(r.packed), integer(packed->end), name(r.packed)));
-  line(fmt::format("moa_wider = {};", fmt::join(same, " && ")));
-}
-
 // The kernel of a region, printed into `kernels`: a thread an iteration of its parallel nest, a warp one
 // (`warps`), or, for a combine printed `wide`, a block one (its moa_width threads, the block's).
 void CudaPrinter::kernelOf(const Region &r, const ParallelNest &nest, const std::string &kernel, bool warps,
@@ -322,10 +301,16 @@ void CudaPrinter::region(const Region &r) {
     line(fmt::format("const int moa_per = moa_total < moart_cuda_device_warps() ? 1 : {};", per));
     line("const int64_t moa_blocks = (moa_total + moa_per - 1) / moa_per;");
   } else if (wider) {
-    widerTest(r, nest);
-    line(fmt::format("const int64_t moa_blocks = ((moa_wider ? {} : moa_total) + {}) / {};", total(nest, *wider, warps),
+    // the test the chunk counts made (CPrinter::widerTests): the split count is the wider kernel's where it passed
+    std::string test;
+    for (const ChunkCount &c : k.chunkCounts)
+      if (c.wider && c.wider->var == r.packed && c.of == r.buffer)
+        test = widerName(c);
+    if (test.empty())
+      throw std::logic_error(fmt::format("emit: the wider kernel of {} has no test", regionName(k, r)));
+    line(fmt::format("const int64_t moa_blocks = (({} ? {} : moa_total) + {}) / {};", test, total(nest, *wider, warps),
                      per - 1, per));
-    line("if (moa_total > 0 && moa_wider)");
+    line(fmt::format("if (moa_total > 0 && {})", test));
     launch(widerKernel,
            fmt::format("moa_blocks < INT64_C({}) ? moa_blocks : INT64_C({})", maxBlocks, maxBlocks),
            std::to_string(threads), used);

@@ -441,7 +441,8 @@ std::string describeDecision(const Kernel &k, const Decision &d) {
       divisions.push_back(e.str());
     return fmt::format("{}: also a kernel whose warps take {} values of {} (each on {} lanes), which the launcher "
                        "runs where every {} adjacent values of {} agree on {}: then each tile a warp loads serves {} "
-                       "values and half the warps read each row (an MQA, a GQA group of {} or more)",
+                       "values and half the warps read each row (an MQA, a GQA group of {} or more), and the split "
+                       "count counts that kernel's frames",
                        regionName(k, r), d.lanes, j, 32 / d.lanes, d.lanes, j,
                        fmt::join(divisions, " and "), d.lanes, d.lanes);
   }
@@ -514,6 +515,15 @@ static std::string regionText(const Kernel &k, const Region &st) {
                      st.onlyIfChunks ? fmt::format("  only when {} > 1", st.onlyIfChunks->name()) : "");
 }
 
+// A wider kernel's frames, counted where the launcher runs it (ChunkCount::Wider).
+static std::string widerText(const ChunkCount &c) {
+  if (!c.wider)
+    return "";
+  return fmt::format("; ({}) for ({}) where every {} adjacent values of {} read the same rows (the kernel of {} "
+                     "values a warp)",
+                     c.wider->items.str(), c.items.str(), c.wider->packing, c.wider->var.name(), c.wider->packing);
+}
+
 std::string dumpLoopIR(const Kernel &k, const DnfProgram &dnf) {
   Printer p{k, {}};
   std::string &out = p.out;
@@ -540,7 +550,7 @@ std::string dumpLoopIR(const Kernel &k, const DnfProgram &dnf) {
                                          wave, wave, c.terms.str(), c.terms.str(), c.chunk)
                            : fmt::format("clamp(⌈threads / ({})⌉, 1, ⌈({}) / chunk⌉)", c.items.str(), c.terms.str()),
                        c.level == ChunkCount::Splits
-                           ? "splits of the fused " + k.buffers[c.of].group
+                           ? "splits of the fused " + k.buffers[c.of].group + widerText(c)
                            : "split reduction of " + k.buffers[c.of].name +
                                  (c.level == ChunkCount::Groups ? "'s partials" : ""));
   }

@@ -176,6 +176,20 @@ struct ChunkCount {
   // 32 / pack for a split pass whose warps take `pack` frame values: Region::packing)
   int64_t threads = 0, chunk = 0;
   int64_t pack = 1;
+  // CUDA, the splits of a split pass that is also printed as a kernel of `packing` values of frame index `var`
+  // a warp (Region::widerPacking): the launcher runs that kernel where every `packing` adjacent values of `var`
+  // in [0, end) agree on each of `divisions` (the floor divisions its loads depend on `var` through, of `var`
+  // and the dims only), and P then counts that kernel's frames, `items`, instead (Decision::WiderPack). The
+  // layout function and the launcher make the one test (CPrinter::widerTests), so the workspace, the split
+  // pass and the combine agree on P.
+  struct Wider {
+    Symbol var;
+    SymExpr end;
+    int64_t packing = 0;
+    std::vector<SymExpr> divisions;
+    SymExpr items;
+  };
+  std::optional<Wider> wider;
 };
 
 // A choice the lowering made that the loop nests alone do not explain (printed by dumpLoopIR and

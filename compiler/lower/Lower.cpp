@@ -464,7 +464,7 @@ std::pair<Symbol, size_t> Lowerer::splitLevel(const ArrayLowering &s, const Spli
   const bool chunks = level == ChunkCount::Chunks;
   stageNames.reset();
   Symbol count = symbols.fresh((chunks ? "P_" : "Q_") + s.ident);
-  k.chunkCounts.push_back(ChunkCount{count, split.items, terms, s.buffer, level, sched.threads, sched.chunk});
+  k.chunkCounts.push_back(ChunkCount{count, split.items, terms, s.buffer, level, sched.threads, sched.chunk, 1, std::nullopt});
   const Buffer::Origin origin = chunks ? Buffer::Partials : Buffer::Groups;
   k.buffers.push_back(Buffer{Buffer::Workspace, s.ident, s.type, {SymExpr::symbol(count), split.items}, {}, origin, 0,
                              s.buffer, count});

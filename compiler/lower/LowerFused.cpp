@@ -492,7 +492,7 @@ FusedPartials addPartials(SymbolTable &symbols, Kernel &k, const FusedGroup &g, 
   // a triangular range (l < i + 1 over frame i < n) is split by its greatest extent; the splits of a row past
   // its bound hold the monoid's identity (−∞, 0, 0)
   k.chunkCounts.push_back(ChunkCount{out.splits, frameItems, termsBound(g), out.buffers[0], ChunkCount::Splits,
-                                     schedule.fusedSplits(target), schedule.fusedChunk(target)});
+                                     schedule.fusedSplits(target), schedule.fusedChunk(target), 1, std::nullopt});
   return out;
 }
 
@@ -579,7 +579,13 @@ void tensorTiles(Kernel &k, const FusedGroup &g, Region &region) {
 // tile it loads, the tensor cores' eight columns of the weighted sum all live, and half the warps read each row
 // (bench/cuda/NOTES.md #57: MQA bf16 ~27 % faster). Not where the schedule sets `pack`, nor where a division
 // depends on anything but the packed index and the dims (the launcher tests them before any index is known).
-void widerPack(Kernel &k, const Schedule &schedule, Region &region) {
+//
+// The split count P then counts the eight-head kernel's frames where the launcher runs it (ChunkCount::Wider):
+// with the four-head kernel's P an MQA at B = 8 ran half a wave (128 blocks of four warps, 3.98 warps a SM of
+// the 8 resident; bench/cuda/NOTES.md #67-#68). Its residency is the four-head kernel's: two blocks of four warps
+// a SM fit at any register count (65536 / 256 threads is above ptxas's 255), so `pack` stays 4 and P is a wave
+// of 8 warps a SM over B·⌈hq / 8⌉ frames.
+void widerPack(Kernel &k, const FusedGroup &g, const Schedule &schedule, Region &region, ChunkCount &splits) {
   if (!region.tiles || schedule.pack != 0)
     return;
   std::set<Symbol> known{region.packed};
@@ -593,6 +599,10 @@ void widerPack(Kernel &k, const Schedule &schedule, Region &region) {
   if (divisions.empty())
     return;
   region.widerPacking = 2 * region.packing;
+  const size_t f = size_t(std::find(g.frame.begin(), g.frame.end(), region.packed) - g.frame.begin());
+  SymVec packs = g.frameShape;
+  packs[f] = SymExpr::floorDiv(packs[f] + SymExpr(region.widerPacking - 1), SymExpr(region.widerPacking));
+  splits.wider = ChunkCount::Wider{region.packed, g.frameShape[f], region.widerPacking, divisions, product(packs)};
   Decision w{Decision::WiderPack};
   w.region = k.stages.size();
   w.inner = region.packed;
@@ -823,7 +833,7 @@ FusedPartials lowerFusedGroup(SymbolTable &symbols, Kernel &k, const FusedGroup 
     packFrame(k, g, schedule.pack, region, k.chunkCounts[splitsCount]);
   if (target == Target::Cuda && schedule.mma) {
     tensorTiles(k, g, region);
-    widerPack(k, schedule, region);
+    widerPack(k, g, schedule, region, k.chunkCounts[splitsCount]);
   }
   if (target == Target::Cuda)
     rowsAhead(k, g, schedule, region);

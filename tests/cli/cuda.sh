@@ -6,8 +6,9 @@
 #              fails the comparison (on target c, so that it runs everywhere)
 #   usage      --no-run or --compare without --keep, both at once, --verify-output for cuda: usage errors
 #   onf        --emit=onf prints CUDA's split count as its launcher computes it
-#   wider      a tiled split pass of the default pack is also printed at twice the pack, its launcher testing the
-#              packed index's floor divisions; not with pack= or mma=off, not for f32 (docs/schedule.md)
+#   wider      a tiled split pass of the default pack is also printed at twice the pack, a host function testing the
+#              packed index's floor divisions, called by the layout function and the launcher, whose split counts
+#              then count the wider kernel's frames; not with pack= or mma=off, not for f32 (docs/schedule.md)
 #   explain    moac explain --target=cuda, text and --html, for every example (fused and fuse=off): the page
 #              maps the CUDA kernels' lines to the loop IR (an internal error before)
 # Usage: cuda.sh MOAC DSL_EXAMPLES WORKDIR CASE
@@ -63,15 +64,27 @@ onf)
 wider)
   "$moac" compile "$examples/gqa-bf16.moa" --target=cuda -o g.cu || fail "compile gqa-bf16"
   grep -q "moa_gqa_bf16_stage0_pack8(" g.cu || fail "no kernel of 8 values a warp"
-  grep -q "moa_wider = moart_floordiv(hkv \* j, hq) == moart_floordiv(8 \* hkv \* moart_floordiv(j, 8), hq);" g.cu ||
-    fail "the launcher does not test the heads' divisions"
-  grep -q "moa_wider ? B \* (((hq) + 7) / 8) \* P_online : moa_total" g.cu || fail "the blocks of the wider kernel"
+  grep -q "^static int moa_gqa_bf16_wider_P_online(int64_t B, " g.cu || fail "no test of the heads' divisions"
+  tr -d ' \n' <g.cu >flat.cu # clang-format's line breaks aside
+  grep -q "for(int64_tj=0;moa_wider&&!moa_overflow&&j<hq;++j)moa_wider=moart_floordiv_checked(moart_mul_checked(hkv,j,&moa_overflow),hq,&moa_overflow)==moart_floordiv_checked(moart_mul_checked(moart_mul_checked(8,hkv,&moa_overflow),moart_floordiv_checked(j,8,&moa_overflow),&moa_overflow),hq,&moa_overflow);" flat.cu ||
+    fail "the test does not compare the heads' divisions"
+  # the layout function and the launcher both make the test and count P over the wider kernel's frames with it
+  [ "$(grep -c "const int moa_wider_P_online = moa_gqa_bf16_wider_P_online(B, hq, hkv, n, dk, dv);" g.cu)" = 2 ] ||
+    fail "the layout function and the launcher do not both test"
+  grep -q "P_online=moart_cuda_splits(moa_wider_P_online?moart_mul_checked(B,moart_floordiv_checked(moart_add_checked(hq,7,&overflow),8,&overflow),&overflow):moart_mul_checked(B,moart_floordiv_checked(moart_add_checked(hq,3,&overflow),4,&overflow),&overflow),n," flat.cu ||
+    fail "the layout's split count does not count the wider kernel's frames"
+  grep -q "P_online=moart_cuda_splits(moa_wider_P_online?B\*moart_floordiv((hq+7),8):B\*moart_floordiv((hq+3),4),n," flat.cu ||
+    fail "the launcher's split count does not count the wider kernel's frames"
+  grep -q "((moa_wider_P_online?B\*(((hq)+7)/8)\*P_online:moa_total)+3)/4;if(moa_total>0&&moa_wider_P_online)" flat.cu ||
+    fail "the blocks of the wider kernel"
+  expect 0 "(B*((hq + 7) div 8)) for (B*((hq + 3) div 4)) where every 8 adjacent values of j read the same rows" \
+    compile "$examples/gqa-bf16.moa" --target=cuda --emit=onf
   expect 0 "also a kernel whose warps take 8 values of j" explain "$examples/gqa-bf16.moa" --target=cuda
   for args in "--schedule=pack=4" "--schedule=mma=off" ""; do
     f=$examples/gqa-bf16.moa
     [ -z "$args" ] && f=$examples/gqa.moa
     "$moac" compile "$f" --target=cuda $args -o h.cu || fail "compile $f $args"
-    ! grep -q "_pack8\|moa_wider" h.cu || fail "$f $args: a wider kernel"
+    ! grep -q "_pack8\|moa_wider\|_wider_" h.cu || fail "$f $args: a wider kernel"
   done
   echo "ok   the wider pack where tiles run at the default pack, and only there" ;;
 explain)
