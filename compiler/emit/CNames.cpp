@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -142,6 +143,10 @@ std::string kernelNameProblem(const std::string &name) {
     return "C reserves names that start with _ or contain __";
   if (startsWithNoCase(name, "moart_"))
     return "names starting with moart_ are the runtime's";
+  // A parameter C cannot have becomes v_<name> (CNames below), and no parameter may start with the
+  // kernel's own prefix NAME_: a kernel called v or v_… would leave such a parameter no name.
+  if (name == "v" || name.rfind("v_", 0) == 0)
+    return "v and names starting with v_ are those of renamed parameters";
   std::set<std::string> reserved;
   addReserved(reserved);
   if (reserved.count(name))
@@ -151,29 +156,37 @@ std::string kernelNameProblem(const std::string &name) {
 
 bool CNames::fits(const std::string &name) const {
   return !name.empty() && name[0] != '_' && name.find("__") == std::string::npos && !startsWithNoCase(name, "moa_") &&
-         !startsWithNoCase(name, "moart_") && !reserved.count(name);
+         !startsWithNoCase(name, "moart_") && !reserved.count(name) && !ownName(name);
+}
+
+bool CNames::ownName(const std::string &name) const {
+  return name == kernelName || name.compare(0, kernelName.size() + 1, kernelName + "_") == 0;
 }
 
 std::string CNames::fresh(const std::string &base, bool counterWithUnderscore) {
   std::string candidate = base;
   for (int n = 2; taken.count(candidate); ++n)
     candidate = counterWithUnderscore ? join(base, "_") + std::to_string(n) : base + std::to_string(n);
+  // Every base is one that fits, a renamed v_… (kernelNameProblem keeps the kernel's name off v_) or one
+  // of those with a suffix, so no candidate can start with the kernel's prefix.
+  if (ownName(candidate))
+    throw std::logic_error(fmt::format("names: {} is in the kernel's own namespace", candidate));
   taken.insert(candidate);
   return candidate;
 }
 
 std::string CNames::derived(const std::string &base, const char *suffix) { return fresh(join(base, suffix), true); }
 
-CNames::CNames(const Kernel &k) : buffers(k.buffers.size()) {
+CNames::CNames(const Kernel &k) : kernelName(k.name), buffers(k.buffers.size()) {
   // The reserved words are the same for every kernel; one set per CNames rather than one for the
   // process keeps compiler/ free of mutable static state, for microseconds next to formatting the C.
   // The kernel's own names (moa_<stem>, moa_<stem>_workspace_bytes, …) start with moa_, which no
   // minted name does.
   addReserved(reserved);
   taken = reserved;
-  // The kernel's own names (chosen with --name, they need not start with moa_): no parameter may hide them.
-  for (const char *suffix : {"", "_workspace_bytes", "_workspace_layout"})
-    taken.insert(k.name + suffix);
+  // The kernel's own names (chosen with --name, they need not start with moa_) are NAME and NAME_…
+  // (NAME_workspace_bytes, the header's guard NAME_H and macros NAME_<input>_LIFTED_BLOCK, CUDA's
+  // NAME_stage0, NAME_wider_P_online, …): ownName keeps every parameter and local off them.
   // The program's names: first every one C may have as written, so that no renamed name can take it.
   struct Pending {
     const std::string *moa;

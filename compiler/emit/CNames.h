@@ -22,8 +22,9 @@ namespace moac {
 
 // Why `name` cannot name a kernel (`moac compile --name=NAME`), or "" when it can: it must be a C
 // identifier that C and C++ leave to the user (no keyword or C library name, no leading `_`, no `__`) and
-// outside the runtime's `moart_` namespace; the kernel's own names are NAME, NAME_workspace_bytes and the
-// header's NAME_H, NAME_<input>_LIFTED_BLOCK.
+// outside the runtime's `moart_` namespace, and not v or v_… (a renamed parameter's); the kernel's own
+// names are NAME and NAME_… (NAME_workspace_bytes, the header's NAME_H, NAME_<input>_LIFTED_BLOCK, CUDA's
+// NAME_stage0), which no parameter takes.
 std::string kernelNameProblem(const std::string &name);
 
 class CNames {
@@ -49,9 +50,12 @@ public:
 private:
   // Whether C may have `name` as written (not reserved, not a name the generated code uses).
   bool fits(const std::string &name) const;
+  // Whether `name` is the kernel's own: its name, or NAME_… (its functions, header guard and macros).
+  bool ownName(const std::string &name) const;
   std::string fresh(const std::string &base, bool counterWithUnderscore);
   std::string derived(const std::string &base, const char *suffix);
 
+  std::string kernelName;
   std::set<std::string> reserved, taken;
   std::map<Symbol, std::string> symbols;
   std::vector<std::string> buffers;

@@ -7,7 +7,8 @@
 #   check-dims   moac check with extents past the interpreter's limit, overflowing int64, or guards whose
 #                sides overflow: located errors like moac run's (exit 1)
 #   name         --name values that cannot name a C kernel (exit 2, nothing written); a name that a
-#                parameter has renames the parameter; the name gives the functions, the guard and macros
+#                parameter has renames the parameter; the name gives the functions, the guard and macros;
+#                parameters named NAME_… are renamed (C, and CUDA where nvcc is present)
 #   torch        --torch without what the operator needs (exit 2, nothing written)
 #   oom          the interpreter out of memory (an allowed 2^28-element intermediate under ulimit -v)
 set -uo pipefail
@@ -44,7 +45,7 @@ check-dims)
     check "$examples/kvcache.moa" --dims t=9223372036854775807,cap=9223372036854775807,dk=4,dv=4
   ;;
 name)
-  for name in 1k k-1 'k 1' int class printf size_t _k k__1 moart_k MOART_k 'é'; do
+  for name in 1k k-1 'k 1' int class printf size_t _k k__1 moart_k MOART_k 'é' v v_k; do
     expect 2 'cannot name a kernel' compile k.moa -o k.c --header k.h --name="$name"
   done
   [ "$(ls)" = k.moa ] || fail "a refused compilation wrote files: $(ls)"
@@ -55,6 +56,24 @@ name)
   for cc in gcc clang; do
     $cc -std=c99 -Wall -Wextra -Werror -I "$examples/../runtime/include" -c k.c -o k.o || fail "$cc rejects k.c"
   done
+  # Parameters named like the kernel's own names (NAME_…: the header's guard, its macros, CUDA's stages and
+  # host functions) are renamed, on every target.
+  sed 's/\bK\b/y_stage0/g; s/\bV\b/y_H/g; s/\bq\b/y_q_LIFTED_BLOCK/g; s/\bdv\b/y_workspace_layout/g' \
+    "$examples/decode.moa" >own.moa
+  expect 0 '' compile own.moa -o own.c --header own.h --name=y
+  tr -s ' \n' ' ' <own.h | grep -q 'int y(int64_t n, int64_t dk, int64_t v_y_workspace_layout, const float \*MOART_RESTRICT v_y_q_LIFTED_BLOCK, const float \*MOART_RESTRICT v_y_stage0, const float \*MOART_RESTRICT v_y_H, float \*o, void \*workspace);' ||
+    fail "own.h does not rename the parameters named like the kernel's own names: $(cat own.h)"
+  for cc in gcc clang; do
+    $cc -std=c99 -Wall -Wextra -Werror -I "$examples/../runtime/include" -c own.c -o own.o || fail "$cc rejects own.c"
+  done
+  nvcc=${MOAC_NVCC:-/usr/local/cuda/bin/nvcc}
+  if [ -x "$nvcc" ]; then
+    expect 0 '' compile own.moa --target=cuda -o own.cu --header own.cuda.h --name=y
+    "$nvcc" -gencode arch=compute_90,code=sm_90 -I "$examples/../runtime/include" -c own.cu -o own.cu.o ||
+      fail "nvcc rejects own.cu"
+  else
+    echo "no nvcc at $nvcc: own.moa's CUDA output not compiled"
+  fi
   ;;
 torch)
   expect 2 'needs --emit=code, -o FILE, --header FILE and --target=c, openmp or cuda' compile k.moa -o k.c --torch k.cpp
