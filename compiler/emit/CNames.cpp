@@ -180,13 +180,11 @@ std::string CNames::derived(const std::string &base, const char *suffix) { retur
 CNames::CNames(const Kernel &k) : kernelName(k.name), buffers(k.buffers.size()) {
   // The reserved words are the same for every kernel; one set per CNames rather than one for the
   // process keeps compiler/ free of mutable static state, for microseconds next to formatting the C.
-  // The kernel's own names (moa_<stem>, moa_<stem>_workspace_bytes, …) start with moa_, which no
-  // minted name does.
+  // The kernel's own names are NAME and NAME_… (NAME_workspace_bytes, the header's guard NAME_H and
+  // macros NAME_<input>_LIFTED_BLOCK, CUDA's NAME_stage0, NAME_wider_P_online, …), NAME being moa_<stem>
+  // or --name's: ownName (in fits) keeps every parameter and local off them.
   addReserved(reserved);
   taken = reserved;
-  // The kernel's own names (chosen with --name, they need not start with moa_) are NAME and NAME_…
-  // (NAME_workspace_bytes, the header's guard NAME_H and macros NAME_<input>_LIFTED_BLOCK, CUDA's
-  // NAME_stage0, NAME_wider_P_online, …): ownName keeps every parameter and local off them.
   // The program's names: first every one C may have as written, so that no renamed name can take it.
   struct Pending {
     const std::string *moa;
